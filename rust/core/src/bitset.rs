@@ -1,0 +1,101 @@
+//! Plain word bitsets (`u64` words, bit `i` lives in word `i / 64`, bit `i % 64`).
+//!
+//! Invariant: a bitset of `len` bits is stored in exactly `words_for(len)` words and every bit at
+//! a position `>= len` is zero, so `count_ones` and equality never see padding.
+
+/// Bits per word.
+pub const WORD_BITS: usize = 64;
+
+/// Number of words needed to hold `len` bits.
+#[inline]
+pub fn words_for(len: usize) -> usize {
+    len.div_ceil(WORD_BITS)
+}
+
+/// Mask of the valid bits in word `w` of a bitset of `len` bits.
+#[inline]
+pub fn valid_mask(len: usize, w: usize) -> u64 {
+    let start = w * WORD_BITS;
+    if start + WORD_BITS <= len {
+        !0
+    } else if start >= len {
+        0
+    } else {
+        (1u64 << (len - start)) - 1
+    }
+}
+
+#[inline]
+pub fn get(words: &[u64], i: usize) -> bool {
+    words[i / WORD_BITS] >> (i % WORD_BITS) & 1 == 1
+}
+
+#[inline]
+pub fn set(words: &mut [u64], i: usize) {
+    words[i / WORD_BITS] |= 1u64 << (i % WORD_BITS);
+}
+
+/// Sets bits `start..end`.
+pub fn set_range(words: &mut [u64], start: usize, end: usize) {
+    for i in start..end {
+        set(words, i);
+    }
+}
+
+/// Number of set bits in `start..end`.
+pub fn count_range(words: &[u64], start: usize, end: usize) -> usize {
+    (start..end).filter(|&i| get(words, i)).count()
+}
+
+/// Total number of set bits.
+#[inline]
+pub fn count_ones(words: &[u64]) -> usize {
+    words.iter().map(|w| w.count_ones() as usize).sum()
+}
+
+/// True iff `a & b` has a set bit.
+#[inline]
+pub fn intersects(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).any(|(x, y)| x & y != 0)
+}
+
+/// Calls `f` with the index of every set bit, in increasing order.
+#[inline]
+pub fn for_each_one(words: &[u64], mut f: impl FnMut(usize)) {
+    for (w, &word) in words.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let b = x.trailing_zeros() as usize;
+            f(w * WORD_BITS + b);
+            x &= x - 1;
+        }
+    }
+}
+
+/// Indices of the set bits, in increasing order.
+pub fn ones(words: &[u64]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for_each_one(words, |i| out.push(i));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_and_ranges() {
+        assert_eq!(words_for(0), 0);
+        assert_eq!(words_for(64), 1);
+        assert_eq!(words_for(65), 2);
+        assert_eq!(valid_mask(70, 0), !0);
+        assert_eq!(valid_mask(70, 1), 0b11_1111);
+        assert_eq!(valid_mask(64, 1), 0);
+        let mut w = vec![0u64; 2];
+        set_range(&mut w, 60, 70);
+        assert_eq!(count_ones(&w), 10);
+        assert_eq!(count_range(&w, 0, 65), 5);
+        assert_eq!(ones(&w), (60..70).collect::<Vec<_>>());
+        assert!(get(&w, 69) && !get(&w, 70));
+    }
+}

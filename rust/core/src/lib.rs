@@ -1,0 +1,16 @@
+//! findrs-core: FIND-RS, FIND-RS-BO and FIND-RS-BP ("Bayes Point Rule Set Learning") on
+//! bitsets, with no Python in sight. Data flows one way: encoded code columns ([`data`]) and a
+//! [`schema`] become a [`training`] set; runs ([`run`]) and [`prune`] make rule sets; the
+//! [`ensemble`] aggregates runs and [`model`] predicts with the result.
+
+pub mod bitset;
+pub mod data;
+pub mod error;
+pub mod prune;
+pub mod row_index;
+pub mod rule;
+pub mod run;
+pub mod schema;
+pub mod training;
+
+pub use error::{FindRsError, Result};

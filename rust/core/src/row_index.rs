@@ -1,0 +1,109 @@
+//! Slot bitsets over a set of rows: for every slot (feature, code), the rows that hold that code.
+//! This is what makes coverage word-parallel: the rows a rule covers are the AND over its
+//! constrained features of the OR of its allowed slots' bitsets.
+//!
+//! Invariant: bits are stored word-major (`bits[w * n_slots + slot]`), so one word of every slot
+//! sits together in memory; bits at row positions `>= n_rows` are zero in every slot, and every
+//! row has exactly one set bit among the slots of each feature.
+
+use crate::bitset::{valid_mask, words_for, WORD_BITS};
+use crate::data::Columns;
+use crate::rule::Terms;
+use crate::schema::Schema;
+
+#[derive(Clone, Debug)]
+pub struct RowIndex {
+    n_rows: usize,
+    n_words: usize,
+    n_slots: usize,
+    bits: Vec<u64>,
+}
+
+impl RowIndex {
+    /// Index of the given rows of `data`, in the given order (row `i` of the index is
+    /// `rows[i]` of the data).
+    pub fn from_rows(schema: &Schema, data: &Columns, rows: &[u32]) -> Self {
+        let n_rows = rows.len();
+        let n_words = words_for(n_rows);
+        let n_slots = schema.n_slots();
+        let mut bits = vec![0u64; n_words * n_slots];
+        for f in 0..schema.n_features() {
+            let col = data.column(f);
+            let off = schema.offset(f);
+            for (i, &r) in rows.iter().enumerate() {
+                let slot = off + col[r as usize] as usize;
+                bits[(i / WORD_BITS) * n_slots + slot] |= 1u64 << (i % WORD_BITS);
+            }
+        }
+        Self { n_rows, n_words, n_slots, bits }
+    }
+
+    /// Index of every row of `data`.
+    pub fn from_all(schema: &Schema, data: &Columns) -> Self {
+        let n_rows = data.n_rows();
+        let n_words = words_for(n_rows);
+        let n_slots = schema.n_slots();
+        let mut bits = vec![0u64; n_words * n_slots];
+        for f in 0..schema.n_features() {
+            let col = data.column(f);
+            let off = schema.offset(f);
+            for (i, &c) in col.iter().enumerate() {
+                bits[(i / WORD_BITS) * n_slots + off + c as usize] |= 1u64 << (i % WORD_BITS);
+            }
+        }
+        Self { n_rows, n_words, n_slots, bits }
+    }
+
+    #[inline]
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    #[inline]
+    pub fn n_words(&self) -> usize {
+        self.n_words
+    }
+
+    /// The word `w` of every slot, indexed by slot.
+    #[inline]
+    pub fn word(&self, w: usize) -> &[u64] {
+        &self.bits[w * self.n_slots..(w + 1) * self.n_slots]
+    }
+
+    #[inline]
+    pub fn valid(&self, w: usize) -> u64 {
+        valid_mask(self.n_rows, w)
+    }
+
+    /// Rows of word `w` that satisfy `terms` (all rows when there are no terms).
+    #[inline]
+    pub fn covered_word(&self, terms: &Terms, w: usize) -> u64 {
+        let slots = self.word(w);
+        let mut acc = self.valid(w);
+        for t in terms.iter() {
+            acc &= t.eval(slots);
+            if acc == 0 {
+                break;
+            }
+        }
+        acc
+    }
+
+    /// Number of rows that satisfy `terms`, counting stops as soon as it exceeds `limit`
+    /// (the returned value is then `> limit` but not necessarily exact).
+    pub fn count_covered(&self, terms: &Terms, limit: u32) -> u32 {
+        let mut count = 0u32;
+        for w in 0..self.n_words {
+            count += self.covered_word(terms, w).count_ones();
+            if count > limit {
+                return count;
+            }
+        }
+        count
+    }
+
+    /// Bitset (over this index's rows) of the rows that satisfy `terms`.
+    pub fn covered(&self, terms: &Terms) -> Vec<u64> {
+        (0..self.n_words).map(|w| self.covered_word(terms, w)).collect()
+    }
+}

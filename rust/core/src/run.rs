@@ -1,0 +1,395 @@
+//! One FIND-RS run (Algorithm 1 of the paper, SPEC 3): positives in a given order, each absorbed
+//! by the first rule whose generalization covers at most `tau` training negatives, else made a
+//! rule of its own.
+//!
+//! Invariants kept while the run goes on, for every live rule `r` (one covering `<= tau`
+//! negatives; a rule covering more is *dead*, made from a contradictory positive, and can never
+//! absorb another positive since generalization only grows coverage):
+//! - `covered[r]` is the exact number of training negatives `r` covers;
+//! - `counts[r][s]` is the number of *near-miss* negatives (covered by `r` but for one feature's
+//!   constraint) that allowing slot `s` would bring in; `blocked[r]` holds the slots `s` with
+//!   `covered[r] + counts[r][s] > tau`, `near[r]` those with a count above zero.
+//!
+//! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
+//! negatives: the near-miss negatives of different features are disjoint, so their counts add
+//! up to a lower bound of what the generalization covers. The filter is exact, never a guess:
+//! every accepted generalization has been counted on the negatives' bitsets.
+
+use crate::bitset;
+use crate::rule::{generalize_into, Rule, Terms};
+use crate::schema::ConstraintKind;
+use crate::training::TrainingSet;
+
+/// The rules of one run before pruning, with their buckets (positive indices, in the order they
+/// were absorbed) and the number of training negatives each covers.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub rules: Vec<Rule>,
+    pub buckets: Vec<Vec<u32>>,
+    pub neg_covered: Vec<u32>,
+}
+
+struct RunState<'a> {
+    ts: &'a TrainingSet,
+    tau: u32,
+    sw: usize,
+    rules: Vec<Rule>,
+    terms: Vec<Terms>,
+    buckets: Vec<Vec<u32>>,
+    covered: Vec<u32>,
+    dead: Vec<bool>,
+    allowed: Vec<u64>,
+    blocked: Vec<u64>,
+    near: Vec<u64>,
+    counts: Vec<Vec<u32>>,
+    // scratch
+    candidate: Terms,
+    slot_counts: Vec<u32>,
+    feature_counts: Vec<u32>,
+    word_terms: Vec<u64>,
+}
+
+/// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
+pub fn find_rs(ts: &TrainingSet, order: &[u32], tau: u32) -> RunResult {
+    let mut st = RunState::new(ts, tau);
+    for &p in order {
+        st.present(p as usize);
+    }
+    RunResult { rules: st.rules, buckets: st.buckets, neg_covered: st.covered }
+}
+
+impl<'a> RunState<'a> {
+    fn new(ts: &'a TrainingSet, tau: u32) -> Self {
+        Self {
+            ts,
+            tau,
+            sw: ts.slot_words(),
+            rules: Vec::new(),
+            terms: Vec::new(),
+            buckets: Vec::new(),
+            covered: Vec::new(),
+            dead: Vec::new(),
+            allowed: Vec::new(),
+            blocked: Vec::new(),
+            near: Vec::new(),
+            counts: Vec::new(),
+            candidate: Terms::new(),
+            slot_counts: vec![0; ts.schema.n_slots()],
+            feature_counts: vec![0; ts.schema.n_features()],
+            word_terms: Vec::new(),
+        }
+    }
+
+    fn present(&mut self, p: usize) {
+        let sw = self.sw;
+        let pm = self.ts.pos_slots(p);
+        for i in 0..self.rules.len() {
+            if self.dead[i] {
+                continue;
+            }
+            let a = &self.allowed[i * sw..(i + 1) * sw];
+            let b = &self.blocked[i * sw..(i + 1) * sw];
+            let mut outside = false;
+            let mut hit = false;
+            for w in 0..sw {
+                let o = pm[w] & !a[w];
+                outside |= o != 0;
+                hit |= o & b[w] != 0;
+            }
+            if !outside {
+                // The rule already covers p: generalize(r, p) = r, which covers <= tau.
+                self.buckets[i].push(p as u32);
+                return;
+            }
+            if hit || !self.within_bound(i, pm) {
+                continue;
+            }
+            self.build_candidate(i, p);
+            let n = self.ts.negatives.count_covered(&self.candidate, self.tau);
+            if n <= self.tau {
+                self.absorb(i, p, n);
+                return;
+            }
+        }
+        self.add_rule(p);
+    }
+
+    /// For tau > 0: the near-miss lower bound of the candidate's coverage is within tau.
+    fn within_bound(&self, i: usize, pm: &[u64]) -> bool {
+        if self.tau == 0 {
+            return true;
+        }
+        let sw = self.sw;
+        let a = &self.allowed[i * sw..(i + 1) * sw];
+        let nm = &self.near[i * sw..(i + 1) * sw];
+        let mut extra = 0u32;
+        for w in 0..sw {
+            let mut x = pm[w] & !a[w] & nm[w];
+            while x != 0 {
+                let s = w * 64 + x.trailing_zeros() as usize;
+                extra += self.counts[i][s];
+                x &= x - 1;
+            }
+        }
+        self.covered[i] + extra <= self.tau
+    }
+
+    /// The terms of generalize(rule i, p), patched from the rule's own terms.
+    fn build_candidate(&mut self, i: usize, p: usize) {
+        let schema = &self.ts.schema;
+        let codes = self.ts.pos_codes(p);
+        let rule = &self.rules[i];
+        self.candidate.clear();
+        for t in self.terms[i].iter() {
+            let f = t.feature;
+            let ps = schema.slot(f, codes[f]) as u32;
+            if rule.allows(ps as usize) {
+                self.candidate.push_term(t);
+                continue;
+            }
+            match schema.kind(f) {
+                ConstraintKind::AttributeValue => {} // the constraint is dropped
+                ConstraintKind::OneHot => self.candidate.push_term_with(t, ps),
+            }
+        }
+    }
+
+    fn absorb(&mut self, i: usize, p: usize, covered: u32) {
+        let sw = self.sw;
+        let codes = self.ts.pos_codes(p);
+        let schema = &self.ts.schema;
+        generalize_into(&mut self.allowed[i * sw..(i + 1) * sw], schema, codes);
+        self.rules[i].generalize(schema, codes);
+        self.buckets[i].push(p as u32);
+        self.covered[i] = covered;
+        self.rules[i].terms(schema, &mut self.terms[i]);
+        self.refresh_near_misses(i);
+    }
+
+    fn add_rule(&mut self, p: usize) {
+        let schema = &self.ts.schema;
+        let rule = Rule::from_row(schema, self.ts.pos_codes(p));
+        let mut terms = Terms::new();
+        rule.terms(schema, &mut terms);
+        let covered = self.ts.negatives.count_covered(&terms, self.tau);
+        self.allowed.extend_from_slice(rule.allowed());
+        self.blocked.extend(std::iter::repeat_n(0, self.sw));
+        self.near.extend(std::iter::repeat_n(0, self.sw));
+        self.counts.push(Vec::new());
+        self.rules.push(rule);
+        self.terms.push(terms);
+        self.buckets.push(vec![p as u32]);
+        self.covered.push(covered);
+        self.dead.push(covered > self.tau);
+        let i = self.rules.len() - 1;
+        if !self.dead[i] {
+            self.refresh_near_misses(i);
+        }
+    }
+
+    /// Recomputes `blocked`, `near` and `counts` of rule `i` from the negatives' bitsets.
+    fn refresh_near_misses(&mut self, i: usize) {
+        let ts = self.ts;
+        let schema = &ts.schema;
+        let terms = &self.terms[i];
+        let k = terms.len();
+        self.slot_counts.iter_mut().for_each(|c| *c = 0);
+        self.feature_counts.iter_mut().for_each(|c| *c = 0);
+        self.word_terms.resize(k, 0);
+        let negs = &ts.negatives;
+        for w in 0..negs.n_words() {
+            let valid = negs.valid(w);
+            let slots = negs.word(w);
+            // Bit-sliced count of failed terms per negative: `one` = at least one, `two` = two.
+            let (mut one, mut two) = (0u64, 0u64);
+            let mut saturated = false;
+            for (j, t) in terms.iter().enumerate() {
+                let sat = t.eval(slots);
+                self.word_terms[j] = sat;
+                let fail = !sat & valid;
+                two |= one & fail;
+                one |= fail;
+                if two == valid {
+                    saturated = true;
+                    break;
+                }
+            }
+            if saturated {
+                continue;
+            }
+            let exactly_one = one & !two;
+            if exactly_one == 0 {
+                continue;
+            }
+            for j in 0..k {
+                let near = exactly_one & !self.word_terms[j];
+                if near == 0 {
+                    continue;
+                }
+                let f = terms.get(j).feature;
+                match schema.kind(f) {
+                    ConstraintKind::AttributeValue => {
+                        self.feature_counts[f] += near.count_ones();
+                    }
+                    ConstraintKind::OneHot => {
+                        for c in 0..schema.domain_size(f) {
+                            let s = schema.slot(f, c);
+                            if !self.rules[i].allows(s) {
+                                self.slot_counts[s] += (near & slots[s]).count_ones();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // AV: allowing any other value of f drops the constraint, admitting all its near misses.
+        let rule = &self.rules[i];
+        for f in 0..schema.n_features() {
+            let c = self.feature_counts[f];
+            if c > 0 {
+                for s in schema.slots(f) {
+                    if !rule.allows(s) {
+                        self.slot_counts[s] = c;
+                    }
+                }
+            }
+        }
+        let sw = self.sw;
+        let blocked = &mut self.blocked[i * sw..(i + 1) * sw];
+        let near = &mut self.near[i * sw..(i + 1) * sw];
+        blocked.iter_mut().for_each(|x| *x = 0);
+        near.iter_mut().for_each(|x| *x = 0);
+        let covered = self.covered[i];
+        for (s, &c) in self.slot_counts.iter().enumerate() {
+            if c > 0 {
+                bitset::set(near, s);
+                if covered + c > self.tau {
+                    bitset::set(blocked, s);
+                }
+            }
+        }
+        if self.tau > 0 {
+            self.counts[i].clear();
+            self.counts[i].extend_from_slice(&self.slot_counts);
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::data::Columns;
+    use crate::schema::{ConstraintKind, Schema};
+
+    /// Algorithm 1 the obvious way: generalize, then test every negative row.
+    pub(crate) fn naive_find_rs(
+        schema: &Schema,
+        rows: &[Vec<u32>],
+        labels: &[bool],
+        order: &[usize],
+        tau: usize,
+    ) -> (Vec<Rule>, Vec<Vec<usize>>) {
+        let negs: Vec<&Vec<u32>> = rows.iter().zip(labels).filter(|(_, &y)| !y).map(|(r, _)| r).collect();
+        let mut rules: Vec<Rule> = Vec::new();
+        let mut buckets: Vec<Vec<usize>> = Vec::new();
+        'outer: for &p in order {
+            for (i, r) in rules.iter_mut().enumerate() {
+                let mut g = r.clone();
+                g.generalize(schema, &rows[p]);
+                if negs.iter().filter(|n| g.covers_row(schema, n)).count() <= tau {
+                    *r = g;
+                    buckets[i].push(p);
+                    continue 'outer;
+                }
+            }
+            rules.push(Rule::from_row(schema, &rows[p]));
+            buckets.push(vec![p]);
+        }
+        (rules, buckets)
+    }
+
+    /// Deterministic pseudo-random data for tests (xorshift; no dependency on `rand` here).
+    pub(crate) fn random_data(seed: u64, n: usize, domains: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>) {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let rows: Vec<Vec<u32>> =
+            (0..n).map(|_| domains.iter().map(|&d| (next() % d as u64) as u32).collect()).collect();
+        let labels = (0..n).map(|_| next() % 3 != 0).collect();
+        (rows, labels)
+    }
+
+    pub(crate) fn columns_of(rows: &[Vec<u32>], m: usize) -> Vec<Vec<u32>> {
+        (0..m).map(|f| rows.iter().map(|r| r[f]).collect()).collect()
+    }
+
+    #[test]
+    fn matches_naive_algorithm_1() {
+        let domains = [2u32, 3, 4, 2, 3];
+        for seed in 0..60u64 {
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                for tau in 0..3u32 {
+                    let (rows, labels) = random_data(seed, 20 + (seed as usize % 50), &domains);
+                    let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+                    let cols = columns_of(&rows, domains.len());
+                    let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else { continue };
+                    let order: Vec<u32> = (0..ts.n_positives() as u32).rev().collect();
+                    let fast = find_rs(&ts, &order, tau);
+                    let rows_order: Vec<usize> = order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
+                    let (rules, buckets) = naive_find_rs(&schema, &rows, &labels, &rows_order, tau as usize);
+                    assert_eq!(fast.rules, rules, "seed {seed} kind {kind:?} tau {tau}");
+                    let fast_buckets: Vec<Vec<usize>> = fast
+                        .buckets
+                        .iter()
+                        .map(|b| b.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect())
+                        .collect();
+                    assert_eq!(fast_buckets, buckets);
+                }
+            }
+        }
+    }
+
+    /// Proposition 4.1: no rule covers an example of a later rule's bucket (data without
+    /// contradictions, any tau).
+    #[test]
+    fn proposition_4_1_on_buckets() {
+        let domains = [3u32, 3, 2, 4, 2, 3];
+        for seed in 0..80u64 {
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                for tau in 0..4u32 {
+                    let (mut rows, labels) = random_data(seed, 60, &domains);
+                    // Drop contradictions: keep the first label of every duplicated row.
+                    let mut seen = std::collections::HashMap::new();
+                    let mut keep_rows = Vec::new();
+                    let mut keep_labels = Vec::new();
+                    for (r, y) in rows.drain(..).zip(labels) {
+                        if *seen.entry(r.clone()).or_insert(y) == y {
+                            keep_rows.push(r);
+                            keep_labels.push(y);
+                        }
+                    }
+                    let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+                    let cols = columns_of(&keep_rows, domains.len());
+                    let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &keep_labels) else { continue };
+                    let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
+                    let run = find_rs(&ts, &order, tau);
+                    for i in 0..run.rules.len() {
+                        for &p in &run.buckets[i] {
+                            let row = ts.pos_codes(p as usize);
+                            assert!(run.rules[i].covers_row(&schema, row));
+                            for j in 0..i {
+                                assert!(!run.rules[j].covers_row(&schema, row), "Prop 4.1, seed {seed}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

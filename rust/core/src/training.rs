@@ -1,0 +1,89 @@
+//! The training set as the learners see it: positives as code rows and slot masks, negatives
+//! (and positives) as slot bitsets. Built once per fit and shared, read-only, by every run.
+//!
+//! Invariant: positive `i` is data row `pos_rows[i]`; `pos_codes` holds its codes row-major and
+//! `pos_slots` its one-slot-per-feature mask; `negatives` indexes the negative rows in data order.
+
+use crate::bitset::{self, words_for};
+use crate::data::Columns;
+use crate::error::{FindRsError, Result};
+use crate::row_index::RowIndex;
+use crate::schema::Schema;
+
+pub struct TrainingSet {
+    pub schema: Schema,
+    pub n_rows: usize,
+    pub pos_rows: Vec<u32>,
+    pub neg_rows: Vec<u32>,
+    pos_codes: Vec<u32>,
+    pos_slots: Vec<u64>,
+    slot_words: usize,
+    pub negatives: RowIndex,
+    pub positives: RowIndex,
+}
+
+impl TrainingSet {
+    pub fn new(schema: Schema, data: &Columns, labels: &[bool]) -> Result<Self> {
+        if labels.len() != data.n_rows() {
+            return Err(FindRsError::InvalidData(format!(
+                "{} labels for {} rows",
+                labels.len(),
+                data.n_rows()
+            )));
+        }
+        data.check_training(&schema)?;
+        let pos_rows: Vec<u32> = (0..labels.len() as u32).filter(|&r| labels[r as usize]).collect();
+        let neg_rows: Vec<u32> = (0..labels.len() as u32).filter(|&r| !labels[r as usize]).collect();
+        if pos_rows.is_empty() {
+            return Err(FindRsError::InvalidData("the training set has no positive row".into()));
+        }
+        let m = schema.n_features();
+        let slot_words = words_for(schema.n_slots());
+        let mut pos_codes = Vec::with_capacity(pos_rows.len() * m);
+        let mut pos_slots = vec![0u64; pos_rows.len() * slot_words];
+        for (i, &r) in pos_rows.iter().enumerate() {
+            let mask = &mut pos_slots[i * slot_words..(i + 1) * slot_words];
+            for f in 0..m {
+                let c = data.code(r as usize, f);
+                pos_codes.push(c);
+                bitset::set(mask, schema.slot(f, c));
+            }
+        }
+        let negatives = RowIndex::from_rows(&schema, data, &neg_rows);
+        let positives = RowIndex::from_rows(&schema, data, &pos_rows);
+        Ok(Self {
+            schema,
+            n_rows: data.n_rows(),
+            pos_rows,
+            neg_rows,
+            pos_codes,
+            pos_slots,
+            slot_words,
+            negatives,
+            positives,
+        })
+    }
+
+    #[inline]
+    pub fn n_positives(&self) -> usize {
+        self.pos_rows.len()
+    }
+
+    #[inline]
+    pub fn slot_words(&self) -> usize {
+        self.slot_words
+    }
+
+    /// Codes of positive `i`.
+    #[inline]
+    pub fn pos_codes(&self, i: usize) -> &[u32] {
+        let m = self.schema.n_features();
+        &self.pos_codes[i * m..(i + 1) * m]
+    }
+
+    /// Slot mask of positive `i` (one slot per feature).
+    #[inline]
+    pub fn pos_slots(&self, i: usize) -> &[u64] {
+        &self.pos_slots[i * self.slot_words..(i + 1) * self.slot_words]
+    }
+}
