@@ -14,3 +14,7 @@ pub mod schema;
 pub mod training;
 
 pub use error::{FindRsError, Result};
+pub mod best_k;
+pub mod ensemble;
+pub mod fit;
+pub mod model;

@@ -102,6 +102,23 @@ impl RowIndex {
         count
     }
 
+    /// [`count_covered`](Self::count_covered) visiting the words from `start` round to
+    /// `start - 1`; also returns the word at which the count went above `limit` (else `start`).
+    /// Any visiting order gives the same verdict; starting where a rule last found a covered
+    /// row usually stops after one word.
+    pub fn count_covered_from(&self, terms: &Terms, limit: u32, start: usize) -> (u32, usize) {
+        let mut count = 0u32;
+        let n = self.n_words;
+        let start = if start < n { start } else { 0 };
+        for w in (start..n).chain(0..start) {
+            count += self.covered_word(terms, w).count_ones();
+            if count > limit {
+                return (count, w);
+            }
+        }
+        (count, start)
+    }
+
     /// Bitset (over this index's rows) of the rows that satisfy `terms`.
     pub fn covered(&self, terms: &Terms) -> Vec<u64> {
         (0..self.n_words).map(|w| self.covered_word(terms, w)).collect()

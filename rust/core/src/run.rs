@@ -42,6 +42,8 @@ struct RunState<'a> {
     blocked: Vec<u64>,
     near: Vec<u64>,
     counts: Vec<Vec<u32>>,
+    /// Per rule, the negatives' word where its last rejected candidate found covered rows.
+    witness: Vec<usize>,
     // scratch
     candidate: Terms,
     slot_counts: Vec<u32>,
@@ -73,6 +75,7 @@ impl<'a> RunState<'a> {
             blocked: Vec::new(),
             near: Vec::new(),
             counts: Vec::new(),
+            witness: Vec::new(),
             candidate: Terms::new(),
             slot_counts: vec![0; ts.schema.n_slots()],
             feature_counts: vec![0; ts.schema.n_features()],
@@ -105,11 +108,13 @@ impl<'a> RunState<'a> {
                 continue;
             }
             self.build_candidate(i, p);
-            let n = self.ts.negatives.count_covered(&self.candidate, self.tau);
+            let (n, at) =
+                self.ts.negatives.count_covered_from(&self.candidate, self.tau, self.witness[i]);
             if n <= self.tau {
                 self.absorb(i, p, n);
                 return;
             }
+            self.witness[i] = at;
         }
         self.add_rule(p);
     }
@@ -176,6 +181,7 @@ impl<'a> RunState<'a> {
         self.blocked.extend(std::iter::repeat_n(0, self.sw));
         self.near.extend(std::iter::repeat_n(0, self.sw));
         self.counts.push(Vec::new());
+        self.witness.push(0);
         self.rules.push(rule);
         self.terms.push(terms);
         self.buckets.push(vec![p as u32]);

@@ -1,0 +1,145 @@
+//! Best-K pruning of a FIND-RS-BP model (SPEC 5): training accuracy of the top-K rules for every
+//! K, with the threshold gamma_K * T / 2 that prediction uses, in one pass over the
+//! (row, rule) coverage pairs.
+//!
+//! Invariant: after adding rules `0..K`, `score[r]` is the integer sum of the weights of those
+//! rules covering row `r`, and each label's Fenwick tree counts the rows at every score; so the
+//! accuracy at K is two prefix sums, and each coverage pair is touched once (O(log A) each).
+
+use crate::bitset;
+use crate::row_index::RowIndex;
+use crate::rule::{Rule, Terms};
+use crate::schema::Schema;
+use rayon::prelude::*;
+
+/// Integer threshold of the top-K vote: a row is positive iff its score is above it.
+/// `score > gamma_K T / 2` with `gamma_K = kept / total` is `score > floor(kept T / (2 total))`.
+#[inline]
+pub fn threshold(kept_weight: u64, total_weight: u64, n_runs: u64) -> u64 {
+    if total_weight == 0 {
+        return 0;
+    }
+    ((kept_weight as u128 * n_runs as u128) / (2 * total_weight as u128)) as u64
+}
+
+struct Fenwick {
+    tree: Vec<i64>,
+}
+
+impl Fenwick {
+    fn new(n: usize) -> Self {
+        Self { tree: vec![0; n + 1] }
+    }
+    fn add(&mut self, i: usize, v: i64) {
+        let mut i = i + 1;
+        while i < self.tree.len() {
+            self.tree[i] += v;
+            i += i & i.wrapping_neg();
+        }
+    }
+    /// Sum over positions `0..=i`.
+    fn prefix(&self, i: usize) -> i64 {
+        let mut i = (i + 1).min(self.tree.len() - 1);
+        let mut s = 0;
+        while i > 0 {
+            s += self.tree[i];
+            i -= i & i.wrapping_neg();
+        }
+        s
+    }
+}
+
+/// `correct[k]`: training rows classified correctly by the top `k + 1` rules.
+#[derive(Clone, Debug)]
+pub struct PruningCurve {
+    pub correct: Vec<u32>,
+    pub n_rows: usize,
+}
+
+impl PruningCurve {
+    /// The smallest K (1-based) whose training accuracy is at least `ratio` times the
+    /// accuracy with all rules.
+    pub fn auto_k(&self, ratio: f64) -> usize {
+        let Some(&full) = self.correct.last() else { return 0 };
+        let bound = ratio * full as f64 - 1e-9;
+        self.correct.iter().position(|&c| c as f64 >= bound).map_or(self.correct.len(), |k| k + 1)
+    }
+}
+
+/// Rows (indices into `index`) covered by each rule, computed in parallel.
+pub fn covered_rows(schema: &Schema, index: &RowIndex, rules: &[Rule]) -> Vec<Vec<u32>> {
+    rules
+        .par_iter()
+        .map_init(Terms::new, |terms, rule| {
+            rule.terms(schema, terms);
+            let mut rows = Vec::new();
+            for w in 0..index.n_words() {
+                let word = index.covered_word(terms, w);
+                bitset::for_each_one(&[word], |b| rows.push((w * 64 + b) as u32));
+            }
+            rows
+        })
+        .collect()
+}
+
+/// Accuracy of the top-K vote on the indexed rows for every K.
+pub fn pruning_curve(
+    schema: &Schema,
+    index: &RowIndex,
+    labels: &[bool],
+    rules: &[Rule],
+    alpha: &[u32],
+    n_runs: u32,
+) -> PruningCurve {
+    let n = index.n_rows();
+    let total: u64 = alpha.iter().map(|&a| a as u64).sum();
+    let mut pos = Fenwick::new(total as usize + 1);
+    let mut neg = Fenwick::new(total as usize + 1);
+    let n_pos = labels.iter().filter(|&&y| y).count() as i64;
+    pos.add(0, n_pos);
+    neg.add(0, n as i64 - n_pos);
+    let mut score = vec![0u64; n];
+    let mut correct = Vec::with_capacity(rules.len());
+    let mut kept = 0u64;
+    const CHUNK: usize = 2048;
+    for (c, chunk) in rules.chunks(CHUNK).enumerate() {
+        let cover = covered_rows(schema, index, chunk);
+        for (j, rows) in cover.iter().enumerate() {
+            let a = alpha[c * CHUNK + j] as u64;
+            for &r in rows {
+                let r = r as usize;
+                let tree = if labels[r] { &mut pos } else { &mut neg };
+                tree.add(score[r] as usize, -1);
+                score[r] += a;
+                tree.add(score[r] as usize, 1);
+            }
+            kept += a;
+            let t = threshold(kept, total, n_runs as u64) as usize;
+            let ok = (n_pos - pos.prefix(t)) + neg.prefix(t);
+            correct.push(ok as u32);
+        }
+    }
+    PruningCurve { correct, n_rows: n }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_is_the_floor_of_gamma_t_half() {
+        assert_eq!(threshold(10, 10, 100), 50);
+        assert_eq!(threshold(10, 10, 3), 1);
+        assert_eq!(threshold(5, 10, 3), 0);
+        assert_eq!(threshold(7, 9, 100), 38); // 7*100/18 = 38.9
+    }
+
+    #[test]
+    fn auto_k_is_smallest_meeting_ratio() {
+        let c = PruningCurve { correct: vec![50, 80, 97, 99, 100], n_rows: 100 };
+        assert_eq!(c.auto_k(0.99), 4);
+        assert_eq!(c.auto_k(0.97), 3);
+        assert_eq!(c.auto_k(1.0), 5);
+        assert_eq!(c.auto_k(0.0), 1);
+    }
+}
