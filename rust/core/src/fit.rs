@@ -40,6 +40,19 @@ pub struct Fitted {
     pub model: RuleModel,
     /// BP only: training accuracy for every K.
     pub curve: Option<PruningCurve>,
+    /// Training positives and negatives covered by each rule of the model.
+    pub pos_covered: Vec<u32>,
+    pub neg_covered: Vec<u32>,
+    /// Training rows that have an identical row of the other label (SPEC 1).
+    pub contradictions: usize,
+}
+
+impl Fitted {
+    fn new(model: RuleModel, curve: Option<PruningCurve>, data: &Columns, labels: &[bool]) -> Self {
+        let (pos_covered, neg_covered) = model.coverage_counts(data, labels);
+        let contradictions = TrainingSet::contradictions(data, labels);
+        Self { model, curve, pos_covered, neg_covered, contradictions }
+    }
 }
 
 pub fn fit(
@@ -78,7 +91,7 @@ pub fn fit(
             n_kept: n,
             total_weight: n as u64,
         };
-        return Ok(Fitted { model, curve: None });
+        return Ok(Fitted::new(model, None, data, labels));
     }
     let runs = fit_runs(&ts, tau, options.n_runs as usize, options.seed, options.shuffle, progress)?;
     let agg = aggregate(runs);
@@ -96,7 +109,7 @@ pub fn fit(
     };
     if options.method == Method::Bo {
         model.runs = agg.runs;
-        return Ok(Fitted { model, curve: None });
+        return Ok(Fitted::new(model, None, data, labels));
     }
     let index = RowIndex::from_all(&model.schema, data);
     let curve = pruning_curve(&model.schema, &index, labels, &model.rules, &model.weights, options.n_runs);
@@ -105,5 +118,5 @@ pub fn fit(
         RuleCount::Fixed(k) => k.min(n),
         RuleCount::Auto { accuracy_ratio } => curve.auto_k(accuracy_ratio),
     };
-    Ok(Fitted { model, curve: Some(curve) })
+    Ok(Fitted::new(model, Some(curve), data, labels))
 }

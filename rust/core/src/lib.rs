@@ -3,9 +3,14 @@
 //! [`schema`] become a [`training`] set; runs ([`run`]) and [`prune`] make rule sets; the
 //! [`ensemble`] aggregates runs and [`model`] predicts with the result.
 
+
+pub mod best_k;
 pub mod bitset;
 pub mod data;
+pub mod ensemble;
 pub mod error;
+pub mod fit;
+pub mod model;
 pub mod prune;
 pub mod row_index;
 pub mod rule;
@@ -14,7 +19,3 @@ pub mod schema;
 pub mod training;
 
 pub use error::{FindRsError, Result};
-pub mod best_k;
-pub mod ensemble;
-pub mod fit;
-pub mod model;

@@ -64,6 +64,21 @@ impl TrainingSet {
         })
     }
 
+    /// Rows identical in every feature to a row of the other label (SPEC 1 contradictions).
+    pub fn contradictions(data: &Columns, labels: &[bool]) -> usize {
+        use std::collections::HashMap;
+        let mut seen: HashMap<Vec<u32>, (usize, usize)> = HashMap::new();
+        for (r, &y) in labels.iter().enumerate() {
+            let e = seen.entry(data.row(r)).or_default();
+            if y {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        }
+        seen.values().filter(|(p, n)| *p > 0 && *n > 0).map(|(p, n)| p + n).sum()
+    }
+
     #[inline]
     pub fn n_positives(&self) -> usize {
         self.pos_rows.len()

@@ -1,0 +1,389 @@
+"""``RuleSetModel``: a fitted rule set (FIND-RS), vote of rule sets (BO) or weighted rule set (BP).
+
+Everything a user touches after fitting (the rules table, predictions, scores, text, JSON) is
+built from one model value held by the Rust core plus the encoders that turn a frame into codes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import polars as pl
+
+from . import _core
+from .encode import FeatureEncoder, encode_frame
+from .errors import FindRSInputError
+from .frames import as_polars
+from .target import Target
+from .text import rule_text
+
+FORMAT = "findrs-model"
+FORMAT_VERSION = 1
+_METHOD_NAMES = {"find-rs": "FIND-RS", "bo": "FIND-RS-BO", "bp": "FIND-RS-BP"}
+
+
+class RuleSetModel:
+    """A fitted findrs model. Build one with ``df.findrs.fit(...)`` or :func:`findrs.fit`.
+
+    Example:
+        >>> import findrs
+        >>> df = findrs.datasets.tic_tac_toe()
+        >>> model = df.findrs.fit("class", "positive", shuffle=False)
+        >>> model.predict(df).head(2).to_list()
+        ['positive', 'positive']
+        >>> model.n_rules
+        8
+    """
+
+    def __init__(
+        self,
+        core: _core.CoreModel,
+        encoders: Sequence[FeatureEncoder],
+        target: Target,
+        params: dict[str, Any],
+        training: dict[str, Any],
+    ) -> None:
+        self._core = core
+        self.encoders: tuple[FeatureEncoder, ...] = tuple(encoders)
+        self.target: Target = target
+        self.params: dict[str, Any] = dict(params)
+        self._training: dict[str, Any] = dict(training)
+        self._rules_df: pl.DataFrame | None = None
+
+    # ----------------------------------------------------------------- description
+    @property
+    def method(self) -> str:
+        """``"find-rs"``, ``"bo"`` or ``"bp"``."""
+        return self._core.method
+
+    @property
+    def encoding(self) -> str:
+        """``"av"`` or ``"oh"`` (SPEC 2)."""
+        return self.params["encoding"]
+
+    @property
+    def features(self) -> list[str]:
+        """The feature columns, in the order the model uses them."""
+        return [e.name for e in self.encoders]
+
+    @property
+    def positive(self) -> Any:
+        """The label the rules describe."""
+        return self.target.positive
+
+    @property
+    def T(self) -> int:
+        """Number of FIND-RS runs aggregated (1 for FIND-RS)."""
+        return self._core.n_runs
+
+    @property
+    def n_rules(self) -> int:
+        """Number of rules that vote (BP: K; FIND-RS and BO: all rules)."""
+        return self._core.n_kept
+
+    @property
+    def n_rules_found(self) -> int:
+        """Number of (unique) rules found, voting or not."""
+        return self._core.n_rules
+
+    @property
+    def contradictions(self) -> int:
+        """Training rows that have an identical row with the other label (SPEC 1)."""
+        return int(self._training["contradictions"])
+
+    @property
+    def random_state(self) -> int:
+        """The seed the fit used (drawn at random when ``random_state=None`` was passed)."""
+        return int(self.params["random_state"])
+
+    # ----------------------------------------------------------------- prediction
+    def _codes(self, data: Any) -> list[np.ndarray]:
+        return encode_frame(as_polars(data), self.encoders)
+
+    def _scores(self, data: Any) -> np.ndarray:
+        return self._core.scores(self._codes(data))
+
+    def decision_function(self, data: Any) -> pl.Series:
+        """Signed score per row: positive exactly where ``predict`` says the positive label.
+
+        FIND-RS: 0.5 if some rule covers the row, else -0.5. BO: the fraction of runs whose rule
+        set covers the row, minus 1/2. BP: the covered rules' weights summed and divided by T,
+        minus the threshold gamma_K / 2 (SPEC 5).
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+        """
+        s = self._scores(data).astype(np.float64)
+        return pl.Series("score", self._decision(s))
+
+    def _decision(self, s: np.ndarray) -> np.ndarray:
+        if self.method == "find-rs":
+            return s - 0.5
+        if self.method == "bo":
+            return s / self.T - 0.5
+        kept = float(sum(self._core.weights[: self.n_rules]))
+        return s / self.T - kept / float(self._core.total_weight) / 2.0
+
+    def predict_mask(self, data: Any) -> np.ndarray:
+        """Boolean NumPy array: True where the model predicts the positive label."""
+        return self._scores(data) > self._core.threshold()
+
+    def predict(self, data: Any) -> pl.Series:
+        """Predicted labels, named after the target column.
+
+        The positive label where the rules say so, else the negative label; for a one-vs-rest
+        target (more than two classes at fit time) a Boolean "is positive" Series instead.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+        """
+        mask = self.predict_mask(data)
+        name = self.target.name
+        if self.target.negative is None:
+            return pl.Series(name, mask)
+        labels = np.where(mask, 0, 1)
+        values = [self.target.positive, self.target.negative]
+        out = pl.Series(name, labels, dtype=pl.UInt32).replace_strict([0, 1], values)
+        dtype = _parse_dtype(self.target.dtype)
+        if dtype is not None:
+            try:
+                out = out.cast(dtype)
+            except Exception:  # noqa: BLE001 - keep the uncast labels if the dtype will not take them
+                pass
+        return out
+
+    def score(self, data: Any, target: str | None = None) -> float:
+        """Accuracy on a labelled frame (the target column defaults to the training one)."""
+        df = as_polars(data)
+        col = target or self.target.name
+        if col not in df.columns:
+            raise FindRSInputError(f"target column {col!r} not found; the columns are {df.columns}")
+        truth = (df.get_column(col) == self.target.positive).fill_null(False).to_numpy()
+        return float(np.mean(self.predict_mask(df) == truth))
+
+    # ----------------------------------------------------------------- rules
+    def _constraints(self) -> list[list[tuple[int, list[int]]]]:
+        return self._core.rules()
+
+    @property
+    def rules(self) -> pl.DataFrame:
+        """The rules as a table, heaviest first for BO/BP (SPEC 6).
+
+        Columns: ``id``, ``text``, ``constraints`` (list of ``{feature, values}`` structs, values
+        as text), ``weight`` (alpha: how many runs found the rule; 1 for FIND-RS),
+        ``train_positives`` / ``train_negatives`` (training rows covered), ``kept`` (whether
+        the rule votes: BP's top K; always true otherwise).
+        """
+        if self._rules_df is None:
+            rows = self._constraints()
+            texts = [rule_text(self.encoders, c) for c in rows]
+            cons = [
+                [{"feature": self.encoders[f].name, "values": [self.encoders[f].label(v) for v in codes]} for f, codes in c]
+                for c in rows
+            ]
+            n = len(rows)
+            self._rules_df = pl.DataFrame(
+                {
+                    "id": pl.Series(range(n), dtype=pl.UInt32),
+                    "text": pl.Series(texts, dtype=pl.String),
+                    "constraints": pl.Series(
+                        cons, dtype=pl.List(pl.Struct({"feature": pl.String, "values": pl.List(pl.String)}))
+                    ),
+                    "weight": pl.Series(self._core.weights, dtype=pl.UInt32),
+                    "train_positives": pl.Series(self._training["rule_positives"], dtype=pl.UInt32),
+                    "train_negatives": pl.Series(self._training["rule_negatives"], dtype=pl.UInt32),
+                    "kept": pl.Series([i < self.n_rules for i in range(n)], dtype=pl.Boolean),
+                }
+            )
+        return self._rules_df
+
+    def __str__(self) -> str:
+        name = _METHOD_NAMES[self.method]
+        tau = self.params.get("tolerance", 0)
+        head = f"{name} ({self.encoding.upper()}, tolerance {tau}"
+        if self.method != "find-rs":
+            head += f", T={self.T}"
+        head += f"): {self.target.name} = {self.target.positive!r}"
+        rules = self.rules.filter(pl.col("kept"))
+        lines = [head]
+        if self.method == "find-rs":
+            lines.append(f"positive when any of these {len(rules)} rules holds:")
+            lines += [f"  {'IF' if i == 0 else 'OR'} {t}" for i, t in enumerate(rules["text"])]
+        elif self.method == "bo":
+            lines.append(
+                f"positive when more than {self.T}/2 of the {self.T} runs' rule sets hold; "
+                f"the {len(rules)} distinct rules by weight:"
+            )
+            lines += [f"  {w:>4}  {t}" for w, t in zip(rules["weight"], rules["text"])]
+        else:
+            kept = sum(self._core.weights[: self.n_rules])
+            thr = kept * self.T / (2.0 * self._core.total_weight)
+            lines.append(
+                f"positive when the weights of the rules that hold sum above {thr:.4g} "
+                f"(top {self.n_rules} of {self.n_rules_found} rules, gamma_K T/2):"
+            )
+            lines += [f"  {w:>4}  {t}" for w, t in zip(rules["weight"], rules["text"])]
+        if self.contradictions:
+            lines.append(f"({self.contradictions} contradictory training rows)")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"RuleSetModel(method={self.method!r}, encoding={self.encoding!r}, "
+            f"n_rules={self.n_rules}, target={self.target.name!r}, positive={self.target.positive!r})"
+        )
+
+    # ----------------------------------------------------------------- BP pruning
+    def with_n_rules(self, k: int) -> "RuleSetModel":
+        """The same BP model with the top ``k`` rules voting.
+
+        Raises:
+            FindRSInputError: the model is not BP, or ``k`` is out of ``1..n_rules_found``.
+        """
+        if self.method != "bp":
+            raise FindRSInputError(f"with_n_rules applies to BP models; this one is {self.method!r}")
+        try:
+            core = self._core.with_n_kept(int(k))
+        except ValueError as e:
+            raise FindRSInputError(str(e)) from None
+        return RuleSetModel(core, self.encoders, self.target, {**self.params, "n_rules": int(k)}, self._training)
+
+    def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
+        """Accuracy of the top-K BP vote for every K (the paper's Figure 1).
+
+        Returns a DataFrame with columns ``K``, ``train_accuracy`` and, when ``test`` is given,
+        ``test_accuracy``; ``K`` runs over 1..n_rules_found. Each frame must hold the target.
+
+        Raises:
+            FindRSInputError: the model is not BP, or a frame lacks the target or a feature.
+        """
+        if self.method != "bp":
+            raise FindRSInputError(f"pruning_curve applies to BP models; this one is {self.method!r}")
+        out: dict[str, Any] = {"K": pl.Series(range(1, self.n_rules_found + 1), dtype=pl.UInt32)}
+        for name, data in (("train_accuracy", train), ("test_accuracy", test)):
+            if data is None:
+                continue
+            df = as_polars(data)
+            if self.target.name not in df.columns:
+                raise FindRSInputError(
+                    f"target column {self.target.name!r} not found in the {name.split('_')[0]} frame; "
+                    f"its columns are {df.columns}"
+                )
+            y = np.ascontiguousarray((df.get_column(self.target.name) == self.target.positive).fill_null(False).to_numpy(), dtype=np.bool_)
+            correct = np.asarray(self._core.pruning_curve(self._codes(df), y), dtype=np.float64)
+            out[name] = correct / max(len(y), 1)
+        return pl.DataFrame(out)
+
+    # ----------------------------------------------------------------- JSON
+    def to_dict(self) -> dict[str, Any]:
+        """The model as plain data (the JSON format, see the README)."""
+        rules = []
+        for i, (c, w) in enumerate(zip(self._constraints(), self._core.weights)):
+            rules.append(
+                {
+                    "id": i,
+                    "weight": int(w),
+                    "text": rule_text(self.encoders, c),
+                    "constraints": [
+                        {"feature": self.encoders[f].name, "values": [self.encoders[f].json_value(v) for v in codes]}
+                        for f, codes in c
+                    ],
+                }
+            )
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "method": self.method,
+            "encoding": self.encoding,
+            "params": self.params,
+            "T": self.T,
+            "n_rules": self.n_rules,
+            "total_weight": int(self._core.total_weight),
+            "target": self.target.to_dict(),
+            "features": [e.to_dict() for e in self.encoders],
+            "rules": rules,
+            "runs": [list(r) for r in self._core.runs],
+            "training": self._training,
+        }
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None) -> str:
+        """The model as JSON text; also written to ``path`` when given.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> findrs.RuleSetModel.from_json(m.to_json()).n_rules
+            8
+        """
+        text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    @classmethod
+    def from_json(cls, source: str | os.PathLike[str]) -> "RuleSetModel":
+        """Loads a model from JSON text or from a file path.
+
+        Raises:
+            FindRSInputError: not a findrs model, an unsupported version, or inconsistent content.
+        """
+        text = str(source)
+        if not text.lstrip().startswith("{"):
+            text = Path(source).read_text()
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise FindRSInputError(f"not a findrs model: invalid JSON ({e})") from None
+        return cls.from_dict(d)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RuleSetModel":
+        """Builds a model from :meth:`to_dict`'s output."""
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise FindRSInputError("not a findrs model: the 'format' field is not 'findrs-model'")
+        if d.get("version") != FORMAT_VERSION:
+            raise FindRSInputError(
+                f"findrs model format version {d.get('version')!r} is not supported by this findrs "
+                f"(it reads version {FORMAT_VERSION}); upgrade findrs or re-fit the model"
+            )
+        try:
+            encoders = [FeatureEncoder.from_dict(f) for f in d["features"]]
+            index = {e.name: i for i, e in enumerate(encoders)}
+            lookups = [{json.dumps(e.json_value(c)): c for c in range(e.domain_size)} for e in encoders]
+            rules = []
+            for r in d["rules"]:
+                cons = []
+                for c in r["constraints"]:
+                    f = index[c["feature"]]
+                    cons.append((f, sorted(lookups[f][json.dumps(v)] for v in c["values"])))
+                rules.append(cons)
+            weights = [int(r["weight"]) for r in d["rules"]]
+            core = _core.CoreModel(
+                [e.domain_size for e in encoders],
+                [d["encoding"]] * len(encoders),
+                d["method"],
+                rules,
+                weights,
+                [list(r) for r in d.get("runs", [])],
+                int(d["T"]),
+                int(d["n_rules"]),
+                int(d["total_weight"]),
+            )
+        except (KeyError, TypeError) as e:
+            raise FindRSInputError(f"findrs model JSON is missing or has a malformed field: {e!r}") from None
+        except ValueError as e:
+            raise FindRSInputError(f"findrs model JSON is inconsistent: {e}") from None
+        return cls(core, encoders, Target.from_dict(d["target"]), d["params"], d["training"])
+
+
+def _parse_dtype(text: str) -> pl.DataType | None:
+    simple = {
+        "String": pl.String, "Boolean": pl.Boolean, "Int8": pl.Int8, "Int16": pl.Int16, "Int32": pl.Int32,
+        "Int64": pl.Int64, "UInt8": pl.UInt8, "UInt16": pl.UInt16, "UInt32": pl.UInt32, "UInt64": pl.UInt64,
+        "Float32": pl.Float32, "Float64": pl.Float64,
+    }
+    return simple.get(text)

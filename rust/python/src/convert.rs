@@ -1,0 +1,58 @@
+//! Conversions between Python objects and core types, and error/panic conversion.
+
+use findrs_core::data::Columns;
+use findrs_core::schema::{ConstraintKind, Schema};
+use findrs_core::FindRsError;
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub fn core_err(e: FindRsError) -> PyErr {
+    match e {
+        FindRsError::Cancelled => PyKeyboardInterrupt::new_err("findrs fit cancelled"),
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+pub fn panic_err(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    PyRuntimeError::new_err(format!(
+        "internal error in findrs' Rust core (a bug, please report it): {msg}"
+    ))
+}
+
+/// Runs `f`, turning a panic into a `RuntimeError`.
+pub fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_err(p)))
+}
+
+pub fn schema(domain_sizes: Vec<u32>, kinds: &[String]) -> PyResult<Schema> {
+    let kinds = kinds
+        .iter()
+        .map(|k| ConstraintKind::parse(k))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(core_err)?;
+    Schema::new(domain_sizes, kinds).map_err(core_err)
+}
+
+/// Borrowed slices of C-contiguous uint32 arrays.
+pub fn slices<'a>(arrays: &'a [PyReadonlyArray1<'_, u32>]) -> PyResult<Vec<&'a [u32]>> {
+    arrays
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.as_slice().map_err(|_| {
+                PyValueError::new_err(format!("code column {i} is not a contiguous uint32 array"))
+            })
+        })
+        .collect()
+}
+
+pub fn columns<'a>(schema: &Schema, slices: Vec<&'a [u32]>) -> PyResult<Columns<'a>> {
+    Columns::new(schema, slices).map_err(core_err)
+}

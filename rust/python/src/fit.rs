@@ -1,0 +1,146 @@
+//! `fit`: learn a model with the GIL released; ensembles run on a rayon pool in a worker thread
+//! while this thread checks for Python signals (Ctrl-C cancels between runs) and reports progress.
+
+use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
+use crate::model::CoreModel;
+use findrs_core::ensemble::Progress;
+use findrs_core::fit::{fit as core_fit, FitOptions, RuleCount};
+use findrs_core::model::Method;
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// One rayon pool per requested thread count, built once.
+fn pool(n_jobs: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
+    let Some(n) = n_jobs else { return Ok(None) };
+    if n == 0 {
+        return Err(PyValueError::new_err("n_jobs must be at least 1 (or None for all cores)"));
+    }
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS.get_or_init(Default::default).lock().expect("pool registry");
+    if let Some(p) = pools.get(&n) {
+        return Ok(Some(p.clone()));
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
+    let p = Arc::new(p);
+    pools.insert(n, p.clone());
+    Ok(Some(p))
+}
+
+/// What a fit learned about the training data besides the model.
+#[pyclass(module = "findrs._core", frozen, get_all)]
+pub struct FitStats {
+    /// BP: training rows classified correctly by the top K rules, K = 1..=n_rules.
+    pub curve: Option<Vec<u32>>,
+    /// Training positives / negatives covered by each rule.
+    pub pos_covered: Vec<u32>,
+    pub neg_covered: Vec<u32>,
+    /// Training rows with an identical row of the other label.
+    pub contradictions: usize,
+}
+
+/// Fits a model. Returns the model and, for BP, the number of training rows classified
+/// correctly by the top K rules for K = 1..=n_rules.
+#[pyfunction]
+#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit(
+    py: Python<'_>,
+    columns_: Vec<PyReadonlyArray1<'_, u32>>,
+    domain_sizes: Vec<u32>,
+    kinds: Vec<String>,
+    labels: PyReadonlyArray1<'_, bool>,
+    method: &str,
+    tolerance: u32,
+    n_runs: u32,
+    seed: u64,
+    shuffle: bool,
+    n_rules: Option<usize>,
+    accuracy_ratio: Option<f64>,
+    n_jobs: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(CoreModel, FitStats)> {
+    let schema = schema(domain_sizes, &kinds)?;
+    let sl = slices(&columns_)?;
+    let data = columns(&schema, sl)?;
+    let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
+    let method = Method::parse(method).map_err(core_err)?;
+    let n_rules = match (n_rules, accuracy_ratio) {
+        (Some(k), _) => RuleCount::Fixed(k),
+        (None, Some(r)) => RuleCount::Auto { accuracy_ratio: r },
+        (None, None) => RuleCount::All,
+    };
+    let options = FitOptions { method, tolerance, n_runs, seed, shuffle, n_rules };
+    let pool = pool(n_jobs)?;
+    let state = Progress::default();
+    let run = || {
+        let go = || core_fit(schema.clone(), &data, y, &options, &state);
+        match &pool {
+            Some(p) => p.install(go),
+            None => go(),
+        }
+    };
+    let fitted = if method == Method::FindRs {
+        py.detach(|| guarded(|| run().map_err(core_err)))?
+    } else {
+        std::thread::scope(|s| -> PyResult<_> {
+            let (tx, rx) = mpsc::channel();
+            let worker = s.spawn(move || {
+                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+                let _ = tx.send(out);
+            });
+            // Mutex only to make the receiver Sync for `detach`; this thread alone uses it.
+            let rx = Mutex::new(rx);
+            let recv = |timeout: Option<Duration>| {
+                let rx = rx.lock().expect("receiver");
+                match timeout {
+                    Some(t) => rx.recv_timeout(t),
+                    None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                }
+            };
+            let mut reported = 0usize;
+            let out = loop {
+                match py.detach(|| recv(Some(Duration::from_millis(50)))) {
+                    Ok(out) => break out,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        break Err(Box::new("the fit worker stopped without a result") as _)
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                }
+                if let Err(e) = py.check_signals() {
+                    state.cancel.store(true, Ordering::Relaxed);
+                    let _ = py.detach(|| recv(None));
+                    let _ = worker.join();
+                    return Err(e);
+                }
+                let done = state.finished.load(Ordering::Relaxed);
+                if let (Some(cb), true) = (&progress, done != reported) {
+                    reported = done;
+                    cb.call1(py, (done, n_runs))?;
+                }
+            };
+            let _ = worker.join();
+            out.map_err(panic_err)?.map_err(core_err)
+        })?
+    };
+    if let Some(cb) = &progress {
+        if method != Method::FindRs {
+            cb.call1(py, (n_runs as usize, n_runs))?;
+        }
+    }
+    let curve = fitted.curve.map(|c| c.correct);
+    let stats = FitStats {
+        curve,
+        pos_covered: fitted.pos_covered,
+        neg_covered: fitted.neg_covered,
+        contradictions: fitted.contradictions,
+    };
+    Ok((CoreModel { inner: fitted.model }, stats))
+}

@@ -1,0 +1,22 @@
+//! `findrs._core`: thin PyO3 bindings of findrs-core. No algorithm lives here: functions
+//! convert NumPy buffers to borrowed slices (no copy), call the core with the GIL released, and
+//! convert back.
+//!
+//! Invariant: no Rust panic and no core error reaches Python unconverted: core errors become
+//! `ValueError` (or `KeyboardInterrupt` when a fit was cancelled by a signal), panics become
+//! `RuntimeError` naming them as a findrs bug.
+
+mod convert;
+mod fit;
+mod model;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<model::CoreModel>()?;
+    m.add_class::<fit::FitStats>()?;
+    m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

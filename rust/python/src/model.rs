@@ -1,0 +1,156 @@
+//! `CoreModel`: a fitted rule model held in Rust, built by `fit` or from saved constraints.
+
+use crate::convert::{columns, core_err, guarded, schema, slices};
+use findrs_core::best_k::pruning_curve;
+use findrs_core::model::{Method, RuleModel};
+use findrs_core::row_index::RowIndex;
+use findrs_core::rule::Rule;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A rule: its constraints as (feature index, allowed training codes), constrained features only.
+pub type Constraints = Vec<(usize, Vec<u32>)>;
+
+#[pyclass(module = "findrs._core", frozen)]
+pub struct CoreModel {
+    pub inner: RuleModel,
+}
+
+#[pymethods]
+impl CoreModel {
+    #[new]
+    #[pyo3(signature = (domain_sizes, kinds, method, rules, weights, runs, n_runs, n_kept, total_weight))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        domain_sizes: Vec<u32>,
+        kinds: Vec<String>,
+        method: &str,
+        rules: Vec<Constraints>,
+        weights: Vec<u32>,
+        runs: Vec<Vec<u32>>,
+        n_runs: u32,
+        n_kept: usize,
+        total_weight: u64,
+    ) -> PyResult<Self> {
+        guarded(|| {
+            let schema = schema(domain_sizes, &kinds)?;
+            let method = Method::parse(method).map_err(core_err)?;
+            let rules = rules
+                .iter()
+                .map(|c| Rule::from_constraints(&schema, c))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(core_err)?;
+            let inner = RuleModel { schema, method, rules, weights, runs, n_runs, n_kept, total_weight };
+            inner.validate().map_err(core_err)?;
+            Ok(Self { inner })
+        })
+    }
+
+    /// Integer scores of the rows (see `threshold`).
+    fn scores<'py>(
+        &self,
+        py: Python<'py>,
+        columns_: Vec<PyReadonlyArray1<'py, u32>>,
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let sl = slices(&columns_)?;
+        let data = columns(&self.inner.schema, sl)?;
+        let out = py.detach(|| guarded(|| Ok(self.inner.scores(&data))))?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// A row is positive iff its score is above this.
+    fn threshold(&self) -> u64 {
+        self.inner.threshold()
+    }
+
+    /// (positives, negatives) covered by each rule on labelled data.
+    fn coverage_counts(
+        &self,
+        py: Python<'_>,
+        columns_: Vec<PyReadonlyArray1<'_, u32>>,
+        labels: PyReadonlyArray1<'_, bool>,
+    ) -> PyResult<(Vec<u32>, Vec<u32>)> {
+        let sl = slices(&columns_)?;
+        let data = columns(&self.inner.schema, sl)?;
+        let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
+        if y.len() != data.n_rows() {
+            return Err(PyValueError::new_err("labels and columns differ in length"));
+        }
+        py.detach(|| guarded(|| Ok(self.inner.coverage_counts(&data, y))))
+    }
+
+    /// Rows classified correctly by the top-K vote, for K = 1..=n_rules (BP pruning curve).
+    fn pruning_curve(
+        &self,
+        py: Python<'_>,
+        columns_: Vec<PyReadonlyArray1<'_, u32>>,
+        labels: PyReadonlyArray1<'_, bool>,
+    ) -> PyResult<Vec<u32>> {
+        let sl = slices(&columns_)?;
+        let data = columns(&self.inner.schema, sl)?;
+        let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
+        if y.len() != data.n_rows() {
+            return Err(PyValueError::new_err("labels and columns differ in length"));
+        }
+        let m = &self.inner;
+        py.detach(|| {
+            guarded(|| {
+                let index = RowIndex::from_all(&m.schema, &data);
+                Ok(pruning_curve(&m.schema, &index, y, &m.rules, &m.weights, m.n_runs).correct)
+            })
+        })
+    }
+
+    /// The same model with the top `k` rules voting (BP).
+    fn with_n_kept(&self, k: usize) -> PyResult<Self> {
+        if k == 0 || k > self.inner.rules.len() {
+            return Err(PyValueError::new_err(format!(
+                "n_rules must be between 1 and {}, got {k}",
+                self.inner.rules.len()
+            )));
+        }
+        let mut inner = self.inner.clone();
+        inner.n_kept = k;
+        Ok(Self { inner })
+    }
+
+    fn rules(&self) -> Vec<Constraints> {
+        self.inner.rules.iter().map(|r| r.constraints(&self.inner.schema)).collect()
+    }
+
+    #[getter]
+    fn weights(&self) -> Vec<u32> {
+        self.inner.weights.clone()
+    }
+
+    #[getter]
+    fn runs(&self) -> Vec<Vec<u32>> {
+        self.inner.runs.clone()
+    }
+
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.inner.method.name()
+    }
+
+    #[getter]
+    fn n_runs(&self) -> u32 {
+        self.inner.n_runs
+    }
+
+    #[getter]
+    fn n_kept(&self) -> usize {
+        self.inner.n_kept
+    }
+
+    #[getter]
+    fn total_weight(&self) -> u64 {
+        self.inner.total_weight
+    }
+
+    #[getter]
+    fn n_rules(&self) -> usize {
+        self.inner.rules.len()
+    }
+}
