@@ -78,15 +78,7 @@ impl RowIndex {
     /// Rows of word `w` that satisfy `terms` (all rows when there are no terms).
     #[inline]
     pub fn covered_word(&self, terms: &Terms, w: usize) -> u64 {
-        let slots = self.word(w);
-        let mut acc = self.valid(w);
-        for t in terms.iter() {
-            acc &= t.eval(slots);
-            if acc == 0 {
-                break;
-            }
-        }
-        acc
+        terms.eval_all(self.word(w), self.valid(w))
     }
 
     /// Number of rows that satisfy `terms`, counting stops as soon as it exceeds `limit`

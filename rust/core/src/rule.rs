@@ -159,7 +159,7 @@ pub(crate) fn generalize_into(allowed: &mut [u64], schema: &Schema, row: &[u32])
     changed
 }
 
-/// One term of a conjunction: the rows whose code of one feature lies in a slot list
+/// One multi-slot or negated term: the rows whose code of one feature lies in a slot list
 /// (`negate == false`), or outside it (`negate == true`).
 #[derive(Clone, Copy, Debug)]
 struct Span {
@@ -169,11 +169,14 @@ struct Span {
     feature: u32,
 }
 
-/// The terms of a rule in evaluation order: one per constrained feature, each a short OR of
-/// slot bitsets (the allowed slots, or the complement of the disallowed ones, whichever list is
-/// shorter). Single-slot terms come first since they zero a word fastest.
+/// The terms of a rule in evaluation order: one per constrained feature. A term allowing a
+/// single slot is kept in `singles` (its word is ANDed in directly, the common case, and the one
+/// that zeroes a word fastest); any other term is a short OR of slot bitsets (the allowed slots,
+/// or the complement of the disallowed ones, whichever list is shorter).
 #[derive(Clone, Debug, Default)]
 pub struct Terms {
+    singles: Vec<u32>,
+    single_features: Vec<u32>,
     slots: Vec<u32>,
     spans: Vec<Span>,
 }
@@ -207,31 +210,45 @@ impl Terms {
     }
 
     pub fn clear(&mut self) {
+        self.singles.clear();
+        self.single_features.clear();
         self.slots.clear();
         self.spans.clear();
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.singles.len() + self.spans.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.len() == 0
+    }
+
+    /// Rows of one word (given that word of every slot) that satisfy every term, within `valid`.
+    #[inline]
+    pub fn eval_all(&self, word_of_slot: &[u64], valid: u64) -> u64 {
+        let mut acc = valid;
+        for chunk in self.singles.chunks(4) {
+            for &s in chunk {
+                acc &= word_of_slot[s as usize];
+            }
+            if acc == 0 {
+                return 0;
+            }
+        }
+        for i in 0..self.spans.len() {
+            acc &= self.span(i).eval(word_of_slot);
+            if acc == 0 {
+                return 0;
+            }
+        }
+        acc
     }
 
     #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = TermRef<'_>> + '_ {
-        self.spans.iter().map(move |s| TermRef {
-            slots: &self.slots[s.start as usize..s.end as usize],
-            negate: s.negate,
-            feature: s.feature as usize,
-        })
-    }
-
-    #[inline]
-    pub fn get(&self, i: usize) -> TermRef<'_> {
+    fn span(&self, i: usize) -> TermRef<'_> {
         let s = self.spans[i];
         TermRef {
             slots: &self.slots[s.start as usize..s.end as usize],
@@ -240,29 +257,58 @@ impl Terms {
         }
     }
 
-    /// Appends a copy of `t`.
-    pub fn push_term(&mut self, t: TermRef<'_>) {
+    /// Term `i`: singles first, then the others.
+    #[inline]
+    pub fn get(&self, i: usize) -> TermRef<'_> {
+        let n = self.singles.len();
+        if i < n {
+            TermRef { slots: &self.singles[i..i + 1], negate: false, feature: self.single_features[i] as usize }
+        } else {
+            self.span(i - n)
+        }
+    }
+
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = TermRef<'_>> + '_ {
+        (0..self.len()).map(move |i| self.get(i))
+    }
+
+    fn push_single(&mut self, slot: u32, feature: u32) {
+        self.singles.push(slot);
+        self.single_features.push(feature);
+    }
+
+    fn push_span(&mut self, slots: impl Iterator<Item = u32>, negate: bool, feature: u32) {
         let start = self.slots.len() as u32;
-        self.slots.extend_from_slice(t.slots);
+        self.slots.extend(slots);
         let end = self.slots.len() as u32;
-        self.spans.push(Span { start, end, negate: t.negate, feature: t.feature as u32 });
+        if end - start == 1 && !negate {
+            let s = self.slots.pop().expect("one slot");
+            self.push_single(s, feature);
+        } else if !(negate && end == start) {
+            // (A negated empty list holds for every row: no term.)
+            self.spans.push(Span { start, end, negate, feature });
+        }
+    }
+
+    /// Appends a copy of `t`.
+    #[inline]
+    pub fn push_term(&mut self, t: TermRef<'_>) {
+        if t.slots.len() == 1 && !t.negate {
+            self.push_single(t.slots[0], t.feature as u32);
+        } else {
+            self.push_span(t.slots.iter().copied(), t.negate, t.feature as u32);
+        }
     }
 
     /// Appends `t` widened to also allow `slot` (one-hot generalization). Only for evaluation on
     /// training rows: the unseen slot, which no training row holds, is not updated.
     pub fn push_term_with(&mut self, t: TermRef<'_>, slot: u32) {
-        let start = self.slots.len() as u32;
         if t.negate {
-            self.slots.extend(t.slots.iter().copied().filter(|&s| s != slot));
+            self.push_span(t.slots.iter().copied().filter(|&s| s != slot), true, t.feature as u32);
         } else {
-            self.slots.extend_from_slice(t.slots);
-            self.slots.push(slot);
+            self.push_span(t.slots.iter().copied().chain(std::iter::once(slot)), false, t.feature as u32);
         }
-        let end = self.slots.len() as u32;
-        if t.negate && end == start {
-            return; // nothing disallowed any more: the term holds for every row
-        }
-        self.spans.push(Span { start, end, negate: t.negate, feature: t.feature as u32 });
     }
 
     /// Builds the terms of an allowed-slot bitset (a rule, or a candidate generalization).
@@ -273,7 +319,6 @@ impl Terms {
 }
 
 fn build_terms(allowed: &[u64], schema: &Schema, terms: &mut Terms) {
-    let mut multi: Vec<Span> = Vec::new();
     for f in 0..schema.n_features() {
         let range = schema.slots(f);
         let width = range.len();
@@ -282,20 +327,9 @@ fn build_terms(allowed: &[u64], schema: &Schema, terms: &mut Terms) {
             continue;
         }
         let negate = n_allowed * 2 > width;
-        let start = terms.slots.len() as u32;
-        for s in range {
-            if bitset::get(allowed, s) != negate {
-                terms.slots.push(s as u32);
-            }
-        }
-        let span = Span { start, end: terms.slots.len() as u32, negate, feature: f as u32 };
-        if span.end - span.start == 1 && !negate {
-            terms.spans.push(span);
-        } else {
-            multi.push(span);
-        }
+        let slots = range.filter(|&s| bitset::get(allowed, s) != negate).map(|s| s as u32);
+        terms.push_span(slots, negate, f as u32);
     }
-    terms.spans.extend(multi);
 }
 
 /// Debug display with codes (`f0 = 2 and f3 in {1, 2}`); user-facing text is built from the

@@ -10,12 +10,18 @@
 //!   constraint) that allowing slot `s` would bring in; `blocked[r]` holds the slots `s` with
 //!   `covered[r] + counts[r][s] > tau`, `near[r]` those with a count above zero.
 //!
+//! - `witnesses[r]` are a few negatives, not covered by `r`, that recently made a generalization
+//!   of `r` cover too many negatives, each with the slot mask that tells in one AND + popcount
+//!   whether generalizing `r` to a positive would cover it again.
+//!
 //! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
 //! negatives: the near-miss negatives of different features are disjoint, so their counts add
-//! up to a lower bound of what the generalization covers. The filter is exact, never a guess:
-//! every accepted generalization has been counted on the negatives' bitsets.
+//! up to a lower bound of what the generalization covers; covered witnesses give another lower
+//! bound. The filters are exact, never a guess: a rejection is proven by negatives the
+//! generalization would cover, and every accepted generalization has been counted on the
+//! negatives' bitsets.
 
-use crate::bitset;
+use crate::bitset::{self, WORD_BITS};
 use crate::rule::{generalize_into, Rule, Terms};
 use crate::schema::ConstraintKind;
 use crate::training::TrainingSet;
@@ -44,12 +50,22 @@ struct RunState<'a> {
     counts: Vec<Vec<u32>>,
     /// Per rule, the negatives' word where its last rejected candidate found covered rows.
     witness: Vec<usize>,
+    /// Per rule, `WITNESSES` slots: negative index (`NONE` if empty), features it fails in the
+    /// rule (`need`), and its mask (`sw` words each); `wit_next` is the ring position.
+    wit_neg: Vec<u32>,
+    wit_need: Vec<u32>,
+    wit_mask: Vec<u64>,
+    wit_next: Vec<u8>,
     // scratch
     candidate: Terms,
     slot_counts: Vec<u32>,
     feature_counts: Vec<u32>,
     word_terms: Vec<u64>,
 }
+
+/// Witness negatives kept per rule.
+const WITNESSES: usize = 4;
+const NONE: u32 = u32::MAX;
 
 /// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
 pub fn find_rs(ts: &TrainingSet, order: &[u32], tau: u32) -> RunResult {
@@ -76,6 +92,10 @@ impl<'a> RunState<'a> {
             near: Vec::new(),
             counts: Vec::new(),
             witness: Vec::new(),
+            wit_neg: Vec::new(),
+            wit_need: Vec::new(),
+            wit_mask: Vec::new(),
+            wit_next: Vec::new(),
             candidate: Terms::new(),
             slot_counts: vec![0; ts.schema.n_slots()],
             feature_counts: vec![0; ts.schema.n_features()],
@@ -104,7 +124,7 @@ impl<'a> RunState<'a> {
                 self.buckets[i].push(p as u32);
                 return;
             }
-            if hit || !self.within_bound(i, pm) {
+            if hit || !self.within_bound(i, pm) || self.covered[i] + self.witness_hits(i, pm) > self.tau {
                 continue;
             }
             self.build_candidate(i, p);
@@ -115,6 +135,7 @@ impl<'a> RunState<'a> {
                 return;
             }
             self.witness[i] = at;
+            self.add_witness(i, at);
         }
         self.add_rule(p);
     }
@@ -169,6 +190,86 @@ impl<'a> RunState<'a> {
         self.covered[i] = covered;
         self.rules[i].terms(schema, &mut self.terms[i]);
         self.refresh_near_misses(i);
+        for k in 0..WITNESSES {
+            let n = self.wit_neg[i * WITNESSES + k];
+            if n != NONE {
+                self.set_witness(i, k, n);
+            }
+        }
+    }
+
+    /// Number of witnesses of rule `i` that generalize(rule i, p) covers.
+    #[inline]
+    fn witness_hits(&self, i: usize, pm: &[u64]) -> u32 {
+        let sw = self.sw;
+        let a = &self.allowed[i * sw..(i + 1) * sw];
+        let mut hits = 0;
+        for k in 0..WITNESSES {
+            let j = i * WITNESSES + k;
+            if self.wit_neg[j] == NONE {
+                continue;
+            }
+            let mask = &self.wit_mask[j * sw..(j + 1) * sw];
+            let n: u32 = (0..sw).map(|w| (pm[w] & !a[w] & mask[w]).count_ones()).sum();
+            hits += (n == self.wit_need[j]) as u32;
+        }
+        hits
+    }
+
+    /// Records as a witness of rule `i` a negative covered by the candidate in word `w` that
+    /// rule `i` itself does not cover.
+    fn add_witness(&mut self, i: usize, w: usize) {
+        let mut bits = self.ts.negatives.covered_word(&self.candidate, w);
+        while bits != 0 {
+            let n = (w * WORD_BITS + bits.trailing_zeros() as usize) as u32;
+            bits &= bits - 1;
+            let known = &self.wit_neg[i * WITNESSES..(i + 1) * WITNESSES];
+            if known.contains(&n) {
+                return;
+            }
+            let k = self.wit_next[i] as usize;
+            self.set_witness(i, k, n);
+            if self.wit_neg[i * WITNESSES + k] != NONE {
+                self.wit_next[i] = ((k + 1) % WITNESSES) as u8;
+                return;
+            }
+        }
+    }
+
+    /// Witness `k` of rule `i` := negative `n` with its mask relative to the rule now (empty if
+    /// the rule covers `n`). AV: the rule's disallowed slots of each feature `n` fails (the
+    /// positive must fail that feature too); OH: `n`'s own slot there (the positive must have
+    /// that value).
+    fn set_witness(&mut self, i: usize, k: usize, n: u32) {
+        let sw = self.sw;
+        let schema = &self.ts.schema;
+        let j = i * WITNESSES + k;
+        let a = &self.allowed[i * sw..(i + 1) * sw];
+        let nm = self.ts.neg_slots(n as usize);
+        let mask = &mut self.wit_mask[j * sw..(j + 1) * sw];
+        mask.iter_mut().for_each(|x| *x = 0);
+        let mut need = 0;
+        for w in 0..sw {
+            let mut out = nm[w] & !a[w];
+            while out != 0 {
+                let slot = w * WORD_BITS + out.trailing_zeros() as usize;
+                out &= out - 1;
+                need += 1;
+                let f = schema.feature_of(slot);
+                match schema.kind(f) {
+                    ConstraintKind::AttributeValue => {
+                        for s in schema.slots(f) {
+                            if !bitset::get(a, s) {
+                                bitset::set(mask, s);
+                            }
+                        }
+                    }
+                    ConstraintKind::OneHot => bitset::set(mask, slot),
+                }
+            }
+        }
+        self.wit_need[j] = need;
+        self.wit_neg[j] = if need == 0 { NONE } else { n };
     }
 
     fn add_rule(&mut self, p: usize) {
@@ -182,6 +283,10 @@ impl<'a> RunState<'a> {
         self.near.extend(std::iter::repeat_n(0, self.sw));
         self.counts.push(Vec::new());
         self.witness.push(0);
+        self.wit_neg.extend([NONE; WITNESSES]);
+        self.wit_need.extend([0; WITNESSES]);
+        self.wit_mask.extend(std::iter::repeat_n(0, WITNESSES * self.sw));
+        self.wit_next.push(0);
         self.rules.push(rule);
         self.terms.push(terms);
         self.buckets.push(vec![p as u32]);

@@ -45,6 +45,7 @@ pub struct Schema {
     kinds: Vec<ConstraintKind>,
     offsets: Vec<usize>,
     n_slots: usize,
+    feature_of_slot: Vec<u32>,
 }
 
 impl Schema {
@@ -65,12 +66,14 @@ impl Schema {
             )));
         }
         let mut offsets = Vec::with_capacity(domain_sizes.len());
+        let mut feature_of_slot = Vec::new();
         let mut n_slots = 0usize;
-        for &d in &domain_sizes {
+        for (f, &d) in domain_sizes.iter().enumerate() {
             offsets.push(n_slots);
             n_slots += d as usize + 1;
+            feature_of_slot.extend(std::iter::repeat_n(f as u32, d as usize + 1));
         }
-        Ok(Self { domain_sizes, kinds, offsets, n_slots })
+        Ok(Self { domain_sizes, kinds, offsets, n_slots, feature_of_slot })
     }
 
     /// The same kind for every feature (the paper's global AV or OH encoding).
@@ -124,6 +127,12 @@ impl Schema {
     #[inline]
     pub fn slots(&self, f: usize) -> std::ops::Range<usize> {
         self.offsets[f]..self.offsets[f] + self.domain_sizes[f] as usize + 1
+    }
+
+    /// The feature a slot belongs to.
+    #[inline]
+    pub fn feature_of(&self, slot: usize) -> usize {
+        self.feature_of_slot[slot] as usize
     }
 
     /// Slot of the unseen code of feature `f`.

@@ -17,6 +17,7 @@ pub struct TrainingSet {
     pub neg_rows: Vec<u32>,
     pos_codes: Vec<u32>,
     pos_slots: Vec<u64>,
+    neg_slots: Vec<u64>,
     slot_words: usize,
     pub negatives: RowIndex,
     pub positives: RowIndex,
@@ -49,6 +50,13 @@ impl TrainingSet {
                 bitset::set(mask, schema.slot(f, c));
             }
         }
+        let mut neg_slots = vec![0u64; neg_rows.len() * slot_words];
+        for (i, &r) in neg_rows.iter().enumerate() {
+            let mask = &mut neg_slots[i * slot_words..(i + 1) * slot_words];
+            for f in 0..m {
+                bitset::set(mask, schema.slot(f, data.code(r as usize, f)));
+            }
+        }
         let negatives = RowIndex::from_rows(&schema, data, &neg_rows);
         let positives = RowIndex::from_rows(&schema, data, &pos_rows);
         Ok(Self {
@@ -58,6 +66,7 @@ impl TrainingSet {
             neg_rows,
             pos_codes,
             pos_slots,
+            neg_slots,
             slot_words,
             negatives,
             positives,
@@ -94,6 +103,12 @@ impl TrainingSet {
     pub fn pos_codes(&self, i: usize) -> &[u32] {
         let m = self.schema.n_features();
         &self.pos_codes[i * m..(i + 1) * m]
+    }
+
+    /// Slot mask of negative `i` (one slot per feature), `i` indexing `neg_rows`.
+    #[inline]
+    pub fn neg_slots(&self, i: usize) -> &[u64] {
+        &self.neg_slots[i * self.slot_words..(i + 1) * self.slot_words]
     }
 
     /// Slot mask of positive `i` (one slot per feature).
