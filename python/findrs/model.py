@@ -208,15 +208,16 @@ class RuleSetModel:
         if self.method != "find-rs":
             head += f", T={self.T}"
         head += f"): {self.target.name} = {self.target.positive!r}"
-        rules = self.rules.filter(pl.col("kept"))
+        cons = self._constraints()[: self.n_rules]
+        rules = {"text": [rule_text(self.encoders, c) for c in cons], "weight": self._core.weights[: self.n_rules]}
         lines = [head]
         if self.method == "find-rs":
-            lines.append(f"positive when any of these {len(rules)} rules holds:")
+            lines.append(f"positive when any of these {len(cons)} rules holds:")
             lines += [f"  {'IF' if i == 0 else 'OR'} {t}" for i, t in enumerate(rules["text"])]
         elif self.method == "bo":
             lines.append(
                 f"positive when more than {self.T}/2 of the {self.T} runs' rule sets hold; "
-                f"the {len(rules)} distinct rules by weight:"
+                f"the {len(cons)} distinct rules by weight:"
             )
             lines += [f"  {w:>4}  {t}" for w, t in zip(rules["weight"], rules["text"])]
         else:

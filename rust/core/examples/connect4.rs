@@ -50,5 +50,20 @@ fn phases(schema: &Schema, data: &Columns, labels: &[bool]) {
     let s = Instant::now();
     let kept = findrs_core::prune::prune(&ts, &run);
     let c = s.elapsed().as_secs_f64();
+    if let Ok(t) = std::env::var("PHASES_T") {
+        let t: usize = t.parse().unwrap();
+        let progress = findrs_core::ensemble::Progress::default();
+        let s = Instant::now();
+        let runs = findrs_core::ensemble::fit_runs(&ts, 0, t, 0, true, &progress).unwrap();
+        let r = s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        let agg = findrs_core::ensemble::aggregate(runs);
+        let g = s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        let index = findrs_core::row_index::RowIndex::from_all(schema, data);
+        let curve = findrs_core::best_k::pruning_curve(schema, &index, labels, &agg.rules, &agg.alpha, t as u32);
+        let k = s.elapsed().as_secs_f64();
+        println!("T={t}: runs {r:.3} s, aggregate {g:.3} s ({} rules), pruning curve {k:.3} s (auto K {})", agg.rules.len(), curve.auto_k(0.99));
+    }
     println!("phases: training set {a:.3} s, run {b:.3} s ({} rules), prune {c:.3} s ({} kept)", run.rules.len(), kept.len());
 }

@@ -247,8 +247,15 @@ impl Terms {
         acc
     }
 
+    /// The slots of the single-slot terms (terms `0..singles().len()`).
     #[inline]
-    fn span(&self, i: usize) -> TermRef<'_> {
+    pub fn singles(&self) -> &[u32] {
+        &self.singles
+    }
+
+    /// Term `singles().len() + i`.
+    #[inline]
+    pub fn span(&self, i: usize) -> TermRef<'_> {
         let s = self.spans[i];
         TermRef {
             slots: &self.slots[s.start as usize..s.end as usize],

@@ -304,6 +304,8 @@ impl<'a> RunState<'a> {
         let schema = &ts.schema;
         let terms = &self.terms[i];
         let k = terms.len();
+        let singles = terms.singles();
+        let ns = singles.len();
         self.slot_counts.iter_mut().for_each(|c| *c = 0);
         self.feature_counts.iter_mut().for_each(|c| *c = 0);
         self.word_terms.resize(k, 0);
@@ -312,20 +314,33 @@ impl<'a> RunState<'a> {
             let valid = negs.valid(w);
             let slots = negs.word(w);
             // Bit-sliced count of failed terms per negative: `one` = at least one, `two` = two.
+            // A word where every negative fails two terms holds no near miss: stop early.
             let (mut one, mut two) = (0u64, 0u64);
             let mut saturated = false;
-            for (j, t) in terms.iter().enumerate() {
-                let sat = t.eval(slots);
-                self.word_terms[j] = sat;
-                let fail = !sat & valid;
-                two |= one & fail;
-                one |= fail;
+            for (c, chunk) in singles.chunks(4).enumerate() {
+                for (d, &slot) in chunk.iter().enumerate() {
+                    let sat = slots[slot as usize];
+                    self.word_terms[c * 4 + d] = sat;
+                    let fail = !sat & valid;
+                    two |= one & fail;
+                    one |= fail;
+                }
                 if two == valid {
                     saturated = true;
                     break;
                 }
             }
             if saturated {
+                continue;
+            }
+            for j in ns..k {
+                let sat = terms.span(j - ns).eval(slots);
+                self.word_terms[j] = sat;
+                let fail = !sat & valid;
+                two |= one & fail;
+                one |= fail;
+            }
+            if two == valid {
                 continue;
             }
             let exactly_one = one & !two;
