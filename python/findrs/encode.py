@@ -92,49 +92,23 @@ class FeatureEncoder:
 
     @staticmethod
     def fit(s: pl.Series, bins: int) -> "FeatureEncoder":
-        """Learns the encoder of one training column.
+        """Learns the encoder of one training column (see :func:`fit_transform`).
 
         Raises:
             FindRSInputError: the column's dtype cannot be a feature (list, struct, temporal...),
-                or the column is all null or NaN where it must be binned.
+                or a numeric column has no finite value to bin.
         """
-        name, dtype = s.name, s.dtype
-        _check_usable(name, dtype)
-        family = dtype_family(dtype)
-        has_null = s.null_count() > 0
-        if isinstance(dtype, _CATEGORICAL_DTYPES) or dtype in _CATEGORICAL_DTYPES:
-            distinct = s.drop_nulls().cast(pl.String if family == "string" else dtype).unique().sort()
-            values = tuple(distinct.to_list()) + ((None,) if has_null else ())
-            return FeatureEncoder(name, str(dtype), "categorical", values, None, family)
-        if dtype.is_integer():
-            distinct = s.drop_nulls().unique().sort()
-            if len(distinct) <= bins:
-                values = tuple(distinct.to_list()) + ((None,) if has_null else ())
-                return FeatureEncoder(name, str(dtype), "categorical", values, None, family)
-        x = s.cast(pl.Float64)
-        if x.dtype.is_float():
-            x = x.fill_nan(None)
-        has_null = x.null_count() > 0
-        lo, hi = x.min(), x.max()
-        if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-            raise FindRSInputError(
-                f"numeric feature column {name!r} has no finite values to bin (min {lo}, max {hi}); "
-                f"drop it with features=[...] or replace infinities, e.g. "
-                f"pl.col({name!r}).replace([float('inf'), float('-inf')], None)"
-            )
-        edges = tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
-        enc = FeatureEncoder(name, str(dtype), "binned", (), edges, family)
-        occupied = pl.select(enc._bin_expr(pl.lit(x))).to_series().drop_nulls().unique().sort()
-        values = tuple(occupied.to_list()) + ((None,) if has_null else ())
-        return FeatureEncoder(name, str(dtype), "binned", values, edges, family)
+        return fit_transform(pl.DataFrame([s]), [s.name], bins)[0][0]
 
     def _bin_expr(self, x: pl.Expr) -> pl.Expr:
-        """Bin index of a Float64 expression (null stays null), as KBinsDiscretizer computes it."""
+        """Bin index of a Float64 expression (null stays null), as KBinsDiscretizer computes it:
+        ``digitize(x + eps, edges[1:])`` clipped to the last bin, i.e. the number of inner edges
+        at or below the nudged value."""
         assert self.edges is not None
-        n_bins = len(self.edges) - 1
+        inner = pl.Series(self.edges[1:-1], dtype=pl.Float64)
         nudged = x + (_ATOL + _RTOL * x.abs())
-        index = pl.sum_horizontal([(nudged >= e).cast(pl.UInt32) for e in self.edges[1:]])
-        return pl.when(x.is_null()).then(None).otherwise(pl.min_horizontal(index, pl.lit(n_bins - 1, pl.UInt32)))
+        index = pl.lit(inner).search_sorted(nudged, side="right").cast(pl.UInt32)
+        return pl.when(x.is_null()).then(None).otherwise(index)
 
     def expr(self, col: pl.Expr | None = None) -> pl.Expr:
         """A Polars expression that encodes the column (``pl.col(name)`` by default) to codes."""
@@ -143,9 +117,7 @@ class FeatureEncoder:
         null_code = unseen - 1 if self.has_null else unseen
         known = [v for v in self.values if v is not None]
         if self.kind == "binned":
-            x = col.cast(pl.Float64)
-            x = pl.when(x.is_nan()).then(None).otherwise(x)
-            key = self._bin_expr(x)
+            key = self._bin_expr(_float(col))
         elif self.family == "string":
             key = col.cast(pl.String)
         else:
@@ -217,7 +189,8 @@ def _num(x: float) -> str:
 
 def _value_text(v: Any) -> str:
     if isinstance(v, str):
-        return v if v and all(c.isalnum() or c in "_-." for c in v) else repr(v)
+        plain = v and v.lower() != "null" and all(c.isalnum() or c in "_-." for c in v)
+        return v if plain else repr(v)
     return str(v)
 
 
@@ -226,9 +199,86 @@ def _to_codes(s: pl.Series) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint32)
 
 
-def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[FeatureEncoder]:
-    """Learns one encoder per feature column of the training frame."""
-    return [FeatureEncoder.fit(df.get_column(f), bins) for f in features]
+def _float(col: pl.Expr) -> pl.Expr:
+    x = col.cast(pl.Float64)
+    return pl.when(x.is_nan()).then(None).otherwise(x)
+
+
+def fit_transform(
+    df: pl.DataFrame, features: Sequence[str], bins: int
+) -> tuple[list[FeatureEncoder], list[np.ndarray]]:
+    """Learns one encoder per feature column and encodes the training frame.
+
+    Two Polars ``select`` calls do the work for every column at once: one for the domains
+    (distinct values, min and max), one for the codes (dense ranks of categorical values, bin
+    indices of numeric ones), so small frames fit in well under a millisecond of Polars time.
+
+    Raises:
+        FindRSInputError: see :meth:`FeatureEncoder.fit`.
+    """
+    schema = df.schema
+    kinds: dict[str, str] = {}
+    stats: list[pl.Expr] = []
+    for name in features:
+        dtype = schema[name]
+        _check_usable(name, dtype)
+        family = dtype_family(dtype)
+        col = pl.col(name)
+        if family in ("string", "boolean") or family == "integer":
+            key = col.cast(pl.String) if family == "string" else col
+            stats.append(key.drop_nulls().unique().sort().implode().alias(f"{name}\0values"))
+        if family in ("integer", "float"):
+            x = _float(col)
+            stats += [x.min().alias(f"{name}\0min"), x.max().alias(f"{name}\0max")]
+        stats.append(col.null_count().alias(f"{name}\0nulls"))
+        kinds[name] = family
+    row = df.select(stats).row(0, named=True)
+    encoders: list[FeatureEncoder] = []
+    code_exprs: list[pl.Expr] = []
+    for name in features:
+        family, dtype = kinds[name], schema[name]
+        values = row.get(f"{name}\0values")
+        categorical = family in ("string", "boolean") or (family == "integer" and len(values) <= bins)
+        col = pl.col(name)
+        if categorical:
+            has_null = row[f"{name}\0nulls"] > 0
+            enc = FeatureEncoder(name, str(dtype), "categorical", tuple(values) + ((None,) if has_null else ()), None, family)
+            key = col.cast(pl.String) if family == "string" else col
+            code_exprs.append((key.rank("dense") - 1).cast(pl.UInt32).fill_null(len(values)).alias(name))
+        else:
+            lo, hi = row[f"{name}\0min"], row[f"{name}\0max"]
+            if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+                raise FindRSInputError(
+                    f"numeric feature column {name!r} has no finite values to bin (min {lo}, max {hi}); "
+                    f"drop it with features=[...] or replace infinities, e.g. "
+                    f"pl.col({name!r}).replace([float('inf'), float('-inf')], None)"
+                )
+            edges = tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
+            enc = FeatureEncoder(name, str(dtype), "binned", (), edges, "float")
+            code_exprs.append(enc._bin_expr(_float(col)).alias(name))
+        encoders.append(enc)
+    coded = df.select(code_exprs)
+    codes: list[np.ndarray] = []
+    for i, enc in enumerate(encoders):
+        s = coded.get_column(enc.name)
+        if enc.kind == "binned":
+            # Occupied bins become the training values; their dense rank is the code.
+            has_null = s.null_count() > 0
+            b = s.to_numpy()
+            valid = b[~np.isnan(b)].astype(np.int64) if has_null else b.astype(np.int64)
+            occupied = np.unique(valid)
+            code = np.full(len(b), len(occupied), dtype=np.uint32)
+            if has_null:
+                mask = ~np.isnan(b)
+                code[mask] = np.searchsorted(occupied, b[mask].astype(np.int64))
+            else:
+                code[:] = np.searchsorted(occupied, valid)
+            values = tuple(int(v) for v in occupied) + ((None,) if has_null else ())
+            encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, "float")
+            codes.append(code)
+        else:
+            codes.append(_to_codes(s))
+    return encoders, codes
 
 
 def check_columns(df: pl.DataFrame | pl.LazyFrame, encoders: Sequence[FeatureEncoder]) -> None:

@@ -10,7 +10,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from . import _core
-from .encode import encode_frame, fit_encoders
+from .encode import fit_transform
 from .errors import ContradictionWarning, FindRSInputError
 from .frames import as_polars
 from .model import RuleSetModel
@@ -20,9 +20,9 @@ Method = Literal["find-rs", "bo", "bp"]
 Encoding = Literal["av", "oh"]
 
 
-def _check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise FindRSInputError(f"{name} must be an integer >= {low}, got {value!r}")
+def _check_int(name: str, value: Any, low: int, high: int = 2**32 - 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (low <= value <= high):
+        raise FindRSInputError(f"{name} must be an integer from {low} to {high}, got {value!r}")
     return int(value)
 
 
@@ -86,7 +86,7 @@ def fit(
         >>> df = findrs.datasets.tic_tac_toe()
         >>> model = findrs.fit(df, "class", "positive", shuffle=False)
         >>> print(model.rules["text"][0])
-        top_left = x and middle_middle = x and bottom_right = x
+        top_left = x and top_middle = x and top_right = x
     """
     if method not in ("find-rs", "bo", "bp"):
         raise FindRSInputError(f"method must be 'find-rs', 'bo' or 'bp', got {method!r}")
@@ -98,23 +98,27 @@ def fit(
     if n_jobs == -1:
         n_jobs = None
     if n_jobs is not None:
-        n_jobs = _check_int("n_jobs", n_jobs, 1)
+        n_jobs = _check_int("n_jobs", n_jobs, 1, 4096)
     if random_state is None:
         random_state = secrets.randbits(63)
-    random_state = _check_int("random_state", random_state, 0)
+    random_state = _check_int("random_state", random_state, 0, 2**64 - 1)
     k: int | None = None
     ratio: float | None = None
     if method == "bp":
-        if n_rules == "auto":
-            if not (0.0 < float(accuracy_ratio) <= 1.0):
-                raise FindRSInputError(f"accuracy_ratio must be in (0, 1], got {accuracy_ratio!r}")
+        if isinstance(n_rules, str) and n_rules == "auto":
+            if isinstance(accuracy_ratio, bool) or not isinstance(accuracy_ratio, (int, float, np.number)) or not (
+                0.0 < float(accuracy_ratio) <= 1.0
+            ):
+                raise FindRSInputError(f"accuracy_ratio must be a number in (0, 1], got {accuracy_ratio!r}")
             ratio = float(accuracy_ratio)
         elif n_rules is not None:
-            k = _check_int("n_rules", n_rules, 1)
+            k = _check_int("n_rules", n_rules, 1, 2**63 - 1)
 
     df = as_polars(data)
     if df.height == 0:
         raise FindRSInputError("the frame has no rows; FIND-RS needs positive and negative rows")
+    if isinstance(features, str):
+        features = [features]
     if features is None:
         features = [c for c in df.columns if c != target]
     else:
@@ -127,8 +131,7 @@ def fit(
     if not features:
         raise FindRSInputError(f"there are no feature columns besides the target {target!r}")
     y, tgt = binarize(df, target, positive)
-    encoders = fit_encoders(df, features, bins)
-    codes = encode_frame(df, encoders)
+    encoders, codes = fit_transform(df, features, bins)
     progress = _progress_bar(T) if verbose and method != "find-rs" else None
     core, stats = _core.fit(
         codes,

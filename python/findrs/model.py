@@ -247,10 +247,9 @@ class RuleSetModel:
         """
         if self.method != "bp":
             raise FindRSInputError(f"with_n_rules applies to BP models; this one is {self.method!r}")
-        try:
-            core = self._core.with_n_kept(int(k))
-        except ValueError as e:
-            raise FindRSInputError(str(e)) from None
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not (1 <= k <= self.n_rules_found):
+            raise FindRSInputError(f"n_rules must be an integer from 1 to {self.n_rules_found}, got {k!r}")
+        core = self._core.with_n_kept(int(k))
         return RuleSetModel(core, self.encoders, self.target, {**self.params, "n_rules": int(k)}, self._training)
 
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
@@ -332,9 +331,17 @@ class RuleSetModel:
         Raises:
             FindRSInputError: not a findrs model, an unsupported version, or inconsistent content.
         """
-        text = str(source)
-        if not text.lstrip().startswith("{"):
-            text = Path(source).read_text()
+        if isinstance(source, os.PathLike) or (
+            isinstance(source, str) and source.strip() and source.strip()[0] not in '{["-0123456789tfn'
+        ):
+            path = Path(source)
+            if not path.is_file():
+                raise FindRSInputError(f"{str(source)!r} is neither model JSON nor a model file")
+            text = path.read_text()
+        elif isinstance(source, str):
+            text = source
+        else:
+            raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
         try:
             d = json.loads(text)
         except json.JSONDecodeError as e:
@@ -374,17 +381,21 @@ class RuleSetModel:
                 int(d["n_rules"]),
                 int(d["total_weight"]),
             )
-        except (KeyError, TypeError) as e:
+            target = Target.from_dict(d["target"])
+            params, training = d["params"], d["training"]
+            if not isinstance(params, dict) or not isinstance(training, dict):
+                raise TypeError("'params' and 'training' must be objects")
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
             raise FindRSInputError(f"findrs model JSON is missing or has a malformed field: {e!r}") from None
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise FindRSInputError(f"findrs model JSON is inconsistent: {e}") from None
-        return cls(core, encoders, Target.from_dict(d["target"]), d["params"], d["training"])
+        return cls(core, encoders, target, params, training)
 
 
 def _parse_dtype(text: str) -> pl.DataType | None:
     simple = {
         "String": pl.String, "Boolean": pl.Boolean, "Int8": pl.Int8, "Int16": pl.Int16, "Int32": pl.Int32,
         "Int64": pl.Int64, "UInt8": pl.UInt8, "UInt16": pl.UInt16, "UInt32": pl.UInt32, "UInt64": pl.UInt64,
-        "Float32": pl.Float32, "Float64": pl.Float64,
+        "Float32": pl.Float32, "Float64": pl.Float64, "Categorical": pl.Categorical,
     }
     return simple.get(text)

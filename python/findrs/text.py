@@ -44,10 +44,15 @@ def _interval_text(enc: FeatureEncoder, codes: list[int]) -> str | None:
     if lo is None and hi is None:
         return None
     if lo is None:
-        return f"{enc.name} < {hi:.4g}"
-    if hi is None:
-        return f"{enc.name} >= {lo:.4g}"
-    return f"{lo:.4g} <= {enc.name} < {hi:.4g}"
+        text = f"{enc.name} < {hi:.4g}"
+    elif hi is None:
+        text = f"{enc.name} >= {lo:.4g}"
+    else:
+        text = f"{lo:.4g} <= {enc.name} < {hi:.4g}"
+    # A null never seen in training is an unseen value: it passes a multi-value constraint.
+    if len(bins) > 1 and not enc.has_null:
+        text = f"({text} or {enc.name} is null)"
+    return text
 
 
 def rule_text(encoders: Sequence[FeatureEncoder], constraints: Sequence[tuple[int, Sequence[int]]]) -> str:

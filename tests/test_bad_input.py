@@ -1,0 +1,369 @@
+"""Bad input gives a clear FindRSInputError naming the column / value, and nothing else.
+
+Every case here must raise ``findrs.FindRSInputError`` (a ValueError) -- not a plain ValueError,
+TypeError, KeyError, OverflowError or a Rust panic -- and its message must carry the fragments
+listed with the case.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any, Callable
+
+import numpy as np
+import polars as pl
+import pytest
+
+import findrs
+from findrs import FindRSInputError, RuleSetModel
+
+MONKS = findrs.datasets.monks(2)
+SMALL = pl.DataFrame(
+    {
+        "a": ["x", "y", "x", "z", "y", "z"],
+        "b": [1, 2, 3, 1, 2, 3],
+        "c": [0.5, 1.5, 2.5, 3.5, 4.5, 5.5],
+        "label": ["yes", "no", "yes", "no", "yes", "no"],
+    }
+)
+
+
+def _expect(call: Callable[[], Any], *fragments: str) -> FindRSInputError:
+    """``call`` raises FindRSInputError (and nothing else) whose message has every fragment."""
+    try:
+        call()
+    except FindRSInputError as e:
+        msg = str(e)
+        for frag in fragments:
+            assert frag in msg, f"{frag!r} not in message {msg!r}"
+        return e
+    except BaseException as e:  # noqa: BLE001 - anything else is the failure we look for
+        pytest.fail(f"expected FindRSInputError, got {type(e).__module__}.{type(e).__name__}: {e}")
+    pytest.fail("expected FindRSInputError, nothing was raised")
+
+
+def fit(df: pl.DataFrame = MONKS, target: str = "class", positive: Any = None, **kw: Any) -> Callable[[], Any]:
+    return lambda: findrs.fit(df, target, positive, **kw)
+
+
+def test_error_is_a_value_error() -> None:
+    assert issubclass(FindRSInputError, ValueError)
+
+
+# --------------------------------------------------------------------------- #
+# The target column
+# --------------------------------------------------------------------------- #
+
+TARGET_CASES = {
+    "missing target column": (fit(target="klass"), ["'klass'", "not found"]),
+    "positive label absent (int)": (fit(positive=7), ["7", "'class'", "not found"]),
+    "positive label absent (str)": (lambda: findrs.fit(SMALL, "label", "maybe"), ["'maybe'", "'label'"]),
+    "positive label of the wrong type": (lambda: findrs.fit(SMALL, "label", 1), ["1", "'label'"]),
+    "one class only": (fit(MONKS.filter(pl.col("class") == 0)), ["'class'", "single class", "0"]),
+    "one class only, positive given": (fit(MONKS.filter(pl.col("class") == 0), positive=1), ["1", "'class'"]),
+    "all rows positive": (fit(MONKS.filter(pl.col("class") == 1), positive=1), ["'class'", "every row", "1"]),
+    "all rows positive (bool)": (
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2], "y": [True, True]}), "y"),
+        ["'y'", "True"],
+    ),
+    "all rows negative (bool)": (
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2], "y": [False, False]}), "y"),
+        ["'y'"],
+    ),
+    "more than two classes without positive": (
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2, 3], "y": ["r", "g", "b"]}), "y"),
+        ["'y'", "3 classes", "positive="],
+    ),
+    "target with nulls": (
+        fit(MONKS.with_columns(pl.when(pl.col("a1") == 1).then(None).otherwise(pl.col("class")).alias("class"))),
+        ["'class'", "null"],
+    ),
+    "target with nulls (string)": (
+        lambda: findrs.fit(SMALL.with_columns(pl.when(pl.col("b") == 2).then(None).otherwise(pl.col("label")).alias("label")), "label", "yes"),
+        ["'label'", "null"],
+    ),
+    "list target": (
+        lambda: findrs.fit(SMALL.with_columns(label=pl.concat_list("b", "b")), "label"),
+        ["'label'", "List"],
+    ),
+    "empty frame": (fit(MONKS.head(0)), ["no rows"]),
+    "no feature columns": (lambda: findrs.fit(SMALL.select("label"), "label", "yes"), ["no feature columns", "'label'"]),
+}
+
+
+@pytest.mark.parametrize("case", list(TARGET_CASES))
+def test_target_errors(case: str) -> None:
+    call, fragments = TARGET_CASES[case]
+    _expect(call, *fragments)
+
+
+# --------------------------------------------------------------------------- #
+# Feature columns
+# --------------------------------------------------------------------------- #
+
+FEATURE_CASES = {
+    "list feature": (fit(MONKS.with_columns(pairs=pl.concat_list("a1", "a2"))), ["'pairs'", "List"]),
+    "struct feature": (fit(MONKS.with_columns(both=pl.struct("a1", "a2"))), ["'both'", "Struct"]),
+    "array feature": (
+        fit(MONKS.with_columns(arr=pl.concat_list("a1", "a2").list.to_array(2))),
+        ["'arr'", "Array"],
+    ),
+    "binary feature": (fit(MONKS.with_columns(raw=pl.lit(b"\x00"))), ["'raw'", "Binary"]),
+    "null-dtype feature": (fit(MONKS.with_columns(nothing=pl.lit(None))), ["'nothing'"]),
+    "object feature": (
+        fit(MONKS.with_columns(pl.Series("obj", [object()] * MONKS.height, dtype=pl.Object))),
+        ["'obj'", "Object"],
+    ),
+    "date feature": (fit(MONKS.with_columns(when=pl.lit(dt.date(2020, 1, 1)))), ["'when'", "temporal", "Date"]),
+    "datetime feature": (fit(MONKS.with_columns(when=pl.lit(dt.datetime(2020, 1, 1, 12)))), ["'when'", "temporal"]),
+    "duration feature": (fit(MONKS.with_columns(when=pl.lit(dt.timedelta(days=1)))), ["'when'", "temporal"]),
+    "time feature": (fit(MONKS.with_columns(when=pl.lit(dt.time(12, 30)))), ["'when'", "temporal"]),
+    "features names a missing column": (fit(features=["a1", "a9"]), ["'a9'", "not found"]),
+    "features names the target": (fit(features=["a1", "class"]), ["'class'"]),
+    "features is empty": (fit(features=[]), ["no feature columns"]),
+    "all-NaN float feature": (
+        lambda: findrs.fit(SMALL.with_columns(c=pl.lit(float("nan"))), "label", "yes"),
+        ["'c'", "finite"],
+    ),
+    "infinite float feature": (
+        lambda: findrs.fit(SMALL.with_columns(c=pl.Series([1.0, float("inf"), 2.0, 3.0, 4.0, 5.0])), "label", "yes"),
+        ["'c'", "inf"],
+    ),
+    "not a frame": (lambda: findrs.fit([[1, 2], [3, 4]], "y"), ["list"]),
+}
+
+
+@pytest.mark.parametrize("case", list(FEATURE_CASES))
+def test_feature_errors(case: str) -> None:
+    call, fragments = FEATURE_CASES[case]
+    _expect(call, *fragments)
+
+
+# --------------------------------------------------------------------------- #
+# Parameters
+# --------------------------------------------------------------------------- #
+
+PARAM_CASES: list[tuple[dict[str, Any], list[str]]] = [
+    ({"method": "xx"}, ["method", "'xx'"]),
+    ({"method": "BO"}, ["method", "'BO'"]),
+    ({"method": None}, ["method", "None"]),
+    ({"encoding": "onehot"}, ["encoding", "'onehot'"]),
+    ({"encoding": "AV"}, ["encoding", "'AV'"]),
+    ({"encoding": None}, ["encoding"]),
+    ({"tolerance": -1}, ["tolerance", "-1"]),
+    ({"tolerance": 1.5}, ["tolerance", "1.5"]),
+    ({"tolerance": "0"}, ["tolerance", "'0'"]),
+    ({"tolerance": True}, ["tolerance", "True"]),
+    ({"tolerance": None}, ["tolerance", "None"]),
+    ({"tolerance": 2**32}, ["tolerance", str(2**32)]),
+    ({"method": "bo", "T": 0}, ["T", "0"]),
+    ({"method": "bp", "T": -3}, ["T", "-3"]),
+    ({"method": "bo", "T": 2.5}, ["T", "2.5"]),
+    ({"method": "bo", "T": "10"}, ["T", "'10'"]),
+    ({"method": "bp", "T": None}, ["T", "None"]),
+    ({"method": "bo", "T": 2**32}, ["T", str(2**32)]),
+    ({"method": "bp", "n_rules": 0}, ["n_rules", "0"]),
+    ({"method": "bp", "n_rules": -1}, ["n_rules", "-1"]),
+    ({"method": "bp", "n_rules": "all"}, ["n_rules", "'all'"]),
+    ({"method": "bp", "n_rules": 1.5}, ["n_rules", "1.5"]),
+    ({"method": "bp", "n_rules": 2**64}, ["n_rules", str(2**64)]),
+    ({"method": "bp", "accuracy_ratio": 0}, ["accuracy_ratio", "0"]),
+    ({"method": "bp", "accuracy_ratio": 1.5}, ["accuracy_ratio", "1.5"]),
+    ({"method": "bp", "accuracy_ratio": float("nan")}, ["accuracy_ratio", "nan"]),
+    ({"method": "bp", "accuracy_ratio": "high"}, ["accuracy_ratio", "'high'"]),
+    ({"method": "bp", "accuracy_ratio": None}, ["accuracy_ratio", "None"]),
+    ({"bins": 0}, ["bins", "0"]),
+    ({"n_jobs": 0}, ["n_jobs", "0"]),
+    ({"n_jobs": -2}, ["n_jobs", "-2"]),
+    ({"method": "bo", "n_jobs": 2**64}, ["n_jobs", str(2**64)]),
+    ({"random_state": -1}, ["random_state", "-1"]),
+    ({"random_state": "seed"}, ["random_state", "'seed'"]),
+    ({"random_state": 2**64}, ["random_state", str(2**64)]),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "fragments"), PARAM_CASES, ids=[repr(k) for k, _ in PARAM_CASES])
+def test_parameter_errors(kwargs: dict[str, Any], fragments: list[str]) -> None:
+    _expect(fit(**kwargs), *fragments)
+
+
+@pytest.mark.parametrize(("kwargs", "fragments"), PARAM_CASES[:11], ids=[repr(k) for k, _ in PARAM_CASES[:11]])
+def test_parameter_errors_through_namespaces(kwargs: dict[str, Any], fragments: list[str]) -> None:
+    _expect(lambda: MONKS.findrs.fit("class", **kwargs), *fragments)
+    _expect(lambda: MONKS.lazy().findrs.fit("class", **kwargs), *fragments)
+
+
+# --------------------------------------------------------------------------- #
+# Prediction frames and model methods
+# --------------------------------------------------------------------------- #
+
+
+@pytest.fixture(scope="module")
+def small_model() -> RuleSetModel:
+    return findrs.fit(SMALL, "label", "yes", shuffle=False)
+
+
+@pytest.fixture(scope="module")
+def bp_model() -> RuleSetModel:
+    return findrs.fit(MONKS, "class", method="bp", T=5, random_state=0)
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_mask", "decision_function"])
+def test_predict_missing_feature(small_model: RuleSetModel, method: str) -> None:
+    _expect(lambda: getattr(small_model, method)(SMALL.drop("b")), "'b'", "missing")
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_mask", "decision_function"])
+def test_predict_string_feature_became_int(small_model: RuleSetModel, method: str) -> None:
+    changed = SMALL.with_columns(a=pl.Series([1, 2, 1, 3, 2, 3]))
+    _expect(lambda: getattr(small_model, method)(changed), "'a'", "String", "Int64")
+
+
+def test_predict_int_feature_became_string(small_model: RuleSetModel) -> None:
+    changed = SMALL.with_columns(pl.col("b").cast(pl.String))
+    _expect(lambda: small_model.predict(changed), "'b'", "Int64", "String")
+
+
+def test_predict_numeric_feature_became_string(small_model: RuleSetModel) -> None:
+    changed = SMALL.with_columns(pl.col("c").cast(pl.String))
+    _expect(lambda: small_model.predict(changed), "'c'", "String")
+
+
+def test_predict_on_lazyframe_missing_feature(small_model: RuleSetModel) -> None:
+    _expect(lambda: small_model.predict(SMALL.lazy().drop("a")), "'a'")
+
+
+def test_predict_not_a_frame(small_model: RuleSetModel) -> None:
+    _expect(lambda: small_model.predict({"a": ["x"]}), "dict")
+
+
+def test_score_missing_target(small_model: RuleSetModel) -> None:
+    _expect(lambda: small_model.score(SMALL.drop("label")), "'label'", "not found")
+
+
+def test_predict_on_empty_frame_is_fine(small_model: RuleSetModel) -> None:
+    assert small_model.predict(SMALL.head(0)).len() == 0
+    assert small_model.predict_mask(SMALL.head(0)).shape == (0,)
+
+
+def test_with_n_rules_errors(small_model: RuleSetModel, bp_model: RuleSetModel) -> None:
+    _expect(lambda: small_model.with_n_rules(1), "BP", "'find-rs'")
+    n = bp_model.n_rules_found
+    _expect(lambda: bp_model.with_n_rules(0), "n_rules", str(n), "0")
+    _expect(lambda: bp_model.with_n_rules(n + 1), "n_rules", str(n + 1))
+
+
+@pytest.mark.parametrize("k", [-1, 2**70])
+def test_with_n_rules_out_of_range_integers(bp_model: RuleSetModel, k: int) -> None:
+    _expect(lambda: bp_model.with_n_rules(k), "n_rules", str(k))
+
+
+def test_pruning_curve_errors(small_model: RuleSetModel, bp_model: RuleSetModel) -> None:
+    _expect(lambda: small_model.pruning_curve(SMALL), "BP")
+    _expect(lambda: bp_model.pruning_curve(MONKS.drop("class")), "'class'", "not found")
+    _expect(lambda: bp_model.pruning_curve(MONKS, MONKS.drop("class")), "'class'", "test")
+    _expect(lambda: bp_model.pruning_curve(MONKS.drop("a4")), "'a4'")
+
+
+# --------------------------------------------------------------------------- #
+# from_json
+# --------------------------------------------------------------------------- #
+
+
+@pytest.fixture(scope="module")
+def model_dict() -> dict[str, Any]:
+    m = findrs.fit(MONKS, "class", method="bo", T=3, random_state=0)
+    return json.loads(m.to_json())
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{not json", '{"format": "findrs-model", "version": 1,', "{}}", "{" + "\x00"],
+    ids=["garbage", "truncated", "trailing", "nul"],
+)
+def test_from_json_corrupt_text(text: str) -> None:
+    _expect(lambda: RuleSetModel.from_json(text), "not a findrs model")
+
+
+def test_from_json_truncated_model(model_dict: dict[str, Any]) -> None:
+    text = json.dumps(model_dict)
+    _expect(lambda: RuleSetModel.from_json(text[: len(text) // 2]), "invalid JSON")
+
+
+# A JSON document that is not an object is JSON text of the wrong format, not a file path.
+@pytest.mark.parametrize("text", ["[1, 2]", "[]", '"findrs-model"', "", "   "])
+def test_from_json_not_an_object(text: str) -> None:
+    _expect(lambda: RuleSetModel.from_json(text), "findrs model")
+
+
+def test_from_json_corrupt_file(tmp_path) -> None:
+    path = tmp_path / "model.json"
+    path.write_text("{ this is not json")
+    _expect(lambda: RuleSetModel.from_json(path), "invalid JSON")
+    _expect(lambda: RuleSetModel.from_json(str(path)), "invalid JSON")
+
+
+@pytest.mark.parametrize("fmt", ["findrs", "sklearn-model", None, 1])
+def test_from_json_wrong_format(model_dict: dict[str, Any], fmt: Any) -> None:
+    d = {**model_dict, "format": fmt}
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "format", "findrs-model")
+    d.pop("format")
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "format")
+
+
+@pytest.mark.parametrize("version", [0, 2, 99, "1", None, 1.5])
+def test_from_json_wrong_version(model_dict: dict[str, Any], version: Any) -> None:
+    d = {**model_dict, "version": version}
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "version", repr(version))
+
+
+def test_from_json_missing_version(model_dict: dict[str, Any]) -> None:
+    d = dict(model_dict)
+    d.pop("version")
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "version")
+
+
+REQUIRED_FIELDS = ["method", "encoding", "params", "T", "n_rules", "total_weight", "target", "features", "rules", "training"]
+
+
+@pytest.mark.parametrize("field", REQUIRED_FIELDS)
+def test_from_json_missing_field(model_dict: dict[str, Any], field: str) -> None:
+    d = dict(model_dict)
+    d.pop(field)
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), field)
+
+
+BAD_FIELDS = [
+    ("method", "zz"),
+    ("encoding", "zz"),
+    ("T", 0),
+    ("T", -1),
+    ("T", "many"),
+    ("T", None),
+    ("n_rules", -1),
+    ("n_rules", 10**6),
+    ("total_weight", -1),
+    ("target", None),
+    ("target", {}),
+    ("params", None),
+    ("training", None),
+    ("features", None),
+    ("rules", None),
+    ("rules", [{"weight": -1, "constraints": []}]),
+    ("rules", [{"weight": 1, "constraints": [{"feature": "a1", "values": [99]}]}]),
+    ("rules", [{"weight": 1, "constraints": [{"feature": "nope", "values": [1]}]}]),
+    ("runs", [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10**6]]),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), BAD_FIELDS, ids=[f"{f}={v!r}"[:40] for f, v in BAD_FIELDS])
+def test_from_json_malformed_field(model_dict: dict[str, Any], field: str, value: Any) -> None:
+    d = {**model_dict, field: value}
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "findrs model")
+
+
+def test_from_json_round_trip_of_the_fixture_works(model_dict: dict[str, Any]) -> None:
+    # The fixture itself is a valid model (the cases above really are the corruption).
+    m = RuleSetModel.from_json(json.dumps(model_dict))
+    assert m.predict_mask(MONKS).dtype == np.bool_
