@@ -21,20 +21,50 @@ fn main() {
         }
         let f: Vec<&str> = line.split(',').collect();
         for (j, v) in f[..42].iter().enumerate() {
-            cols[j].push(match *v { "b" => 0, "o" => 1, _ => 2 });
+            cols[j].push(match *v {
+                "b" => 0,
+                "o" => 1,
+                _ => 2,
+            });
         }
         labels.push(f[42] == "win");
     }
     let schema = Schema::uniform(vec![3; 42], kind).unwrap();
     let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-    if std::env::var("PHASES").is_ok() { phases(&schema, &data, &labels); }
+    if std::env::var("PHASES").is_ok() {
+        phases(&schema, &data, &labels);
+    }
     let method = if t == 1 { Method::FindRs } else { Method::Bp };
-    let opts = FitOptions { method, tolerance: 0, n_runs: t, seed: 0, shuffle: true, n_rules: RuleCount::Auto { accuracy_ratio: 0.99 } };
+    let opts = FitOptions {
+        method,
+        tolerance: 0,
+        n_runs: t,
+        seed: 0,
+        shuffle: true,
+        n_rules: RuleCount::Auto {
+            accuracy_ratio: 0.99,
+        },
+    };
     let start = Instant::now();
     let fitted = fit(schema, &data, &labels, &opts, &Progress::default()).unwrap();
     let secs = start.elapsed().as_secs_f64();
-    let acc = fitted.model.predict(&data).iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
-    println!("rows {} T {t} {:?}: {:.3} s, {} rules, K {}, train acc {:.4}", labels.len(), kind, secs, fitted.model.rules.len(), fitted.model.n_kept, acc);
+    let acc = fitted
+        .model
+        .predict(&data)
+        .iter()
+        .zip(&labels)
+        .filter(|(a, b)| a == b)
+        .count() as f64
+        / labels.len() as f64;
+    println!(
+        "rows {} T {t} {:?}: {:.3} s, {} rules, K {}, train acc {:.4}",
+        labels.len(),
+        kind,
+        secs,
+        fitted.model.rules.len(),
+        fitted.model.n_kept,
+        acc
+    );
 }
 
 #[allow(dead_code)]
@@ -48,7 +78,7 @@ fn phases(schema: &Schema, data: &Columns, labels: &[bool]) {
     let run = findrs_core::run::find_rs(&ts, &order, 0);
     let b = s.elapsed().as_secs_f64();
     let s = Instant::now();
-    let kept = findrs_core::prune::prune(&ts, &run);
+    let kept = findrs_core::prune::prune(&ts, &run.rules, &run.buckets);
     let c = s.elapsed().as_secs_f64();
     if let Ok(t) = std::env::var("PHASES_T") {
         let t: usize = t.parse().unwrap();
@@ -61,9 +91,15 @@ fn phases(schema: &Schema, data: &Columns, labels: &[bool]) {
         let g = s.elapsed().as_secs_f64();
         let s = Instant::now();
         let index = findrs_core::row_index::RowIndex::from_all(schema, data);
-        let curve = findrs_core::best_k::pruning_curve(schema, &index, labels, &agg.rules, &agg.alpha, t as u32);
+        let curve = findrs_core::best_k::pruning_curve(
+            schema, &index, labels, &agg.rules, &agg.alpha, t as u32,
+        );
         let k = s.elapsed().as_secs_f64();
         println!("T={t}: runs {r:.3} s, aggregate {g:.3} s ({} rules), pruning curve {k:.3} s (auto K {})", agg.rules.len(), curve.auto_k(0.99));
     }
-    println!("phases: training set {a:.3} s, run {b:.3} s ({} rules), prune {c:.3} s ({} kept)", run.rules.len(), kept.len());
+    println!(
+        "phases: training set {a:.3} s, run {b:.3} s ({} rules), prune {c:.3} s ({} kept)",
+        run.rules.len(),
+        kept.len()
+    );
 }

@@ -28,7 +28,9 @@ struct Fenwick {
 
 impl Fenwick {
     fn new(n: usize) -> Self {
-        Self { tree: vec![0; n + 1] }
+        Self {
+            tree: vec![0; n + 1],
+        }
     }
     fn add(&mut self, i: usize, v: i64) {
         let mut i = i + 1;
@@ -60,9 +62,14 @@ impl PruningCurve {
     /// The smallest K (1-based) whose training accuracy is at least `ratio` times the
     /// accuracy with all rules.
     pub fn auto_k(&self, ratio: f64) -> usize {
-        let Some(&full) = self.correct.last() else { return 0 };
+        let Some(&full) = self.correct.last() else {
+            return 0;
+        };
         let bound = ratio * full as f64 - 1e-9;
-        self.correct.iter().position(|&c| c as f64 >= bound).map_or(self.correct.len(), |k| k + 1)
+        self.correct
+            .iter()
+            .position(|&c| c as f64 >= bound)
+            .map_or(self.correct.len(), |k| k + 1)
     }
 }
 
@@ -136,7 +143,10 @@ mod tests {
 
     #[test]
     fn auto_k_is_smallest_meeting_ratio() {
-        let c = PruningCurve { correct: vec![50, 80, 97, 99, 100], n_rows: 100 };
+        let c = PruningCurve {
+            correct: vec![50, 80, 97, 99, 100],
+            n_rows: 100,
+        };
         assert_eq!(c.auto_k(0.99), 4);
         assert_eq!(c.auto_k(0.97), 3);
         assert_eq!(c.auto_k(1.0), 5);

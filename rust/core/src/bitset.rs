@@ -35,16 +35,64 @@ pub fn set(words: &mut [u64], i: usize) {
     words[i / WORD_BITS] |= 1u64 << (i % WORD_BITS);
 }
 
+/// Mask of bits `lo..hi` within one word (`lo <= hi <= 64`).
+#[inline]
+fn word_mask(lo: usize, hi: usize) -> u64 {
+    let upper = if hi >= WORD_BITS {
+        !0
+    } else {
+        (1u64 << hi) - 1
+    };
+    upper & !((1u64 << lo) - 1)
+}
+
 /// Sets bits `start..end`.
+#[inline]
 pub fn set_range(words: &mut [u64], start: usize, end: usize) {
-    for i in start..end {
-        set(words, i);
+    let mut i = start;
+    while i < end {
+        let w = i / WORD_BITS;
+        let hi = (end - w * WORD_BITS).min(WORD_BITS);
+        words[w] |= word_mask(i % WORD_BITS, hi);
+        i = (w + 1) * WORD_BITS;
     }
 }
 
 /// Number of set bits in `start..end`.
+#[inline]
 pub fn count_range(words: &[u64], start: usize, end: usize) -> usize {
-    (start..end).filter(|&i| get(words, i)).count()
+    let mut n = 0;
+    let mut i = start;
+    while i < end {
+        let w = i / WORD_BITS;
+        let hi = (end - w * WORD_BITS).min(WORD_BITS);
+        n += (words[w] & word_mask(i % WORD_BITS, hi)).count_ones() as usize;
+        i = (w + 1) * WORD_BITS;
+    }
+    n
+}
+
+/// Calls `f` with every index in `start..end` whose bit equals `value`, in increasing order.
+#[inline]
+pub fn for_each_in_range(
+    words: &[u64],
+    start: usize,
+    end: usize,
+    value: bool,
+    mut f: impl FnMut(usize),
+) {
+    let mut i = start;
+    while i < end {
+        let w = i / WORD_BITS;
+        let hi = (end - w * WORD_BITS).min(WORD_BITS);
+        let word = if value { words[w] } else { !words[w] };
+        let mut x = word & word_mask(i % WORD_BITS, hi);
+        while x != 0 {
+            f(w * WORD_BITS + x.trailing_zeros() as usize);
+            x &= x - 1;
+        }
+        i = (w + 1) * WORD_BITS;
+    }
 }
 
 /// Total number of set bits.
@@ -97,5 +145,13 @@ mod tests {
         assert_eq!(count_range(&w, 0, 65), 5);
         assert_eq!(ones(&w), (60..70).collect::<Vec<_>>());
         assert!(get(&w, 69) && !get(&w, 70));
+        let mut seen = Vec::new();
+        for_each_in_range(&w, 58, 72, false, |i| seen.push(i));
+        assert_eq!(seen, vec![58, 59, 70, 71]);
+        let mut w = vec![0u64; 3];
+        set_range(&mut w, 3, 190);
+        assert_eq!(count_ones(&w), 187);
+        assert_eq!(count_range(&w, 0, 192), 187);
+        assert_eq!(count_range(&w, 64, 128), 64);
     }
 }

@@ -83,6 +83,9 @@ impl<'a> Columns<'a> {
 
     /// A view of rows `start..end` (used to predict in row blocks).
     pub fn slice(&self, start: usize, end: usize) -> Columns<'a> {
-        Columns { cols: self.cols.iter().map(|c| &c[start..end]).collect(), n_rows: end - start }
+        Columns {
+            cols: self.cols.iter().map(|c| &c[start..end]).collect(),
+            n_rows: end - start,
+        }
     }
 }

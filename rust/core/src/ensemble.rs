@@ -6,8 +6,9 @@
 //! ties by first discovery (run index, then position in the run's pruned list).
 
 use crate::error::{FindRsError, Result};
-use crate::prune::find_rs_pruned;
+use crate::prune::run_pruned;
 use crate::rule::Rule;
+use crate::run::Runner;
 use crate::training::TrainingSet;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -47,17 +48,22 @@ pub fn fit_runs(
 ) -> Result<Vec<Vec<Rule>>> {
     let runs: Vec<Option<Vec<Rule>>> = (0..n_runs as u64)
         .into_par_iter()
-        .map(|t| {
-            if progress.cancel.load(Ordering::Relaxed) {
-                return None;
-            }
-            let order = run_order(ts.n_positives(), seed, t, shuffle);
-            let rules = find_rs_pruned(ts, &order, tau);
-            progress.finished.fetch_add(1, Ordering::Relaxed);
-            Some(rules)
-        })
+        .map_init(
+            || Runner::new(ts, tau),
+            |runner, t| {
+                if progress.cancel.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let order = run_order(ts.n_positives(), seed, t, shuffle);
+                let rules = run_pruned(runner, ts, &order);
+                progress.finished.fetch_add(1, Ordering::Relaxed);
+                Some(rules)
+            },
+        )
         .collect();
-    runs.into_iter().map(|r| r.ok_or(FindRsError::Cancelled)).collect()
+    runs.into_iter()
+        .map(|r| r.ok_or(FindRsError::Cancelled))
+        .collect()
 }
 
 /// Unique rules of T runs with their weights, ranked (SPEC 5).
@@ -100,7 +106,10 @@ pub fn aggregate(runs: Vec<Vec<Rule>>) -> Aggregate {
         rank[i as usize] = r as u32;
     }
     let mut slots: Vec<Option<Rule>> = unique.into_iter().map(Some).collect();
-    let rules = order.iter().map(|&i| slots[i as usize].take().expect("each rule once")).collect();
+    let rules = order
+        .iter()
+        .map(|&i| slots[i as usize].take().expect("each rule once"))
+        .collect();
     let alpha = order.iter().map(|&i| alpha[i as usize]).collect();
     let runs = members
         .into_iter()
@@ -130,7 +139,11 @@ mod tests {
     fn aggregate_counts_and_ranks() {
         let schema = Schema::uniform(vec![2, 2], ConstraintKind::AttributeValue).unwrap();
         let r = |a: u32, b: u32| Rule::from_row(&schema, &[a, b]);
-        let runs = vec![vec![r(0, 0), r(1, 1)], vec![r(1, 1), r(0, 1)], vec![r(0, 1), r(1, 1)]];
+        let runs = vec![
+            vec![r(0, 0), r(1, 1)],
+            vec![r(1, 1), r(0, 1)],
+            vec![r(0, 1), r(1, 1)],
+        ];
         let agg = aggregate(runs);
         assert_eq!(agg.alpha, vec![3, 2, 1]);
         assert_eq!(agg.rules, vec![r(1, 1), r(0, 1), r(0, 0)]);

@@ -51,7 +51,13 @@ impl Fitted {
     fn new(model: RuleModel, curve: Option<PruningCurve>, data: &Columns, labels: &[bool]) -> Self {
         let (pos_covered, neg_covered) = model.coverage_counts(data, labels);
         let contradictions = TrainingSet::contradictions(data, labels);
-        Self { model, curve, pos_covered, neg_covered, contradictions }
+        Self {
+            model,
+            curve,
+            pos_covered,
+            neg_covered,
+            contradictions,
+        }
     }
 }
 
@@ -73,7 +79,9 @@ pub fn fit(
         }
     }
     if let RuleCount::Fixed(0) = options.n_rules {
-        return Err(FindRsError::InvalidParameter("n_rules must be at least 1".into()));
+        return Err(FindRsError::InvalidParameter(
+            "n_rules must be at least 1".into(),
+        ));
     }
     let ts = TrainingSet::new(schema.clone(), data, labels)?;
     let tau = options.tolerance;
@@ -93,7 +101,14 @@ pub fn fit(
         };
         return Ok(Fitted::new(model, None, data, labels));
     }
-    let runs = fit_runs(&ts, tau, options.n_runs as usize, options.seed, options.shuffle, progress)?;
+    let runs = fit_runs(
+        &ts,
+        tau,
+        options.n_runs as usize,
+        options.seed,
+        options.shuffle,
+        progress,
+    )?;
     let agg = aggregate(runs);
     let total_weight: u64 = agg.alpha.iter().map(|&a| a as u64).sum();
     let n = agg.rules.len();
@@ -112,7 +127,14 @@ pub fn fit(
         return Ok(Fitted::new(model, None, data, labels));
     }
     let index = RowIndex::from_all(&model.schema, data);
-    let curve = pruning_curve(&model.schema, &index, labels, &model.rules, &model.weights, options.n_runs);
+    let curve = pruning_curve(
+        &model.schema,
+        &index,
+        labels,
+        &model.rules,
+        &model.weights,
+        options.n_runs,
+    );
     model.n_kept = match options.n_rules {
         RuleCount::All => n,
         RuleCount::Fixed(k) => k.min(n),

@@ -3,7 +3,6 @@
 //! [`schema`] become a [`training`] set; runs ([`run`]) and [`prune`] make rule sets; the
 //! [`ensemble`] aggregates runs and [`model`] predicts with the result.
 
-
 pub mod best_k;
 pub mod bitset;
 pub mod data;

@@ -69,10 +69,16 @@ impl RuleModel {
     pub fn validate(&self) -> Result<()> {
         let n = self.rules.len();
         if self.weights.len() != n {
-            return Err(FindRsError::InvalidData(format!("{n} rules but {} weights", self.weights.len())));
+            return Err(FindRsError::InvalidData(format!(
+                "{n} rules but {} weights",
+                self.weights.len()
+            )));
         }
         if self.n_kept > n {
-            return Err(FindRsError::InvalidData(format!("K = {} but only {n} rules", self.n_kept)));
+            return Err(FindRsError::InvalidData(format!(
+                "K = {} but only {n} rules",
+                self.n_kept
+            )));
         }
         if self.n_runs == 0 {
             return Err(FindRsError::InvalidData("T must be at least 1".into()));
@@ -86,12 +92,16 @@ impl RuleModel {
                 )));
             }
             if self.runs.iter().flatten().any(|&i| i as usize >= n) {
-                return Err(FindRsError::InvalidData("a BO run names a rule that does not exist".into()));
+                return Err(FindRsError::InvalidData(
+                    "a BO run names a rule that does not exist".into(),
+                ));
             }
         }
         let kept: u64 = self.weights[..self.n_kept].iter().map(|&w| w as u64).sum();
         if self.method == Method::Bp && self.total_weight < kept {
-            return Err(FindRsError::InvalidData("the total weight is below the kept rules' weight".into()));
+            return Err(FindRsError::InvalidData(
+                "the total weight is below the kept rules' weight".into(),
+            ));
         }
         Ok(())
     }
@@ -123,8 +133,10 @@ impl RuleModel {
     pub fn scores(&self, data: &Columns) -> Vec<u32> {
         let n = data.n_rows();
         let terms = self.kept_terms();
-        let blocks: Vec<(usize, usize)> =
-            (0..n).step_by(BLOCK_ROWS).map(|s| (s, (s + BLOCK_ROWS).min(n))).collect();
+        let blocks: Vec<(usize, usize)> = (0..n)
+            .step_by(BLOCK_ROWS)
+            .map(|s| (s, (s + BLOCK_ROWS).min(n)))
+            .collect();
         let parts: Vec<Vec<u32>> = blocks
             .par_iter()
             .map(|&(s, e)| {
@@ -174,7 +186,10 @@ impl RuleModel {
 
     pub fn predict(&self, data: &Columns) -> Vec<bool> {
         let t = self.threshold();
-        self.scores(data).into_iter().map(|s| s as u64 > t).collect()
+        self.scores(data)
+            .into_iter()
+            .map(|s| s as u64 > t)
+            .collect()
     }
 
     /// For each rule, the number of positive and of negative rows it covers.

@@ -8,21 +8,22 @@
 
 use crate::bitset;
 use crate::rule::{Rule, Terms};
-use crate::run::RunResult;
+use crate::run::Runner;
 use crate::training::TrainingSet;
 
-/// Indices (increasing) of the rules that prune keeps.
-pub fn prune(ts: &TrainingSet, run: &RunResult) -> Vec<usize> {
+/// Indices (increasing) of the rules of one run that prune keeps, given the rules in creation
+/// order and their buckets.
+pub fn prune(ts: &TrainingSet, rules: &[Rule], buckets: &[Vec<u32>]) -> Vec<usize> {
     let mut marked = vec![0u64; ts.positives.n_words()];
     let mut kept = Vec::new();
     let mut terms = Terms::new();
-    for i in (0..run.rules.len()).rev() {
-        let redundant = run.buckets[i].iter().all(|&p| bitset::get(&marked, p as usize));
+    for i in (0..rules.len()).rev() {
+        let redundant = buckets[i].iter().all(|&p| bitset::get(&marked, p as usize));
         if redundant {
             continue;
         }
         kept.push(i);
-        run.rules[i].terms(&ts.schema, &mut terms);
+        rules[i].terms(&ts.schema, &mut terms);
         for (w, m) in marked.iter_mut().enumerate() {
             *m |= ts.positives.covered_word(&terms, w);
         }
@@ -33,9 +34,16 @@ pub fn prune(ts: &TrainingSet, run: &RunResult) -> Vec<usize> {
 
 /// One FIND-RS run followed by prune: the kept rules in creation order.
 pub fn find_rs_pruned(ts: &TrainingSet, order: &[u32], tau: u32) -> Vec<Rule> {
-    let run = crate::run::find_rs(ts, order, tau);
-    let kept = prune(ts, &run);
-    kept.into_iter().map(|i| run.rules[i].clone()).collect()
+    run_pruned(&mut Runner::new(ts, tau), ts, order)
+}
+
+/// [`find_rs_pruned`] with a reusable runner.
+pub fn run_pruned(runner: &mut Runner, ts: &TrainingSet, order: &[u32]) -> Vec<Rule> {
+    runner.run(order);
+    let kept = prune(ts, runner.rules(), runner.buckets());
+    kept.into_iter()
+        .map(|i| runner.rules()[i].clone())
+        .collect()
 }
 
 #[cfg(test)]
@@ -57,17 +65,23 @@ mod tests {
                     let (rows, labels) = random_data(seed + 1000, 70, &domains);
                     let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
                     let cols = columns_of(&rows, domains.len());
-                    let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else { continue };
+                    let data =
+                        Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else {
+                        continue;
+                    };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
                     let run = find_rs(&ts, &order, tau);
-                    let kept = prune(&ts, &run);
+                    let kept = prune(&ts, &run.rules, &run.buckets);
                     for p in 0..ts.n_positives() {
                         let row = ts.pos_codes(p);
                         let before = run.rules.iter().any(|r| r.covers_row(&schema, row));
                         let after = kept.iter().any(|&i| run.rules[i].covers_row(&schema, row));
                         assert!(before, "every positive is in some bucket");
-                        assert!(after, "prune uncovered positive {p} (seed {seed}, tau {tau})");
+                        assert!(
+                            after,
+                            "prune uncovered positive {p} (seed {seed}, tau {tau})"
+                        );
                     }
                 }
             }
@@ -86,10 +100,10 @@ mod tests {
         // Order: (0,1), (1,1) -> rule "b = 1"; then (0,0) cannot join -> rule "a=0,b=0".
         let run = find_rs(&ts, &[1, 2, 0], 0);
         assert_eq!(run.rules.len(), 2);
-        assert_eq!(prune(&ts, &run), vec![0, 1]);
+        assert_eq!(prune(&ts, &run.rules, &run.buckets), vec![0, 1]);
         // Order: (0,0) first, then (0,1) generalizes it to "a = 0"; (1,1) makes "a=1,b=1".
         let run = find_rs(&ts, &[0, 1, 2], 0);
         assert_eq!(run.rules.len(), 2);
-        assert_eq!(prune(&ts, &run), vec![0, 1]);
+        assert_eq!(prune(&ts, &run.rules, &run.buckets), vec![0, 1]);
     }
 }

@@ -35,7 +35,12 @@ impl RowIndex {
                 bits[(i / WORD_BITS) * n_slots + slot] |= 1u64 << (i % WORD_BITS);
             }
         }
-        Self { n_rows, n_words, n_slots, bits }
+        Self {
+            n_rows,
+            n_words,
+            n_slots,
+            bits,
+        }
     }
 
     /// Index of every row of `data`.
@@ -51,7 +56,12 @@ impl RowIndex {
                 bits[(i / WORD_BITS) * n_slots + off + c as usize] |= 1u64 << (i % WORD_BITS);
             }
         }
-        Self { n_rows, n_words, n_slots, bits }
+        Self {
+            n_rows,
+            n_words,
+            n_slots,
+            bits,
+        }
     }
 
     #[inline]
@@ -113,6 +123,8 @@ impl RowIndex {
 
     /// Bitset (over this index's rows) of the rows that satisfy `terms`.
     pub fn covered(&self, terms: &Terms) -> Vec<u64> {
-        (0..self.n_words).map(|w| self.covered_word(terms, w)).collect()
+        (0..self.n_words)
+            .map(|w| self.covered_word(terms, w))
+            .collect()
     }
 }

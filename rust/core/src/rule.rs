@@ -29,6 +29,15 @@ impl Rule {
         Self { allowed }
     }
 
+    /// Turns this rule into the most specific rule covering `row`, reusing its allocation.
+    pub fn assign_row(&mut self, schema: &Schema, row: &[u32]) {
+        self.allowed.clear();
+        self.allowed.resize(words_for(schema.n_slots()), 0);
+        for (f, &c) in row.iter().enumerate() {
+            bitset::set(&mut self.allowed, schema.slot(f, c));
+        }
+    }
+
     /// A rule from its constraints: `(feature, allowed training codes)`; features not listed
     /// are unconstrained. AV constraints must allow exactly one code.
     pub fn from_constraints(schema: &Schema, constraints: &[(usize, Vec<u32>)]) -> Result<Self> {
@@ -91,7 +100,9 @@ impl Rule {
 
     /// True iff the rule covers the row given by its codes.
     pub fn covers_row(&self, schema: &Schema, row: &[u32]) -> bool {
-        row.iter().enumerate().all(|(f, &c)| self.allows(schema.slot(f, c)))
+        row.iter()
+            .enumerate()
+            .all(|(f, &c)| self.allows(schema.slot(f, c)))
     }
 
     /// True iff feature `f` is unconstrained (`?`).
@@ -269,7 +280,11 @@ impl Terms {
     pub fn get(&self, i: usize) -> TermRef<'_> {
         let n = self.singles.len();
         if i < n {
-            TermRef { slots: &self.singles[i..i + 1], negate: false, feature: self.single_features[i] as usize }
+            TermRef {
+                slots: &self.singles[i..i + 1],
+                negate: false,
+                feature: self.single_features[i] as usize,
+            }
         } else {
             self.span(i - n)
         }
@@ -285,6 +300,16 @@ impl Terms {
         self.single_features.push(feature);
     }
 
+    /// Empty terms with room for a rule over `n_features` features.
+    pub fn with_capacity(n_features: usize) -> Self {
+        Self {
+            singles: Vec::with_capacity(n_features),
+            single_features: Vec::with_capacity(n_features),
+            slots: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+
     fn push_span(&mut self, slots: impl Iterator<Item = u32>, negate: bool, feature: u32) {
         let start = self.slots.len() as u32;
         self.slots.extend(slots);
@@ -294,7 +319,12 @@ impl Terms {
             self.push_single(s, feature);
         } else if !(negate && end == start) {
             // (A negated empty list holds for every row: no term.)
-            self.spans.push(Span { start, end, negate, feature });
+            self.spans.push(Span {
+                start,
+                end,
+                negate,
+                feature,
+            });
         }
     }
 
@@ -312,9 +342,17 @@ impl Terms {
     /// training rows: the unseen slot, which no training row holds, is not updated.
     pub fn push_term_with(&mut self, t: TermRef<'_>, slot: u32) {
         if t.negate {
-            self.push_span(t.slots.iter().copied().filter(|&s| s != slot), true, t.feature as u32);
+            self.push_span(
+                t.slots.iter().copied().filter(|&s| s != slot),
+                true,
+                t.feature as u32,
+            );
         } else {
-            self.push_span(t.slots.iter().copied().chain(std::iter::once(slot)), false, t.feature as u32);
+            self.push_span(
+                t.slots.iter().copied().chain(std::iter::once(slot)),
+                false,
+                t.feature as u32,
+            );
         }
     }
 
@@ -334,8 +372,26 @@ fn build_terms(allowed: &[u64], schema: &Schema, terms: &mut Terms) {
             continue;
         }
         let negate = n_allowed * 2 > width;
-        let slots = range.filter(|&s| bitset::get(allowed, s) != negate).map(|s| s as u32);
-        terms.push_span(slots, negate, f as u32);
+        if !negate && n_allowed == 1 {
+            let mut slot = 0;
+            bitset::for_each_in_range(allowed, range.start, range.end, true, |s| slot = s);
+            terms.push_single(slot as u32, f as u32);
+            continue;
+        }
+        let start = terms.slots.len() as u32;
+        let slots = &mut terms.slots;
+        bitset::for_each_in_range(allowed, range.start, range.end, !negate, |s| {
+            slots.push(s as u32)
+        });
+        let end = terms.slots.len() as u32;
+        if end > start {
+            terms.spans.push(Span {
+                start,
+                end,
+                negate,
+                feature: f as u32,
+            });
+        }
     }
 }
 
@@ -394,7 +450,10 @@ mod tests {
         assert!(!r.covers_row(&s, &[3, 1, 0]), "a = v rejects unseen values");
         r.generalize(&s, &[2, 1, 0]);
         assert_eq!(r.constraints(&s)[0], (0, vec![0, 2]));
-        assert!(r.covers_row(&s, &[3, 1, 0]), "a not in {{1}} admits unseen values");
+        assert!(
+            r.covers_row(&s, &[3, 1, 0]),
+            "a not in {{1}} admits unseen values"
+        );
         assert!(!r.covers_row(&s, &[1, 1, 0]));
         r.generalize(&s, &[1, 0, 0]);
         assert!(r.is_free(&s, 0) && r.is_free(&s, 1));

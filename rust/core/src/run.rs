@@ -43,7 +43,6 @@ struct RunState<'a> {
     terms: Vec<Terms>,
     buckets: Vec<Vec<u32>>,
     covered: Vec<u32>,
-    dead: Vec<bool>,
     allowed: Vec<u64>,
     blocked: Vec<u64>,
     near: Vec<u64>,
@@ -61,6 +60,11 @@ struct RunState<'a> {
     slot_counts: Vec<u32>,
     feature_counts: Vec<u32>,
     word_terms: Vec<u64>,
+    // allocations of earlier runs, reused by the next run on the same thread
+    spare_rules: Vec<Rule>,
+    spare_terms: Vec<Terms>,
+    spare_buckets: Vec<Vec<u32>>,
+    spare_counts: Vec<Vec<u32>>,
 }
 
 /// Witness negatives kept per rule.
@@ -69,11 +73,39 @@ const NONE: u32 = u32::MAX;
 
 /// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
 pub fn find_rs(ts: &TrainingSet, order: &[u32], tau: u32) -> RunResult {
-    let mut st = RunState::new(ts, tau);
-    for &p in order {
-        st.present(p as usize);
+    let mut runner = Runner::new(ts, tau);
+    runner.run(order);
+    RunResult {
+        rules: runner.rules().to_vec(),
+        buckets: runner.buckets().to_vec(),
+        neg_covered: runner.0.covered.clone(),
     }
-    RunResult { rules: st.rules, buckets: st.buckets, neg_covered: st.covered }
+}
+
+/// Runs FIND-RS repeatedly on one training set, reusing its allocations from run to run (an
+/// ensemble keeps one runner per thread).
+pub struct Runner<'a>(RunState<'a>);
+
+impl<'a> Runner<'a> {
+    pub fn new(ts: &'a TrainingSet, tau: u32) -> Self {
+        Self(RunState::new(ts, tau))
+    }
+
+    /// One run over the positives in `order`; its rules and buckets are then readable here.
+    pub fn run(&mut self, order: &[u32]) {
+        self.0.reset();
+        for &p in order {
+            self.0.present(p as usize);
+        }
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.0.rules
+    }
+
+    pub fn buckets(&self) -> &[Vec<u32>] {
+        &self.0.buckets
+    }
 }
 
 impl<'a> RunState<'a> {
@@ -86,7 +118,6 @@ impl<'a> RunState<'a> {
             terms: Vec::new(),
             buckets: Vec::new(),
             covered: Vec::new(),
-            dead: Vec::new(),
             allowed: Vec::new(),
             blocked: Vec::new(),
             near: Vec::new(),
@@ -100,36 +131,48 @@ impl<'a> RunState<'a> {
             slot_counts: vec![0; ts.schema.n_slots()],
             feature_counts: vec![0; ts.schema.n_features()],
             word_terms: Vec::new(),
+            spare_rules: Vec::new(),
+            spare_terms: Vec::new(),
+            spare_buckets: Vec::new(),
+            spare_counts: Vec::new(),
         }
     }
 
+    /// Forgets the rules of the previous run, keeping their allocations for the next.
+    fn reset(&mut self) {
+        self.spare_rules.append(&mut self.rules);
+        self.spare_terms.append(&mut self.terms);
+        self.spare_buckets.append(&mut self.buckets);
+        self.spare_counts.append(&mut self.counts);
+        self.covered.clear();
+        self.allowed.clear();
+        self.blocked.clear();
+        self.near.clear();
+        self.witness.clear();
+        self.wit_neg.clear();
+        self.wit_need.clear();
+        self.wit_mask.clear();
+        self.wit_next.clear();
+    }
+
     fn present(&mut self, p: usize) {
-        let sw = self.sw;
         let pm = self.ts.pos_slots(p);
-        for i in 0..self.rules.len() {
-            if self.dead[i] {
-                continue;
-            }
-            let a = &self.allowed[i * sw..(i + 1) * sw];
-            let b = &self.blocked[i * sw..(i + 1) * sw];
-            let mut outside = false;
-            let mut hit = false;
-            for w in 0..sw {
-                let o = pm[w] & !a[w];
-                outside |= o != 0;
-                hit |= o & b[w] != 0;
-            }
-            if !outside {
+        let mut from = 0;
+        while let Some((i, covers)) = self.scan(pm, from) {
+            if covers {
                 // The rule already covers p: generalize(r, p) = r, which covers <= tau.
                 self.buckets[i].push(p as u32);
                 return;
             }
-            if hit || !self.within_bound(i, pm) || self.covered[i] + self.witness_hits(i, pm) > self.tau {
+            from = i + 1;
+            if !self.within_bound(i, pm) || self.covered[i] + self.witness_hits(i, pm) > self.tau {
                 continue;
             }
             self.build_candidate(i, p);
             let (n, at) =
-                self.ts.negatives.count_covered_from(&self.candidate, self.tau, self.witness[i]);
+                self.ts
+                    .negatives
+                    .count_covered_from(&self.candidate, self.tau, self.witness[i]);
             if n <= self.tau {
                 self.absorb(i, p, n);
                 return;
@@ -138,6 +181,66 @@ impl<'a> RunState<'a> {
             self.add_witness(i, at);
         }
         self.add_rule(p);
+    }
+
+    /// The first rule from `from` on that covers the positive with slot mask `pm` (`true`), or
+    /// whose blocked slots it avoids (`false`: a candidate worth a closer look). Dead rules have
+    /// no allowed slot and every slot blocked, so they are never returned.
+    #[inline]
+    fn scan(&self, pm: &[u64], from: usize) -> Option<(usize, bool)> {
+        match self.sw {
+            1 => self.scan_n::<1>(pm, from),
+            2 => self.scan_n::<2>(pm, from),
+            3 => self.scan_n::<3>(pm, from),
+            4 => self.scan_n::<4>(pm, from),
+            _ => self.scan_any(pm, from),
+        }
+    }
+
+    /// [`scan`](Self::scan) for masks of exactly `N` words (unrolled, no bounds checks).
+    #[inline]
+    fn scan_n<const N: usize>(&self, pm: &[u64], from: usize) -> Option<(usize, bool)> {
+        let pm: &[u64; N] = pm.try_into().expect("slot mask width");
+        let allowed = self.allowed[from * N..].chunks_exact(N);
+        let blocked = self.blocked[from * N..].chunks_exact(N);
+        for (k, (a, b)) in allowed.zip(blocked).enumerate() {
+            let a: &[u64; N] = a.try_into().expect("slot mask width");
+            let b: &[u64; N] = b.try_into().expect("slot mask width");
+            let (mut out, mut hit) = (0u64, 0u64);
+            for w in 0..N {
+                let o = pm[w] & !a[w];
+                out |= o;
+                hit |= o & b[w];
+            }
+            if out == 0 {
+                return Some((from + k, true));
+            }
+            if hit == 0 {
+                return Some((from + k, false));
+            }
+        }
+        None
+    }
+
+    fn scan_any(&self, pm: &[u64], from: usize) -> Option<(usize, bool)> {
+        let sw = self.sw;
+        let allowed = self.allowed[from * sw..].chunks_exact(sw);
+        let blocked = self.blocked[from * sw..].chunks_exact(sw);
+        for (k, (a, b)) in allowed.zip(blocked).enumerate() {
+            let (mut out, mut hit) = (0u64, 0u64);
+            for ((&p, &a), &b) in pm.iter().zip(a).zip(b) {
+                let o = p & !a;
+                out |= o;
+                hit |= o & b;
+            }
+            if out == 0 {
+                return Some((from + k, true));
+            }
+            if hit == 0 {
+                return Some((from + k, false));
+            }
+        }
+        None
     }
 
     /// For tau > 0: the near-miss lower bound of the candidate's coverage is within tau.
@@ -210,7 +313,9 @@ impl<'a> RunState<'a> {
                 continue;
             }
             let mask = &self.wit_mask[j * sw..(j + 1) * sw];
-            let n: u32 = (0..sw).map(|w| (pm[w] & !a[w] & mask[w]).count_ones()).sum();
+            let n: u32 = (0..sw)
+                .map(|w| (pm[w] & !a[w] & mask[w]).count_ones())
+                .sum();
             hits += (n == self.wit_need[j]) as u32;
         }
         hits
@@ -274,26 +379,49 @@ impl<'a> RunState<'a> {
 
     fn add_rule(&mut self, p: usize) {
         let schema = &self.ts.schema;
-        let rule = Rule::from_row(schema, self.ts.pos_codes(p));
-        let mut terms = Terms::new();
+        let row = self.ts.pos_codes(p);
+        let rule = match self.spare_rules.pop() {
+            Some(mut r) => {
+                r.assign_row(schema, row);
+                r
+            }
+            None => Rule::from_row(schema, row),
+        };
+        let mut terms = self
+            .spare_terms
+            .pop()
+            .unwrap_or_else(|| Terms::with_capacity(schema.n_features()));
         rule.terms(schema, &mut terms);
+        let mut bucket = self.spare_buckets.pop().unwrap_or_default();
+        bucket.clear();
+        bucket.push(p as u32);
+        let mut counts = self.spare_counts.pop().unwrap_or_default();
+        counts.clear();
         let covered = self.ts.negatives.count_covered(&terms, self.tau);
         self.allowed.extend_from_slice(rule.allowed());
         self.blocked.extend(std::iter::repeat_n(0, self.sw));
         self.near.extend(std::iter::repeat_n(0, self.sw));
-        self.counts.push(Vec::new());
+        self.counts.push(counts);
         self.witness.push(0);
         self.wit_neg.extend([NONE; WITNESSES]);
         self.wit_need.extend([0; WITNESSES]);
-        self.wit_mask.extend(std::iter::repeat_n(0, WITNESSES * self.sw));
+        self.wit_mask
+            .extend(std::iter::repeat_n(0, WITNESSES * self.sw));
         self.wit_next.push(0);
         self.rules.push(rule);
         self.terms.push(terms);
-        self.buckets.push(vec![p as u32]);
+        self.buckets.push(bucket);
         self.covered.push(covered);
-        self.dead.push(covered > self.tau);
         let i = self.rules.len() - 1;
-        if !self.dead[i] {
+        if covered > self.tau {
+            let sw = self.sw;
+            self.allowed[i * sw..(i + 1) * sw]
+                .iter_mut()
+                .for_each(|x| *x = 0);
+            self.blocked[i * sw..(i + 1) * sw]
+                .iter_mut()
+                .for_each(|x| *x = !0);
+        } else {
             self.refresh_near_misses(i);
         }
     }
@@ -415,7 +543,12 @@ pub(crate) mod tests {
         order: &[usize],
         tau: usize,
     ) -> (Vec<Rule>, Vec<Vec<usize>>) {
-        let negs: Vec<&Vec<u32>> = rows.iter().zip(labels).filter(|(_, &y)| !y).map(|(r, _)| r).collect();
+        let negs: Vec<&Vec<u32>> = rows
+            .iter()
+            .zip(labels)
+            .filter(|(_, &y)| !y)
+            .map(|(r, _)| r)
+            .collect();
         let mut rules: Vec<Rule> = Vec::new();
         let mut buckets: Vec<Vec<usize>> = Vec::new();
         'outer: for &p in order {
@@ -443,14 +576,22 @@ pub(crate) mod tests {
             x ^= x << 17;
             x
         };
-        let rows: Vec<Vec<u32>> =
-            (0..n).map(|_| domains.iter().map(|&d| (next() % d as u64) as u32).collect()).collect();
+        let rows: Vec<Vec<u32>> = (0..n)
+            .map(|_| {
+                domains
+                    .iter()
+                    .map(|&d| (next() % d as u64) as u32)
+                    .collect()
+            })
+            .collect();
         let labels = (0..n).map(|_| next() % 3 != 0).collect();
         (rows, labels)
     }
 
     pub(crate) fn columns_of(rows: &[Vec<u32>], m: usize) -> Vec<Vec<u32>> {
-        (0..m).map(|f| rows.iter().map(|r| r[f]).collect()).collect()
+        (0..m)
+            .map(|f| rows.iter().map(|r| r[f]).collect())
+            .collect()
     }
 
     #[test]
@@ -462,17 +603,28 @@ pub(crate) mod tests {
                     let (rows, labels) = random_data(seed, 20 + (seed as usize % 50), &domains);
                     let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
                     let cols = columns_of(&rows, domains.len());
-                    let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else { continue };
+                    let data =
+                        Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else {
+                        continue;
+                    };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).rev().collect();
                     let fast = find_rs(&ts, &order, tau);
-                    let rows_order: Vec<usize> = order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
-                    let (rules, buckets) = naive_find_rs(&schema, &rows, &labels, &rows_order, tau as usize);
+                    let rows_order: Vec<usize> = order
+                        .iter()
+                        .map(|&i| ts.pos_rows[i as usize] as usize)
+                        .collect();
+                    let (rules, buckets) =
+                        naive_find_rs(&schema, &rows, &labels, &rows_order, tau as usize);
                     assert_eq!(fast.rules, rules, "seed {seed} kind {kind:?} tau {tau}");
                     let fast_buckets: Vec<Vec<usize>> = fast
                         .buckets
                         .iter()
-                        .map(|b| b.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect())
+                        .map(|b| {
+                            b.iter()
+                                .map(|&i| ts.pos_rows[i as usize] as usize)
+                                .collect()
+                        })
                         .collect();
                     assert_eq!(fast_buckets, buckets);
                 }
@@ -501,8 +653,11 @@ pub(crate) mod tests {
                     }
                     let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
                     let cols = columns_of(&keep_rows, domains.len());
-                    let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &keep_labels) else { continue };
+                    let data =
+                        Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &keep_labels) else {
+                        continue;
+                    };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
                     let run = find_rs(&ts, &order, tau);
                     for i in 0..run.rules.len() {
@@ -510,7 +665,10 @@ pub(crate) mod tests {
                             let row = ts.pos_codes(p as usize);
                             assert!(run.rules[i].covers_row(&schema, row));
                             for j in 0..i {
-                                assert!(!run.rules[j].covers_row(&schema, row), "Prop 4.1, seed {seed}");
+                                assert!(
+                                    !run.rules[j].covers_row(&schema, row),
+                                    "Prop 4.1, seed {seed}"
+                                );
                             }
                         }
                     }

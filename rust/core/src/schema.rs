@@ -58,7 +58,9 @@ impl Schema {
             )));
         }
         if domain_sizes.is_empty() {
-            return Err(FindRsError::InvalidData("there are no feature columns".into()));
+            return Err(FindRsError::InvalidData(
+                "there are no feature columns".into(),
+            ));
         }
         if let Some(f) = domain_sizes.iter().position(|&d| d == 0) {
             return Err(FindRsError::InvalidData(format!(
@@ -73,7 +75,13 @@ impl Schema {
             n_slots += d as usize + 1;
             feature_of_slot.extend(std::iter::repeat_n(f as u32, d as usize + 1));
         }
-        Ok(Self { domain_sizes, kinds, offsets, n_slots, feature_of_slot })
+        Ok(Self {
+            domain_sizes,
+            kinds,
+            offsets,
+            n_slots,
+            feature_of_slot,
+        })
     }
 
     /// The same kind for every feature (the paper's global AV or OH encoding).

@@ -33,10 +33,16 @@ impl TrainingSet {
             )));
         }
         data.check_training(&schema)?;
-        let pos_rows: Vec<u32> = (0..labels.len() as u32).filter(|&r| labels[r as usize]).collect();
-        let neg_rows: Vec<u32> = (0..labels.len() as u32).filter(|&r| !labels[r as usize]).collect();
+        let pos_rows: Vec<u32> = (0..labels.len() as u32)
+            .filter(|&r| labels[r as usize])
+            .collect();
+        let neg_rows: Vec<u32> = (0..labels.len() as u32)
+            .filter(|&r| !labels[r as usize])
+            .collect();
         if pos_rows.is_empty() {
-            return Err(FindRsError::InvalidData("the training set has no positive row".into()));
+            return Err(FindRsError::InvalidData(
+                "the training set has no positive row".into(),
+            ));
         }
         let m = schema.n_features();
         let slot_words = words_for(schema.n_slots());
@@ -85,7 +91,10 @@ impl TrainingSet {
                 e.1 += 1;
             }
         }
-        seen.values().filter(|(p, n)| *p > 0 && *n > 0).map(|(p, n)| p + n).sum()
+        seen.values()
+            .filter(|(p, n)| *p > 0 && *n > 0)
+            .map(|(p, n)| p + n)
+            .sum()
     }
 
     #[inline]

@@ -1,0 +1,433 @@
+"""Runs the paper's protocol and stores one row per (dataset, split, method, encoding, T).
+
+Raw results go to ``<out>/raw/results.csv`` (checkpointed after every split, merged with what is
+already there, so separate invocations, e.g. ``--datasets connect-4``, add up), the BP pruning
+curves of Figure 1 to ``<out>/raw/pruning_curves.csv``, and what was run where and how long it took
+to ``<out>/raw/run_info.json``. The report (``report.py``) is built from these files only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .protocol import (
+    BASELINE_ENCODINGS,
+    BASELINES,
+    CV_FOLDS,
+    DATASETS,
+    FIGURE1_DATASETS,
+    LARGE,
+    PAPER_CONNECT4_T,
+    TOLERANCE,
+)
+
+COLUMNS: dict[str, pl.DataType] = {
+    "dataset": pl.String,
+    "split": pl.Int64,
+    "method": pl.String,
+    "encoding": pl.String,
+    "T": pl.Int64,  # 1 for FIND-RS, the number of runs for BO/BP, 0 for the baselines
+    "tolerance": pl.Int64,
+    "status": pl.String,  # ok | exceeded | error
+    "accuracy": pl.Float64,
+    "f1": pl.Float64,
+    "train_accuracy": pl.Float64,
+    "n_rules": pl.Int64,  # FIND-RS rules, BP's K, RIPPER rules, CART leaves
+    "n_rules_found": pl.Int64,  # BO/BP: distinct rules of the T runs
+    "cv_score": pl.Float64,  # 5-fold CV accuracy on the training half (baselines: of the best setting)
+    "fit_seconds": pl.Float64,  # the final fit on the training half
+    "select_seconds": pl.Float64,  # grid search / encoding CV on the training half
+    "seconds": pl.Float64,  # everything for this row
+    "params": pl.String,
+    "contradictions": pl.Int64,
+    "n_train": pl.Int64,
+    "n_test": pl.Int64,
+    "fits_done": pl.Int64,
+    "fits_total": pl.Int64,
+    "note": pl.String,
+}
+KEY = ("dataset", "split", "method", "encoding", "T")
+CURVE_COLUMNS: dict[str, pl.DataType] = {
+    "dataset": pl.String, "split": pl.Int64, "encoding": pl.String, "T": pl.Int64, "tolerance": pl.Int64,
+    "K": pl.Int64, "train_accuracy": pl.Float64, "test_accuracy": pl.Float64, "auto_K": pl.Int64,
+}
+
+
+# --------------------------------------------------------------------------- #
+# Storage
+# --------------------------------------------------------------------------- #
+
+
+class Store:
+    """The raw per-split rows, keyed by (dataset, split, method, encoding, T)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rows: dict[tuple, dict[str, Any]] = {}
+        if path.exists():
+            for row in read_results(path).iter_rows(named=True):
+                self.rows[tuple(row[k] for k in KEY)] = row
+
+    def has(self, key: tuple) -> bool:
+        return key in self.rows
+
+    def put(self, row: dict[str, Any]) -> None:
+        full = {c: row.get(c) for c in COLUMNS}
+        self.rows[tuple(full[k] for k in KEY)] = full
+
+    def frame(self) -> pl.DataFrame:
+        if not self.rows:
+            return pl.DataFrame(schema=COLUMNS)
+        order = {d: i for i, d in enumerate(DATASETS)}
+        df = pl.DataFrame(list(self.rows.values()), schema=COLUMNS, orient="row")
+        return df.with_columns(pl.col("dataset").replace_strict(order, default=99).alias("_o")).sort(
+            ["_o", "split", "method", "encoding", "T"]).drop("_o")
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        self.frame().write_csv(tmp)
+        tmp.replace(self.path)
+
+
+def read_results(path: Path) -> pl.DataFrame:
+    return pl.read_csv(path, schema=COLUMNS)
+
+
+def read_curves(path: Path) -> pl.DataFrame:
+    return pl.read_csv(path, schema=CURVE_COLUMNS)
+
+
+# --------------------------------------------------------------------------- #
+# Progress
+# --------------------------------------------------------------------------- #
+
+
+class Log:
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def __call__(self, msg: str) -> None:
+        el = int(time.perf_counter() - self.start)
+        now = _dt.datetime.now().strftime("%H:%M:%S")
+        print(f"[{now} +{el // 3600}:{el // 60 % 60:02d}:{el % 60:02d}] {msg}", flush=True)
+
+
+# --------------------------------------------------------------------------- #
+# The findrs methods
+# --------------------------------------------------------------------------- #
+
+
+def _metrics(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:
+    from sklearn.metrics import accuracy_score, f1_score
+
+    return float(accuracy_score(y_true, y_pred)), float(f1_score(y_true, y_pred, zero_division=0))
+
+
+def _fit(frame: pl.DataFrame, method: str, encoding: str, tau: int, T: int, seed: int):
+    import findrs
+
+    from .. import ContradictionWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContradictionWarning)
+        return findrs.fit(frame, "class", method=method, encoding=encoding, tolerance=tau, T=T,
+                          random_state=seed, n_jobs=1)
+
+
+def _folds(y: np.ndarray, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    from sklearn.model_selection import StratifiedKFold
+
+    return list(StratifiedKFold(n_splits=CV_FOLDS, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
+
+
+def run_findrs(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, opts: "Options", store: Store,
+               curves: dict[str, pl.DataFrame], log: Log) -> None:
+    tau = TOLERANCE.get(ds, 0)
+    y_tr = train["class"].to_numpy()
+    y_te = test["class"].to_numpy()
+    do_cv = ds not in LARGE or split < opts.large_splits
+    folds = _folds(y_tr, split) if do_cv else []
+    runs: list[tuple[str, int, bool]] = [("find-rs", 1, True), ("bo", opts.T, True), ("bp", opts.T, True)]
+    if ds in LARGE and opts.paper_t and opts.T != PAPER_CONNECT4_T:
+        runs += [("bo", PAPER_CONNECT4_T, False), ("bp", PAPER_CONNECT4_T, False)]
+    for enc in ("av", "oh"):
+        for method, T, cv_this in runs:
+            key = (ds, split, method, enc, T)
+            if opts.resume and store.has(key):
+                continue
+            t0 = time.perf_counter()
+            model = _fit(train, method, enc, tau, T, split)
+            fit_s = time.perf_counter() - t0
+            acc, f1 = _metrics(y_te, model.predict_mask(test))
+            train_acc = float(np.mean(model.predict_mask(train) == y_tr))
+            cv, select_s = None, None
+            if do_cv and cv_this:
+                t1 = time.perf_counter()
+                scores = []
+                for tr, va in folds:
+                    m = _fit(train[tr], method, enc, tau, T, split)
+                    scores.append(float(np.mean(m.predict_mask(train[va]) == y_tr[va])))
+                cv, select_s = float(np.mean(scores)), time.perf_counter() - t1
+            store.put({
+                "dataset": ds, "split": split, "method": method, "encoding": enc, "T": T, "tolerance": tau,
+                "status": "ok", "accuracy": acc, "f1": f1, "train_accuracy": train_acc,
+                "n_rules": model.n_rules, "n_rules_found": model.n_rules_found, "cv_score": cv,
+                "fit_seconds": fit_s, "select_seconds": select_s, "seconds": time.perf_counter() - t0,
+                "params": json.dumps({"tolerance": tau, "T": T, "random_state": split, "n_jobs": 1}),
+                "contradictions": model.contradictions, "n_train": train.height, "n_test": test.height,
+            })
+            name = {"find-rs": "FIND-RS", "bo": f"BO{T}", "bp": f"BP{T}"}[method]
+            extra = f", K={model.n_rules}/{model.n_rules_found}" if method == "bp" else f", {model.n_rules_found} rules"
+            cvs = f", cv {cv:.3f} ({select_s:.1f} s)" if cv is not None else ""
+            log(f"{ds} split {split} {name} {enc.upper()}: acc {acc:.3f} f1 {f1:.3f}{extra} (fit {fit_s:.2f} s{cvs})")
+            if method == "bp" and enc == "av" and split == 0 and T == opts.T and ds in FIGURE1_DATASETS:
+                curve = model.pruning_curve(train, test)
+                curves[ds] = curve.select(
+                    pl.lit(ds).alias("dataset"), pl.lit(split).alias("split"), pl.lit(enc).alias("encoding"),
+                    pl.lit(T).alias("T"), pl.lit(tau).alias("tolerance"), pl.col("K").cast(pl.Int64),
+                    "train_accuracy", "test_accuracy", pl.lit(model.n_rules).alias("auto_K"),
+                ).cast(CURVE_COLUMNS)
+
+
+# --------------------------------------------------------------------------- #
+# The baselines
+# --------------------------------------------------------------------------- #
+
+
+def run_baselines(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, opts: "Options", store: Store,
+                  worker: Any, log: Log) -> None:
+    from .baselines import build_data, task_inputs
+
+    data = None
+    for name in opts.baselines:
+        encs = BASELINE_ENCODINGS[name]
+        spent = 0.0
+        for i, enc in enumerate(encs):
+            key = (ds, split, name, enc, 0)
+            if opts.resume and store.has(key):
+                continue
+            if data is None:
+                data = build_data(train, test)
+            budget = max((opts.budget - spent) / (len(encs) - i), 0.0)
+            task = {"name": name, "seed": split, "budget": budget, "y_train": data.y_train, "y_test": data.y_test,
+                    **task_inputs(name, enc, data)}
+            label = f"{ds} split {split} {name.upper()} {enc.upper()}"
+            res = worker.run(task, lambda m, label=label: log(f"{label}: {m}"))
+            spent += float(res.get("seconds") or 0.0)
+            row = {"dataset": ds, "split": split, "method": name, "encoding": enc, "T": 0,
+                   "tolerance": None, "n_train": train.height, "n_test": test.height, **res}
+            row["note"] = (row.get("note") or "").strip().replace("\n", " | ") or None
+            store.put(row)
+            if res["status"] == "ok":
+                rules = f", {res['n_rules']} {'rules' if name == 'ripper' else 'leaves'}" if res.get("n_rules") is not None else ""
+                log(f"{label}: acc {res['accuracy']:.3f} f1 {res['f1']:.3f}{rules}, best {res['params']} "
+                    f"(grid {res['select_seconds']:.1f} s, fit {res['fit_seconds']:.2f} s)")
+            else:
+                log(f"{label}: NOT RUN ({res['status']}) after {res.get('seconds', 0):.0f} s, "
+                    f"{res.get('fits_done')}/{res.get('fits_total')} fits: {row['note']}")
+
+
+# --------------------------------------------------------------------------- #
+# Machine and invocation
+# --------------------------------------------------------------------------- #
+
+
+def machine_info() -> dict[str, Any]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                ram = round(int(line.split()[1]) / 1024**2, 1)
+    except OSError:
+        pass
+    try:
+        nproc = int(subprocess.run(["nproc"], capture_output=True, text=True, check=True).stdout.strip())
+    except (OSError, ValueError, subprocess.CalledProcessError):
+        nproc = os.cpu_count()
+    versions = {"python": platform.python_version()}
+    for mod in ("findrs", "polars", "numpy", "sklearn", "wittgenstein", "pandas", "matplotlib"):
+        try:
+            versions[mod] = __import__(mod).__version__
+        except Exception:  # noqa: BLE001
+            versions[mod] = None
+    return {"nproc": nproc, "cpu": cpu, "ram_gib": ram, "platform": platform.platform(), "versions": versions}
+
+
+@dataclass
+class Options:
+    data_dir: Path
+    out: Path
+    splits: int = 10
+    datasets: list[str] = field(default_factory=lambda: list(DATASETS))
+    T: int = 100
+    baselines: list[str] = field(default_factory=lambda: list(BASELINES))
+    skip_baselines: bool = False
+    skip_findrs: bool = False
+    budget: float = 1200.0
+    large_splits: int = 1
+    paper_t: bool = True
+    resume: bool = False
+    fresh: bool = False
+    tables_only: bool = False
+
+
+def parse_args(argv: list[str] | None) -> Options:
+    ap = argparse.ArgumentParser(
+        prog="python -m findrs.experiments",
+        description="Reproduce the experiments of 'Bayes Point Rule Set Learning' (Section 5).",
+    )
+    ap.add_argument("--data-dir", default=os.environ.get("FINDRS_DATA_DIR", "../shared/datasets"),
+                    help="directory with the UCI files (default: $FINDRS_DATA_DIR or ../shared/datasets)")
+    ap.add_argument("--out", default="results", help="output directory (default: results)")
+    ap.add_argument("--splits", type=int, default=10, help="random 50/50 splits, seeds 0..N-1 (default 10)")
+    ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS), metavar="NAME",
+                    help=f"datasets to run (default: all 11: {' '.join(DATASETS)})")
+    ap.add_argument("--T", type=int, default=100, help="runs of FIND-RS-BO/BP (default 100)")
+    ap.add_argument("--baselines", nargs="+", default=list(BASELINES), choices=list(BASELINES),
+                    help="baselines to run (default: all)")
+    ap.add_argument("--skip-baselines", action="store_true", help="run only the findrs methods")
+    ap.add_argument("--skip-findrs", action="store_true", help="run only the baselines")
+    ap.add_argument("--budget", type=float, default=1200.0,
+                    help="wall-clock seconds per baseline per split (all its encodings; default 1200)")
+    ap.add_argument("--large-splits", type=int, default=1,
+                    help="splits on which connect-4's baselines and encoding CV run (default 1, as the paper)")
+    ap.add_argument("--no-paper-t", dest="paper_t", action="store_false",
+                    help="do not also run connect-4's BO/BP with the paper's T=20")
+    ap.add_argument("--resume", action="store_true", help="skip rows already in <out>/raw/results.csv")
+    ap.add_argument("--fresh", action="store_true", help="discard <out>/raw before running")
+    ap.add_argument("--tables-only", action="store_true", help="rebuild the tables and figure from <out>/raw")
+    a = ap.parse_args(argv)
+    datasets = [d for d in DATASETS if d in a.datasets]  # the paper's order, connect-4 last
+    return Options(Path(a.data_dir), Path(a.out), a.splits, datasets, a.T, list(a.baselines), a.skip_baselines,
+                   a.skip_findrs, a.budget, a.large_splits, a.paper_t, a.resume, a.fresh, a.tables_only)
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = parse_args(argv)
+    from . import report
+
+    raw = opts.out / "raw"
+    if opts.tables_only:
+        report.write_report(opts.out)
+        print(f"wrote {opts.out / 'README.md'}")
+        return 0
+    if not opts.skip_baselines:
+        missing = [m for m in ("sklearn", "wittgenstein", "pandas") if not _importable(m)]
+        if missing:
+            print(f"error: the baselines need {', '.join(missing)}: pip install 'findrs[experiments]' "
+                  f"(or pass --skip-baselines)", file=sys.stderr)
+            return 2
+    if not _importable("sklearn"):
+        print("error: the protocol's folds and metrics need scikit-learn: pip install 'findrs[experiments]'",
+              file=sys.stderr)
+        return 2
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:
+        pass
+    if opts.fresh and raw.exists():
+        for p in raw.iterdir():
+            p.unlink()
+    raw.mkdir(parents=True, exist_ok=True)
+    store = Store(raw / "results.csv")
+    curves_path = raw / "pruning_curves.csv"
+    curves: dict[str, pl.DataFrame] = {}
+    if curves_path.exists():
+        old = read_curves(curves_path)
+        curves = {d: old.filter(pl.col("dataset") == d) for d in old["dataset"].unique().to_list()}
+    info_path = raw / "run_info.json"
+    info = json.loads(info_path.read_text()) if info_path.exists() else {"invocations": []}
+    invocation = {
+        "command": "python -m findrs.experiments " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
+        "started": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "options": {"splits": opts.splits, "datasets": opts.datasets, "T": opts.T, "baselines": opts.baselines,
+                    "skip_baselines": opts.skip_baselines, "skip_findrs": opts.skip_findrs, "budget": opts.budget,
+                    "large_splits": opts.large_splits, "paper_t": opts.paper_t, "resume": opts.resume},
+        "datasets": {},
+    }
+    info["invocations"].append(invocation)
+    log = Log()
+    worker = None
+    if not opts.skip_baselines:
+        from .baselines import Worker
+
+        worker = Worker()
+    from ..datasets import load_uci, train_test_split
+
+    log(f"findrs experiments: {len(opts.datasets)} datasets, {opts.splits} splits, T={opts.T}, "
+        f"baselines: {'none' if opts.skip_baselines else ', '.join(opts.baselines)}; out {opts.out}")
+    try:
+        for ds in opts.datasets:
+            t_ds = time.perf_counter()
+            df = load_uci(ds, opts.data_dir)
+            timing = {"findrs_seconds": 0.0, "baselines_seconds": 0.0}
+            if not opts.skip_findrs:
+                t0 = time.perf_counter()
+                for split in range(opts.splits):
+                    train, test = train_test_split(df, 0.5, split)
+                    run_findrs(ds, split, train, test, opts, store, curves, log)
+                    store.save()
+                    _save_curves(curves, curves_path)
+                timing["findrs_seconds"] = time.perf_counter() - t0
+            if worker is not None:
+                t0 = time.perf_counter()
+                n = min(opts.splits, opts.large_splits) if ds in LARGE else opts.splits
+                for split in range(n):
+                    train, test = train_test_split(df, 0.5, split)
+                    run_baselines(ds, split, train, test, opts, store, worker, log)
+                    store.save()
+                timing["baselines_seconds"] = time.perf_counter() - t0
+            timing["seconds"] = time.perf_counter() - t_ds
+            invocation["datasets"][ds] = timing
+            log(f"{ds} done in {timing['seconds']:.0f} s (findrs {timing['findrs_seconds']:.0f} s, "
+                f"baselines {timing['baselines_seconds']:.0f} s)")
+            invocation["seconds"] = time.perf_counter() - log.start
+            info_path.write_text(json.dumps(info, indent=1))
+    finally:
+        if worker is not None:
+            worker.close()
+        invocation["finished"] = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+        invocation["seconds"] = time.perf_counter() - log.start
+        info_path.write_text(json.dumps(info, indent=1))
+        store.save()
+    report.write_report(opts.out)
+    log(f"done in {invocation['seconds']:.0f} s; wrote {opts.out / 'README.md'}")
+    return 0
+
+
+def _save_curves(curves: dict[str, pl.DataFrame], path: Path) -> None:
+    if curves:
+        pl.concat(list(curves.values())).write_csv(path)
+
+
+def _importable(mod: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(mod) is not None
