@@ -51,11 +51,14 @@ impl Fenwick {
     }
 }
 
-/// `correct[k]`: training rows classified correctly by the top `k + 1` rules.
+/// `correct[k]`: training rows classified correctly by the top `k + 1` rules; also, for each
+/// rule, the positive and negative rows it covers (found on the way).
 #[derive(Clone, Debug)]
 pub struct PruningCurve {
     pub correct: Vec<u32>,
     pub n_rows: usize,
+    pub pos_covered: Vec<u32>,
+    pub neg_covered: Vec<u32>,
 }
 
 impl PruningCurve {
@@ -107,12 +110,17 @@ pub fn pruning_curve(
     neg.add(0, n as i64 - n_pos);
     let mut score = vec![0u64; n];
     let mut correct = Vec::with_capacity(rules.len());
+    let mut pos_covered = Vec::with_capacity(rules.len());
+    let mut neg_covered = Vec::with_capacity(rules.len());
     let mut kept = 0u64;
     const CHUNK: usize = 2048;
     for (c, chunk) in rules.chunks(CHUNK).enumerate() {
         let cover = covered_rows(schema, index, chunk);
         for (j, rows) in cover.iter().enumerate() {
             let a = alpha[c * CHUNK + j] as u64;
+            let p = rows.iter().filter(|&&r| labels[r as usize]).count() as u32;
+            pos_covered.push(p);
+            neg_covered.push(rows.len() as u32 - p);
             for &r in rows {
                 let r = r as usize;
                 let tree = if labels[r] { &mut pos } else { &mut neg };
@@ -126,7 +134,12 @@ pub fn pruning_curve(
             correct.push(ok as u32);
         }
     }
-    PruningCurve { correct, n_rows: n }
+    PruningCurve {
+        correct,
+        n_rows: n,
+        pos_covered,
+        neg_covered,
+    }
 }
 
 #[cfg(test)]
@@ -146,6 +159,8 @@ mod tests {
         let c = PruningCurve {
             correct: vec![50, 80, 97, 99, 100],
             n_rows: 100,
+            pos_covered: vec![],
+            neg_covered: vec![],
         };
         assert_eq!(c.auto_k(0.99), 4);
         assert_eq!(c.auto_k(0.97), 3);

@@ -49,7 +49,10 @@ pub struct Fitted {
 
 impl Fitted {
     fn new(model: RuleModel, curve: Option<PruningCurve>, data: &Columns, labels: &[bool]) -> Self {
-        let (pos_covered, neg_covered) = model.coverage_counts(data, labels);
+        let (pos_covered, neg_covered) = match &curve {
+            Some(c) => (c.pos_covered.clone(), c.neg_covered.clone()),
+            None => model.coverage_counts(data, labels),
+        };
         let contradictions = TrainingSet::contradictions(data, labels);
         Self {
             model,

@@ -80,21 +80,52 @@ impl TrainingSet {
     }
 
     /// Rows identical in every feature to a row of the other label (SPEC 1 contradictions).
+    /// Rows are hashed column by column, sorted by hash, and compared exactly within a hash.
     pub fn contradictions(data: &Columns, labels: &[bool]) -> usize {
-        use std::collections::HashMap;
-        let mut seen: HashMap<Vec<u32>, (usize, usize)> = HashMap::new();
-        for (r, &y) in labels.iter().enumerate() {
-            let e = seen.entry(data.row(r)).or_default();
-            if y {
-                e.0 += 1;
-            } else {
-                e.1 += 1;
+        let n = data.n_rows();
+        let mut hash = vec![0xcbf2_9ce4_8422_2325u64; n];
+        for f in 0..data.n_features() {
+            for (h, &c) in hash.iter_mut().zip(data.column(f)) {
+                *h = (h.rotate_left(23) ^ c as u64).wrapping_mul(0x0000_0100_0000_01b3);
             }
         }
-        seen.values()
-            .filter(|(p, n)| *p > 0 && *n > 0)
-            .map(|(p, n)| p + n)
-            .sum()
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&r| hash[r as usize]);
+        let same = |a: u32, b: u32| {
+            (0..data.n_features()).all(|f| data.code(a as usize, f) == data.code(b as usize, f))
+        };
+        let mut total = 0;
+        let mut start = 0;
+        while start < n {
+            let h = hash[order[start] as usize];
+            let end = start
+                + order[start..]
+                    .iter()
+                    .take_while(|&&r| hash[r as usize] == h)
+                    .count();
+            // Within one hash: group identical rows (first member as representative).
+            let mut groups: Vec<(u32, usize, usize)> = Vec::new();
+            for &r in &order[start..end] {
+                let y = labels[r as usize];
+                match groups.iter_mut().find(|g| same(g.0, r)) {
+                    Some(g) => {
+                        if y {
+                            g.1 += 1
+                        } else {
+                            g.2 += 1
+                        }
+                    }
+                    None => groups.push((r, y as usize, (!y) as usize)),
+                }
+            }
+            total += groups
+                .iter()
+                .filter(|g| g.1 > 0 && g.2 > 0)
+                .map(|g| g.1 + g.2)
+                .sum::<usize>();
+            start = end;
+        }
+        total
     }
 
     #[inline]
@@ -124,5 +155,23 @@ impl TrainingSet {
     #[inline]
     pub fn pos_slots(&self, i: usize) -> &[u64] {
         &self.pos_slots[i * self.slot_words..(i + 1) * self.slot_words]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{ConstraintKind, Schema};
+
+    #[test]
+    fn counts_rows_of_feature_vectors_with_both_labels() {
+        let schema = Schema::uniform(vec![2, 3], ConstraintKind::AttributeValue).unwrap();
+        let a = [0u32, 0, 1, 0, 1, 1];
+        let b = [2u32, 2, 0, 2, 0, 1];
+        let data = Columns::new(&schema, vec![&a, &b]).unwrap();
+        // (0,2) x3 with labels T,F,T -> 3 rows; (1,0) x2 both T -> 0; (1,1) alone -> 0.
+        let labels = [true, false, true, true, true, false];
+        assert_eq!(TrainingSet::contradictions(&data, &labels), 3);
+        assert_eq!(TrainingSet::contradictions(&data, &[true; 6]), 0);
     }
 }
