@@ -106,7 +106,8 @@ class FeatureEncoder:
         at or below the nudged value."""
         assert self.edges is not None
         inner = pl.Series(self.edges[1:-1], dtype=pl.Float64)
-        nudged = x + (_ATOL + _RTOL * x.abs())
+        # (An infinity stays itself: -inf + inf would be NaN.) Infinities fall in the end bins.
+        nudged = pl.when(x.is_infinite()).then(x).otherwise(x + (_ATOL + _RTOL * x.abs()))
         index = pl.lit(inner).search_sorted(nudged, side="right").cast(pl.UInt32)
         return pl.when(x.is_null()).then(None).otherwise(index)
 
@@ -229,7 +230,9 @@ def fit_transform(
             # Null, if present, sorts first; it is taken out below (dropping it here costs more).
             stats.append(key.unique().sort().implode().alias(f"{name}\0values"))
         if family in ("integer", "float"):
+            # Bin edges span the finite values; infinities fall into the end bins.
             x = _float(col)
+            x = x.filter(x.is_finite())
             stats += [x.min().alias(f"{name}\0min"), x.max().alias(f"{name}\0max")]
         stats.append(col.null_count().alias(f"{name}\0nulls"))
         kinds[name] = family
@@ -256,9 +259,8 @@ def fit_transform(
             lo, hi = row[f"{name}\0min"], row[f"{name}\0max"]
             if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
                 raise FindRSInputError(
-                    f"numeric feature column {name!r} has no finite values to bin (min {lo}, max {hi}); "
-                    f"drop it with features=[...] or replace infinities, e.g. "
-                    f"pl.col({name!r}).replace([float('inf'), float('-inf')], None)"
+                    f"numeric feature column {name!r} has no finite value to bin; "
+                    f"drop it with features=[...] or fill it, e.g. pl.col({name!r}).fill_null(0)"
                 )
             edges = tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
             enc = FeatureEncoder(name, str(dtype), "binned", (), edges, "float")

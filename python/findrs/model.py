@@ -14,8 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from . import _core
-from .encode import FeatureEncoder, encode_frame
+from . import _core, expressions
+from .encode import FeatureEncoder, check_columns, encode_frame
 from .errors import FindRSInputError
 from .frames import as_polars
 from .target import Target
@@ -53,6 +53,14 @@ class RuleSetModel:
         self.params: dict[str, Any] = dict(params)
         self._training: dict[str, Any] = dict(training)
         self._rules_df: pl.DataFrame | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickle (copy, joblib, multiprocessing) through the JSON form.
+        return self.to_dict()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        other = RuleSetModel.from_dict(state)
+        self.__dict__.update(other.__dict__)
 
     # ----------------------------------------------------------------- description
     @property
@@ -117,16 +125,7 @@ class RuleSetModel:
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
         """
-        s = self._scores(data).astype(np.float64)
-        return pl.Series("score", self._decision(s))
-
-    def _decision(self, s: np.ndarray) -> np.ndarray:
-        if self.method == "find-rs":
-            return s - 0.5
-        if self.method == "bo":
-            return s / self.T - 0.5
-        kept = float(sum(self._core.weights[: self.n_rules]))
-        return s / self.T - kept / float(self._core.total_weight) / 2.0
+        return pl.Series("score", self._core.decision(self._codes(data)))
 
     def predict_mask(self, data: Any) -> np.ndarray:
         """Boolean NumPy array: True where the model predicts the positive label."""
@@ -164,6 +163,90 @@ class RuleSetModel:
             raise FindRSInputError(f"target column {col!r} not found; the columns are {df.columns}")
         truth = (df.get_column(col) == self.target.positive).fill_null(False).to_numpy()
         return float(np.mean(self.predict_mask(df) == truth))
+
+    # ----------------------------------------------------------------- expressions
+    def predict_expr(self, *, labels: bool = True, engine: "expressions.Engine" = "auto") -> pl.Expr:
+        """The prediction as a Polars expression, for ``with_columns``, ``filter``, ``group_by``,
+        on DataFrames and LazyFrames (the streaming engine runs it batch by batch).
+
+        Args:
+            labels: the target's labels (named ``<target>_predicted``); ``False`` gives a
+                Boolean "is positive" mask (named ``<target>_is_positive``).
+            engine: ``"plugin"`` (the Rust expression plugin), ``"compiled"`` (plain Polars
+                expressions), or ``"auto"``: the compiled form for small models, the plugin
+                beyond ``expressions.COMPILED_MAX_CONSTRAINTS`` constraints.
+
+        Example:
+            >>> import findrs, polars as pl
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.lazy().with_columns(m.predict_expr()).collect()["class_predicted"][0]
+            'positive'
+        """
+        mask = expressions.mask_expr(self, engine)
+        if not labels or self.target.negative is None:
+            return mask.alias(f"{self.target.name}_is_positive" if labels is False else f"{self.target.name}_predicted")
+        pos, neg = pl.lit(self.target.positive), pl.lit(self.target.negative)
+        out = pl.when(mask).then(pos).otherwise(neg)
+        dtype = _parse_dtype(self.target.dtype)
+        if dtype is not None and dtype != pl.Categorical:
+            out = out.cast(dtype)
+        return out.alias(f"{self.target.name}_predicted")
+
+    def score_expr(self, *, engine: "expressions.Engine" = "auto") -> pl.Expr:
+        """``decision_function`` as a Float64 Polars expression named ``<target>_score``."""
+        return expressions.score_expr(self, engine).alias(f"{self.target.name}_score")
+
+    def explain_expr(self, *, top: int | None = None) -> pl.Expr:
+        """The ids of the voting rules that fire on each row (``List[UInt32]``, heaviest first
+        for BO/BP; ids index ``model.rules``), named ``fired_rules``; ``top`` keeps the first n."""
+        e = expressions.fired_expr(self)
+        if top is not None:
+            e = e.list.head(int(top))
+        return e.alias("fired_rules")
+
+    def to_expr(self) -> pl.Expr:
+        """The prediction (a Boolean mask) compiled to plain Polars expressions: the DNF as
+        ``any_horizontal(all_horizontal(...))``, BO's vote count, BP's weighted sum against its
+        threshold. Needs no plugin; practical up to a few thousand constraints."""
+        return expressions.mask_expr(self, "compiled").alias(f"{self.target.name}_is_positive")
+
+    def explain(self, data: Any, *, top: int | None = None) -> pl.DataFrame:
+        """Per row: the prediction, the score and the rules that fire (SPEC 6).
+
+        Returns a DataFrame with columns ``<target>_predicted``, ``<target>_score``,
+        ``fired_rules`` (rule ids, heaviest first for BO/BP) and ``fired_texts``; ``top`` keeps
+        the ``top`` heaviest fired rules.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+        """
+        df = as_polars(data)
+        check_columns(df, self.encoders)
+        return df.select(self.explain_exprs(top=top)).with_columns(self._texts_expr())
+
+    def explain_exprs(self, *, top: int | None = None) -> list[pl.Expr]:
+        """The expressions behind :meth:`explain` (prediction, score, fired rule ids); add
+        the texts with ``.with_columns(model.fired_texts_expr())`` afterwards."""
+        return [self.predict_expr(), self.score_expr(), self.explain_expr(top=top)]
+
+    def _texts_expr(self) -> pl.Expr:
+        texts = pl.Series([rule_text(self.encoders, c) for c in self._constraints()[: self.n_rules]], dtype=pl.String)
+        ids = pl.Series(range(len(texts)), dtype=pl.UInt32)
+        return (
+            pl.col("fired_rules")
+            .list.eval(pl.element().replace_strict(ids, texts, return_dtype=pl.String))
+            .alias("fired_texts")
+        )
+
+    fired_texts_expr = _texts_expr
+
+    def to_sql(self, *, table: str | None = None, output: str = "predict") -> str:
+        """The model as a SQL expression (or, with ``table``, a ``SELECT``) computing exactly what
+        ``predict`` computes (``output="score"``: the integer score); see ``findrs.sql``."""
+        from .sql import model_to_sql
+
+        return model_to_sql(self, table=table, output=output)
 
     # ----------------------------------------------------------------- rules
     def _constraints(self) -> list[list[tuple[int, list[int]]]]:

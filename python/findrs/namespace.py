@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from .encode import check_columns
 from .learn import fit as _fit
 from .model import RuleSetModel
 
@@ -27,10 +28,16 @@ class DataFrameNamespace:
         """``findrs.fit(df, target, positive, **kwargs)``; see :func:`findrs.fit`."""
         return _fit(self._df, target, positive, **kwargs)
 
-    def predict(self, model: RuleSetModel, *, name: str | None = None) -> pl.DataFrame:
+    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: str = "auto") -> pl.DataFrame:
         """The frame with a prediction column (default name ``<target>_predicted``)."""
-        col = name or f"{model.target.name}_predicted"
-        return self._df.with_columns(model.predict(self._df).alias(col))
+        check_columns(self._df, model.encoders)
+        expr = model.predict_expr(engine=engine)  # type: ignore[arg-type]
+        return self._df.with_columns(expr.alias(name) if name else expr)
+
+    def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.DataFrame:
+        """The frame with the prediction, the score and the fired rules (ids and texts)."""
+        check_columns(self._df, model.encoders)
+        return self._df.with_columns(model.explain_exprs(top=top)).with_columns(model.fired_texts_expr())
 
 
 @pl.api.register_lazyframe_namespace("findrs")
@@ -41,3 +48,14 @@ class LazyFrameNamespace:
     def fit(self, target: str, positive: Any | None = None, **kwargs: Any) -> RuleSetModel:
         """Collects the frame once and fits; see :func:`findrs.fit`."""
         return _fit(self._lf.collect(), target, positive, **kwargs)
+
+    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: str = "auto") -> pl.LazyFrame:
+        """The query with a prediction column added (lazy; streams)."""
+        check_columns(self._lf, model.encoders)
+        expr = model.predict_expr(engine=engine)  # type: ignore[arg-type]
+        return self._lf.with_columns(expr.alias(name) if name else expr)
+
+    def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.LazyFrame:
+        """The query with the prediction, the score and the fired rules (ids and texts)."""
+        check_columns(self._lf, model.encoders)
+        return self._lf.with_columns(model.explain_exprs(top=top)).with_columns(model.fired_texts_expr())

@@ -184,6 +184,74 @@ impl RuleModel {
         scores
     }
 
+    /// The signed decision value of an integer score: positive exactly where the row is
+    /// predicted positive. FIND-RS: score - 1/2; BO: score / T - 1/2; BP: score / T - gamma_K / 2.
+    pub fn decision(&self, score: u32) -> f64 {
+        let s = score as f64;
+        match self.method {
+            Method::FindRs => s - 0.5,
+            Method::Bo => s / self.n_runs as f64 - 0.5,
+            Method::Bp => {
+                let kept: u64 = self.weights[..self.n_kept].iter().map(|&w| w as u64).sum();
+                let gamma = if self.total_weight == 0 { 0.0 } else { kept as f64 / self.total_weight as f64 };
+                s / self.n_runs as f64 - gamma / 2.0
+            }
+        }
+    }
+
+    /// For every row, the ids of the voting rules that cover it, in rule order (heaviest first
+    /// for BO/BP), as CSR: row `r`'s ids are `ids[offsets[r]..offsets[r + 1]]`.
+    pub fn fired(&self, data: &Columns) -> (Vec<u64>, Vec<u32>) {
+        let n = data.n_rows();
+        let terms = self.kept_terms();
+        let blocks: Vec<(usize, usize)> =
+            (0..n).step_by(BLOCK_ROWS).map(|s| (s, (s + BLOCK_ROWS).min(n))).collect();
+        let parts: Vec<(Vec<u32>, Vec<u32>)> = blocks
+            .par_iter()
+            .map(|&(s, e)| {
+                let index = RowIndex::from_all(&self.schema, &data.slice(s, e));
+                let rows = e - s;
+                // Two passes over the rules: count per row, then fill in rule order.
+                let mut counts = vec![0u32; rows];
+                for t in &terms {
+                    for w in 0..index.n_words() {
+                        bitset::for_each_one(&[index.covered_word(t, w)], |b| counts[w * 64 + b] += 1);
+                    }
+                }
+                let mut start = Vec::with_capacity(rows + 1);
+                let mut acc = 0u32;
+                for &c in &counts {
+                    start.push(acc);
+                    acc += c;
+                }
+                let mut ids = vec![0u32; acc as usize];
+                let mut fill = start.clone();
+                for (id, t) in terms.iter().enumerate() {
+                    for w in 0..index.n_words() {
+                        bitset::for_each_one(&[index.covered_word(t, w)], |b| {
+                            let r = w * 64 + b;
+                            ids[fill[r] as usize] = id as u32;
+                            fill[r] += 1;
+                        });
+                    }
+                }
+                (counts, ids)
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut all = Vec::new();
+        offsets.push(0u64);
+        for (counts, ids) in parts {
+            let mut at = *offsets.last().expect("offsets start at 0");
+            for c in counts {
+                at += c as u64;
+                offsets.push(at);
+            }
+            all.extend(ids);
+        }
+        (offsets, all)
+    }
+
     pub fn predict(&self, data: &Columns) -> Vec<bool> {
         let t = self.threshold();
         self.scores(data)
@@ -202,5 +270,56 @@ impl RuleModel {
                 (p, rs.len() as u32 - p)
             })
             .unzip()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::ConstraintKind;
+
+    fn model(method: Method) -> RuleModel {
+        let schema = Schema::uniform(vec![2, 3], ConstraintKind::OneHot).unwrap();
+        let rules = vec![
+            Rule::from_constraints(&schema, &[(0, vec![1])]).unwrap(),
+            Rule::from_constraints(&schema, &[(1, vec![0, 2])]).unwrap(),
+        ];
+        RuleModel {
+            schema,
+            method,
+            rules,
+            weights: vec![3, 1],
+            runs: vec![vec![0], vec![1], vec![0, 1]],
+            n_runs: 3,
+            n_kept: 2,
+            total_weight: 4,
+        }
+    }
+
+    #[test]
+    fn scores_fired_and_decisions_agree() {
+        // rows: (a, b) codes; code 2 of a / 3 of b are unseen values.
+        let a = [0u32, 1, 0, 2, 1];
+        let b = [1u32, 1, 2, 3, 0];
+        for method in [Method::FindRs, Method::Bo, Method::Bp] {
+            let m = model(method);
+            let data = Columns::new(&m.schema, vec![&a, &b]).unwrap();
+            let (offsets, ids) = m.fired(&data);
+            let fired: Vec<Vec<u32>> =
+                (0..5).map(|r| ids[offsets[r] as usize..offsets[r + 1] as usize].to_vec()).collect();
+            // rule 0: a = 1; rule 1: b not in {1} (unseen b passes).
+            assert_eq!(fired, vec![vec![], vec![0], vec![1], vec![1], vec![0, 1]]);
+            let scores = m.scores(&data);
+            let pred = m.predict(&data);
+            for r in 0..5 {
+                assert_eq!(pred[r], m.decision(scores[r]) > 0.0, "{method:?} row {r}");
+            }
+        }
+        let bp = model(Method::Bp);
+        let data = Columns::new(&bp.schema, vec![&a, &b]).unwrap();
+        assert_eq!(bp.scores(&data), vec![0, 3, 1, 1, 4]);
+        assert_eq!(bp.threshold(), 1); // floor(4 * 3 / 8)
+        let bo = model(Method::Bo);
+        assert_eq!(bo.scores(&Columns::new(&bo.schema, vec![&a, &b]).unwrap()), vec![0, 2, 2, 2, 3]);
     }
 }

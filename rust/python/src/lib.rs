@@ -9,6 +9,12 @@
 mod convert;
 mod fit;
 mod model;
+mod plugin;
+mod state;
+
+// Polars plugins must allocate with the allocator of the Python polars that calls them.
+#[global_allocator]
+static ALLOC: pyo3_polars::PolarsAllocator = pyo3_polars::PolarsAllocator::new();
 
 use pyo3::prelude::*;
 

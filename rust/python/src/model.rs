@@ -1,16 +1,13 @@
 //! `CoreModel`: a fitted rule model held in Rust, built by `fit` or from saved constraints.
 
-use crate::convert::{columns, core_err, guarded, schema, slices};
+use crate::convert::{columns, core_err, guarded, slices};
+use crate::state::{Constraints, ModelState};
 use findrs_core::best_k::pruning_curve;
-use findrs_core::model::{Method, RuleModel};
+use findrs_core::model::RuleModel;
 use findrs_core::row_index::RowIndex;
-use findrs_core::rule::Rule;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-
-/// A rule: its constraints as (feature index, allowed training codes), constrained features only.
-pub type Constraints = Vec<(usize, Vec<u32>)>;
 
 #[pyclass(module = "findrs._core", frozen)]
 pub struct CoreModel {
@@ -34,17 +31,52 @@ impl CoreModel {
         total_weight: u64,
     ) -> PyResult<Self> {
         guarded(|| {
-            let schema = schema(domain_sizes, &kinds)?;
-            let method = Method::parse(method).map_err(core_err)?;
-            let rules = rules
-                .iter()
-                .map(|c| Rule::from_constraints(&schema, c))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(core_err)?;
-            let inner = RuleModel { schema, method, rules, weights, runs, n_runs, n_kept, total_weight };
-            inner.validate().map_err(core_err)?;
-            Ok(Self { inner })
+            let state = ModelState {
+                domain_sizes,
+                kinds,
+                method: method.to_string(),
+                rules,
+                weights,
+                runs,
+                n_runs,
+                n_kept,
+                total_weight,
+            };
+            Ok(Self { inner: state.into_model().map_err(core_err)? })
         })
+    }
+
+    /// The model as compact JSON (what the expression plugin receives); with `voting_only`, a
+    /// BP model keeps just its top-K rules.
+    #[pyo3(signature = (voting_only=false))]
+    fn state_json(&self, voting_only: bool) -> String {
+        ModelState::from_model(&self.inner, voting_only).to_json()
+    }
+
+    /// Decision values (> 0 exactly where the prediction is positive).
+    fn decision<'py>(
+        &self,
+        py: Python<'py>,
+        columns_: Vec<PyReadonlyArray1<'py, u32>>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let sl = slices(&columns_)?;
+        let data = columns(&self.inner.schema, sl)?;
+        let m = &self.inner;
+        let out = py.detach(|| guarded(|| Ok(m.scores(&data).into_iter().map(|s| m.decision(s)).collect::<Vec<_>>())))?;
+        Ok(out.into_pyarray(py))
+    }
+
+    /// The voting rules covering each row, as CSR (offsets, rule ids).
+    #[allow(clippy::type_complexity)]
+    fn fired<'py>(
+        &self,
+        py: Python<'py>,
+        columns_: Vec<PyReadonlyArray1<'py, u32>>,
+    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
+        let sl = slices(&columns_)?;
+        let data = columns(&self.inner.schema, sl)?;
+        let (offsets, ids) = py.detach(|| guarded(|| Ok(self.inner.fired(&data))))?;
+        Ok((offsets.into_pyarray(py), ids.into_pyarray(py)))
     }
 
     /// Integer scores of the rows (see `threshold`).

@@ -1,0 +1,85 @@
+"""Prediction throughput in the streaming engine, beside a plain scan of the same columns.
+
+    python benchmarks/bench_predict.py --data-dir ../shared/datasets [--rows 10000000]
+
+Fits FIND-RS-BP (T = 100, seed 0) on connect-4's seed-0 training half, writes connect-4
+replicated to ``--rows`` rows to a Parquet file, then times, in the streaming engine:
+- the plain scan ``lf.select(pl.all().to_physical().max())`` (the anchor: reading the columns);
+- ``lf.select(model.predict_expr(...))`` with the plugin and the compiled expression, for the
+  model at its automatic K and with all its rules (the compiled form is skipped where building
+  or planning it takes over --compiled-limit seconds, and the table says so).
+Also prints where the compiled expression stops being practical (plan time against constraints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import polars as pl
+
+import findrs
+from findrs.datasets import load_uci, train_test_split
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=os.environ.get("FINDRS_DATA_DIR", "../shared/datasets"))
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--T", type=int, default=100)
+    ap.add_argument("--compiled-limit", type=float, default=60.0)
+    args = ap.parse_args()
+
+    df = load_uci("connect-4", args.data_dir)
+    train, _ = train_test_split(df, 0.5, 0)
+    t_fit, model = timed(lambda: findrs.fit(train, "class", method="bp", T=args.T, random_state=0))
+    full = model.with_n_rules(model.n_rules_found)
+    print(f"BP{args.T} on connect-4: fit {t_fit:.1f} s, K = {model.n_rules} (auto) of {model.n_rules_found} rules; "
+          f"polars {pl.__version__}, {os.cpu_count()} cores")
+
+    features = df.drop("class")
+    reps = -(-args.rows // features.height)
+    path = os.path.join(tempfile.gettempdir(), f"findrs_connect4_{args.rows}.parquet")
+    if not os.path.exists(path):
+        pl.concat([features] * reps).head(args.rows).write_parquet(path)
+    lf = pl.scan_parquet(path)
+    n = lf.select(pl.len()).collect().item()
+
+    t_scan, _ = timed(lambda: lf.select(pl.all().to_physical().max()).collect(engine="streaming"))
+    print(f"\n{n:,} rows. plain scan: {t_scan:.2f} s ({n / t_scan / 1e6:.1f} M rows/s)")
+    print(f"{'model':<16} {'engine':<9} {'constraints':>11} {'seconds':>8} {'M rows/s':>9} {'x scan':>7}")
+    for label, m in ((f"auto K={model.n_rules}", model), (f"all {full.n_rules}", full)):
+        n_cons = sum(len(r) for r in m._core.rules()[: m.n_rules])
+        for engine in ("plugin", "compiled"):
+            if engine == "compiled" and n_cons > 20000:
+                print(f"{label:<16} {engine:<9} {n_cons:>11} {'skipped: expression too large to plan':>30}")
+                continue
+            t, _ = timed(lambda: lf.select(m.predict_expr(labels=False, engine=engine)).collect(engine="streaming"))
+            print(f"{label:<16} {engine:<9} {n_cons:>11} {t:>8.2f} {n / t / 1e6:>9.2f} {t / t_scan:>7.2f}", flush=True)
+
+    print("\ncompiled expression: plan + run on 100k rows against model size")
+    small = lf.head(100_000)
+    for k in (8, 64, 256, 1024, 4096):
+        if k > full.n_rules_found:
+            break
+        mk = full.with_n_rules(k)
+        n_cons = sum(len(r) for r in mk._core.rules()[:k])
+        tc, _ = timed(lambda: small.select(mk.predict_expr(labels=False, engine="compiled")).collect())
+        tp, _ = timed(lambda: small.select(mk.predict_expr(labels=False, engine="plugin")).collect())
+        print(f"  K={k:>5} ({n_cons:>6} constraints): compiled {tc:6.2f} s, plugin {tp:6.2f} s", flush=True)
+        if tc > args.compiled_limit:
+            break
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

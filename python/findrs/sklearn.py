@@ -1,0 +1,469 @@
+"""A scikit-learn classifier around :func:`findrs.fit`: ``FindRSClassifier``.
+
+It follows scikit-learn's estimator contract (``get_params`` / ``set_params`` / ``clone``,
+``fit`` returns ``self``, fitted state in ``*_`` attributes, ``check_estimator`` clean), so it
+works in ``Pipeline``, ``GridSearchCV``, ``cross_val_score`` and friends. The learning and the
+prediction are findrs's own: ``fit`` calls :func:`findrs.fit`, ``predict`` calls
+:meth:`RuleSetModel.predict_mask` and ``decision_function`` / ``predict_proba`` come from
+:meth:`RuleSetModel.decision_function`.
+
+Requires scikit-learn (it is not a dependency of findrs itself).
+
+Example:
+    >>> import findrs
+    >>> from findrs.sklearn import FindRSClassifier
+    >>> df = findrs.datasets.tic_tac_toe().to_pandas()
+    >>> X, y = df.drop(columns="class"), df["class"]
+    >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+    >>> clf.classes_.tolist(), clf.model_.n_rules, clf.score(X, y)
+    (['negative', 'positive'], 8, 1.0)
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+from typing import Any
+
+import numpy as np
+import polars as pl
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+
+from .encode import FeatureEncoder, dtype_family
+from .learn import fit as _findrs_fit
+from .model import RuleSetModel
+
+__all__ = ["FindRSClassifier"]
+
+_NO_Y = object()
+
+
+class FindRSClassifier(ClassifierMixin, BaseEstimator):
+    """FIND-RS / FIND-RS-BO / FIND-RS-BP rule-set classifier for binary targets.
+
+    The rules describe ``classes_[1]`` (the greater label, as scikit-learn orders classes):
+    ``predict`` says ``classes_[1]`` exactly where the rule set (BO: the vote, BP: the weighted
+    vote) says positive.
+
+    Input: ``X`` may be a NumPy array, a pandas or Polars DataFrame, or a list of rows. It is
+    turned into a Polars frame whose columns are named after ``feature_names_in_`` (string
+    column names of a DataFrame) or ``x0`` ... ``x{n-1}``. String, categorical and boolean
+    columns (and object columns holding strings) are categorical; integer columns with at most
+    ``bins`` distinct values are categorical too; other numeric columns, float columns always
+    (even of whole numbers: cast category codes to integers), are cut into ``bins``
+    equal-width bins between the training minimum and maximum. Missing values (``None``,
+    ``NaN``, nulls) are a value of their own (a rule may require or exclude "missing"), so
+    ``NaN`` is accepted; infinities are rejected. ``y`` is any 1-D array of two labels
+    (strings, integers, booleans ...).
+
+    Parameters:
+        method: ``"find-rs"`` (one run), ``"bo"`` (majority vote of ``T`` runs) or ``"bp"``
+            (weighted rules of ``T`` runs, pruned to the best ``n_rules``).
+        T: number of runs for ``"bo"`` / ``"bp"`` (ignored by ``"find-rs"``).
+        encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets).
+        tolerance: how many training negatives one rule may cover.
+        n_rules: BP only: ``"auto"``, a number K of rules, or ``None`` (all rules).
+        accuracy_ratio: BP with ``n_rules="auto"``: the smallest K whose training accuracy is at
+            least this fraction of the full vote's.
+        bins: equal-width bins for numeric columns.
+        random_state: ``None`` (a fresh seed per fit), an integer seed, or a
+            ``numpy.random.RandomState`` (one seed is drawn from it per fit). The model depends
+            on the seed and ``T`` only.
+        n_jobs: threads for the runs, with scikit-learn's meaning: ``None`` is 1 unless inside
+            a ``joblib.parallel_backend`` context, ``-1`` is all cores. Never changes the model.
+
+    Attributes:
+        classes_: the two labels, sorted; the rules describe ``classes_[1]``.
+        model_: the fitted :class:`findrs.RuleSetModel` (``str(clf.model_)`` prints the rules).
+        rules_: the model's rules table (a Polars DataFrame, see ``RuleSetModel.rules``).
+        n_features_in_: number of feature columns seen in ``fit``.
+        feature_names_in_: the column names, when ``X`` had string column names.
+
+    Scores: ``decision_function`` is :meth:`RuleSetModel.decision_function`, ``d = u - theta``
+    where ``u`` is the model's score of the row and ``theta`` its threshold:
+
+    * FIND-RS: ``u`` is 1 if a rule covers the row, else 0; ``theta = 1/2``.
+    * BO: ``u`` is the fraction of the ``T`` runs whose rule set covers the row; ``theta = 1/2``.
+    * BP: ``u = sum(alpha_r for kept rules r covering the row) / T`` and
+      ``theta = gamma_K / 2`` with ``gamma_K = sum(kept alpha) / sum(all alpha)``.
+
+    ``predict_proba(X)[:, 1]`` maps ``u`` piecewise-linearly through three points: no score
+    (``u = 0``) to 0, the threshold (``u = theta``) to 1/2, and the highest score the model can
+    give (``u_max``: 1 for FIND-RS and BO, ``sum(kept alpha) / T`` for BP, every kept rule
+    covering the row) to 1::
+
+        p = u / (2 theta)                                    if u <= theta
+        p = 1/2 + (u - theta) / (2 (u_max - theta))          if u >  theta
+
+    So for FIND-RS it is the 0/1 coverage, for BO the fraction of runs covering the row, and
+    for BP below the threshold it is the covering weight relative to the kept weight,
+    ``sum(alpha_r [r covers x]) / (gamma_K T)``. It lies in [0, 1] without clipping, is a
+    strictly increasing function of ``decision_function`` (same ranking), and
+    ``proba[:, 1] > 1/2`` exactly where ``predict`` says ``classes_[1]``; a tie (``u = theta``)
+    gives exactly ``[1/2, 1/2]``, predicted ``classes_[0]``. It is a rescaled vote, not a
+    calibrated probability (wrap in ``CalibratedClassifierCV`` for that).
+
+    Example:
+        >>> import findrs
+        >>> from findrs.sklearn import FindRSClassifier
+        >>> X = findrs.datasets.monks(1).drop("class").to_numpy()
+        >>> y = findrs.datasets.monks(1)["class"].to_numpy()
+        >>> clf = FindRSClassifier(T=10, random_state=0).fit(X, y)
+        >>> clf.score(X, y)
+        1.0
+    """
+
+    def __init__(
+        self,
+        method: str = "bp",
+        T: int = 100,
+        encoding: str = "av",
+        tolerance: int = 0,
+        n_rules: Any = "auto",
+        accuracy_ratio: float = 0.99,
+        bins: int = 10,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.method = method
+        self.T = T
+        self.encoding = encoding
+        self.tolerance = tolerance
+        self.n_rules = n_rules
+        self.accuracy_ratio = accuracy_ratio
+        self.bins = bins
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ tags
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # One rule set describes one class against the rest: binary only (use
+        # OneVsRestClassifier for more classes; fit says so).
+        tags.classifier_tags.multi_class = False
+        # NaN / None / null is a value of its own for every column (findrs SPEC 1).
+        tags.input_tags.allow_nan = True
+        # ``categorical`` stays False although string / categorical / boolean columns are
+        # accepted as categorical features: scikit-learn sets it on estimators whose every
+        # column is a category code (CategoricalNB, the encoders), and its common checks then
+        # round all test data to small integers, so findrs's binning of numeric columns would
+        # never be checked. HistGradientBoosting, which also mixes native categorical columns
+        # and binned numbers, leaves it False too. ``string`` stays False: it means raw text.
+        return tags
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, y: Any) -> "FindRSClassifier":
+        """Learns the rule set describing ``classes_[1]``.
+
+        Raises:
+            ValueError: ``y`` has more or fewer than two classes, a parameter is out of range,
+                an input is empty, holds infinities or an unusable column (see
+                :func:`findrs.fit`).
+            TypeError: a column mixes strings and numbers, or holds other objects.
+        """
+        df, y = self._validate(X, y, reset=True)
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if len(classes) > 2:
+            shown = ", ".join(repr(c) for c in classes[:10].tolist()) + (", ..." if len(classes) > 10 else "")
+            raise ValueError(
+                f"Only binary classification is supported. {type(self).__name__} learns rules for "
+                f"one class against another, but y has {len(classes)} classes: [{shown}]. Wrap it in "
+                f"sklearn.multiclass.OneVsRestClassifier({type(self).__name__}(...)) to learn one "
+                f"rule set per class."
+            )
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs two classes, but y has one class only "
+                f"({classes.tolist()[0]!r}); FIND-RS learns rules that separate the positive rows from "
+                f"negative rows."
+            )
+        names = list(df.columns)
+        target = "y"
+        while target in names:
+            target += "_"
+        labels = classes.tolist()
+        try:
+            y_col = pl.Series(target, labels, strict=True)
+            if y_col.dtype == pl.Object:
+                raise TypeError
+            y_col = y_col.gather(pl.Series(y_idx, dtype=pl.UInt32))
+            positive = labels[1]
+        except Exception:  # noqa: BLE001 - labels Polars cannot hold: learn "is classes_[1]"
+            y_col, positive = pl.Series(target, y_idx == 1), True
+        rs = self.random_state
+        if isinstance(rs, np.random.RandomState):
+            rs = int(rs.randint(np.iinfo(np.int32).max))
+        self.classes_ = classes
+        self.model_ = _findrs_fit(
+            df.with_columns(y_col),
+            target,
+            positive,
+            method=self.method,
+            encoding=self.encoding,
+            tolerance=self.tolerance,
+            random_state=rs,
+            features=names,
+            bins=self.bins,
+            T=self.T,
+            n_jobs=effective_n_jobs(self.n_jobs),
+            n_rules=self.n_rules,
+            accuracy_ratio=self.accuracy_ratio,
+        )
+        self.rules_ = self.model_.rules
+        return self
+
+    # ------------------------------------------------------------------ predict
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted labels: ``classes_[1]`` where the model says positive, else ``classes_[0]``."""
+        df = self._predict_frame(X)
+        mask = self.model_.predict_mask(df)
+        return self.classes_[mask.astype(np.intp)]
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The model's signed score (1-D): ``> 0`` exactly where ``classes_[1]`` is predicted
+        (see the class docstring for its formula per method)."""
+        df = self._predict_frame(X)
+        return self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``[P(classes_[0]), P(classes_[1])]`` per row: the score rescaled to [0, 1] so that the
+        threshold is 1/2 (formula in the class docstring)."""
+        d = self.decision_function(X)
+        theta, top = self._score_scale()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(d > 0, 0.5 + 0.5 * d / (top - theta), 0.5 + 0.5 * d / theta)
+        p = np.clip(p, 0.0, 1.0)  # float rounding only: d lies in [-theta, top - theta]
+        # Rounding must never move a positive row onto 1/2 (it cannot move a negative above).
+        p[(d > 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
+        return np.column_stack([1.0 - p, p])
+
+    def _score_scale(self) -> tuple[float, float]:
+        """(theta, u_max) of the model's score u = decision + theta."""
+        m = self.model_
+        if m.method != "bp":
+            return 0.5, 1.0
+        w = m.rules.select(
+            pl.col("weight").cast(pl.Int64).sum().alias("all"),
+            pl.col("weight").cast(pl.Int64).filter(pl.col("kept")).sum().alias("kept"),
+        ).row(0)
+        total, kept = float(w[0]), float(w[1])
+        return kept / total / 2.0, kept / float(m.T)
+
+    # ------------------------------------------------------------------ input
+    def _predict_frame(self, X: Any) -> pl.DataFrame:
+        check_is_fitted(self)
+        df, _ = self._validate(X, reset=False)
+        return self._align_dtypes(df)
+
+    def _validate(self, X: Any, y: Any = _NO_Y, *, reset: bool) -> tuple[pl.DataFrame, Any]:
+        """Checks X (and y) the scikit-learn way, sets / checks ``n_features_in_`` and
+        ``feature_names_in_``, and returns X as a Polars frame with the model's column names."""
+        if isinstance(X, pl.LazyFrame):
+            X = X.collect()
+        elif type(X).__module__.split(".")[0] == "pyarrow" and hasattr(X, "column_names"):
+            X = pl.from_arrow(X)
+        with_y = y is not _NO_Y
+        # Prediction-time conversions may need the training dtypes (e.g. for an all-missing
+        # object column); a fit never looks at a previous fit's model.
+        encoders = None if reset else {e.name: e for e in self.model_.encoders}
+        if isinstance(X, pl.DataFrame) or _is_pandas_frame(X):
+            if with_y:
+                validate_data(self, X, y, skip_check_array=True, reset=reset)
+                y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+            else:
+                validate_data(self, X, skip_check_array=True, reset=reset)
+            n, p = X.shape
+            for count, what in ((n, "sample"), (p, "feature")):
+                if count < 1:
+                    raise ValueError(
+                        f"Found array with 0 {what}(s) (shape={X.shape}) while a minimum of 1 is "
+                        f"required by {type(self).__name__}."
+                    )
+            if with_y and len(y) != n:
+                raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n}, {len(y)}]")
+            names = self._names(p)
+            if isinstance(X, pl.DataFrame):
+                df = X if X.columns == names else X.select(pl.col(c).alias(n) for c, n in zip(X.columns, names))
+            else:
+                df = _pandas_to_polars(X, names, encoders)
+        else:
+            if isinstance(X, (list, tuple)):
+                X = _list_to_array(X)
+            kwargs = dict(dtype=None, ensure_all_finite="allow-nan", accept_sparse=False, reset=reset)
+            if with_y:
+                X, y = validate_data(self, X, y, **kwargs)
+            else:
+                X = validate_data(self, X, **kwargs)
+            df = _array_to_polars(X, self._names(X.shape[1]), encoders)
+        _reject_infinity(df)
+        return df, y
+
+    def _names(self, p: int) -> list[str]:
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and len(names) == p:
+            return [str(c) for c in names]
+        return [f"x{i}" for i in range(p)]
+
+    def _align_dtypes(self, df: pl.DataFrame) -> pl.DataFrame:
+        """Lossless casts where a prediction column's dtype differs from training only in form:
+        an all-missing column gets the training dtype, and a float column of whole numbers
+        becomes integer for an integer categorical feature. Anything else is left for
+        findrs's own check (a clear error naming the column and both dtypes)."""
+        fixes = []
+        for enc in self.model_.encoders:
+            s = df.get_column(enc.name)
+            fam = dtype_family(s.dtype)
+            want = enc.family if enc.kind == "categorical" else "float"
+            if fam == want or (want == "float" and fam == "integer"):
+                continue
+            if s.null_count() == s.len() or (fam == "float" and s.is_nan().all()):
+                dtype = {"string": pl.String, "boolean": pl.Boolean, "integer": pl.Int64}.get(want, pl.Float64)
+                fixes.append(pl.repeat(None, s.len(), dtype=dtype).alias(enc.name))
+            elif want == "integer" and fam == "float":
+                x = s.fill_nan(None).drop_nulls()
+                if bool((x == x.round()).all()) and bool(x.abs().max() < 2**53):
+                    fixes.append(pl.col(enc.name).fill_nan(None).cast(pl.Int64))
+        return df.with_columns(fixes) if fixes else df
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        # findrs's RuleSetModel holds a Rust object that pickle cannot copy; store the model
+        # as findrs's own JSON (an exact round trip) and rebuild it on load.
+        state = dict(super().__getstate__())
+        model = state.get("model_")
+        if isinstance(model, RuleSetModel):
+            state["model_"] = {"findrs_model_json": model.to_json()}
+            state.pop("rules_", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        model = state.get("model_")
+        if isinstance(model, dict) and "findrs_model_json" in model:
+            state["model_"] = RuleSetModel.from_json(model["findrs_model_json"])
+            state["rules_"] = state["model_"].rules
+        super().__setstate__(state)
+
+
+# ---------------------------------------------------------------------- helpers
+def _is_pandas_frame(X: Any) -> bool:
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(X, pd.DataFrame)
+
+
+def _list_to_array(X: Any) -> Any:
+    """A list of rows as an array, keeping numbers numbers when rows mix strings and numbers
+    (``np.asarray`` would turn every cell into a string)."""
+    try:
+        arr = np.asarray(X)
+    except Exception:  # noqa: BLE001 - ragged etc.: let check_array report it
+        return X
+    if arr.dtype.kind in "US":
+        try:
+            return np.asarray(X, dtype=object)
+        except Exception:  # noqa: BLE001
+            return arr
+    return arr
+
+
+def _pandas_to_polars(X: Any, names: list[str], encoders: dict[str, FeatureEncoder] | None) -> pl.DataFrame:
+    import pandas as pd
+
+    X = X.set_axis(names, axis=1)
+    objects = {n for n, dt in zip(names, X.dtypes) if dt == object}
+    rest = [n for n in names if n not in objects]
+    try:
+        df = pl.from_pandas(X[rest]) if rest else pl.DataFrame()
+    except Exception as e:  # noqa: BLE001 - re-raised with the reason
+        raise ValueError(f"could not convert the pandas DataFrame to Polars: {e}") from e
+    return pl.DataFrame(
+        [
+            _object_series(n, X[n].to_numpy(), (encoders or {}).get(n), pd) if n in objects else df.get_column(n)
+            for n in names
+        ]
+    )
+
+
+def _array_to_polars(X: np.ndarray, names: list[str], encoders: dict[str, FeatureEncoder] | None) -> pl.DataFrame:
+    kind = X.dtype.kind
+    if kind == "O" or kind == "S":
+        pd = sys.modules.get("pandas")
+        return pl.DataFrame([_object_series(n, X[:, j], (encoders or {}).get(n), pd) for j, n in enumerate(names)])
+    if kind == "U":
+        return pl.DataFrame([pl.Series(n, X[:, j], dtype=pl.String) for j, n in enumerate(names)])
+    if kind == "f" and X.dtype.itemsize < 4:
+        X = X.astype(np.float32)
+    return pl.from_numpy(X, schema=names, orient="row")
+
+
+def _reject_infinity(df: pl.DataFrame) -> None:
+    floats = [c for c, dt in df.schema.items() if dt.is_float()]
+    if floats:
+        bad = df.select(pl.col(floats).is_infinite().any()).row(0)
+        if any(bad):
+            col = floats[bad.index(True)]
+            raise ValueError(f"Input X contains infinity (column {col!r}); findrs bins finite numbers only.")
+
+
+def _is_missing(v: Any, pd: Any) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, (float, np.floating)):
+        return bool(np.isnan(v))
+    if pd is not None and (v is pd.NA or v is pd.NaT):
+        return True
+    return False
+
+
+def _object_series(name: str, values: np.ndarray, enc: FeatureEncoder | None, pd: Any) -> pl.Series:
+    """A Polars column for an object column: strings, booleans, integers or numbers (with
+    None / NaN as missing). Mixed kinds (e.g. strings and numbers) are refused: a value's
+    type would otherwise silently decide whether it is a category or a number."""
+    out: list[Any] = []
+    kinds: set[str] = set()
+    for v in values.tolist():
+        if isinstance(v, bytes):
+            kinds.add("bytes")
+            out.append(None)
+        elif _is_missing(v, pd):
+            out.append(None)
+        elif isinstance(v, (bool, np.bool_)):
+            kinds.add("boolean")
+            out.append(bool(v))
+        elif isinstance(v, numbers.Integral):
+            kinds.add("integer")
+            out.append(int(v))
+        elif isinstance(v, numbers.Real):
+            kinds.add("float")
+            out.append(float(v))
+        elif isinstance(v, str):
+            kinds.add("string")
+            out.append(v)
+        else:
+            kinds.add(type(v).__name__)
+            out.append(None)
+    if not kinds:
+        want = (enc.family if enc.kind == "categorical" else "float") if enc is not None else "string"
+        dtype = {"boolean": pl.Boolean, "integer": pl.Int64, "float": pl.Float64}.get(want, pl.String)
+    elif kinds == {"string"}:
+        dtype = pl.String
+    elif kinds == {"boolean"}:
+        dtype = pl.Boolean
+    elif kinds == {"integer"}:
+        dtype = pl.Int64
+    elif kinds <= {"integer", "float"}:
+        dtype = pl.Float64
+    else:
+        raise TypeError(
+            f"FindRSClassifier: the argument must be uniformly strings or numbers in each column, "
+            f"but column {name!r} holds {', '.join(sorted(kinds))} values; convert the column to "
+            f"one type (e.g. str) first."
+        )
+    try:
+        return pl.Series(name, out, dtype=dtype, strict=True)
+    except OverflowError as e:
+        raise ValueError(f"column {name!r} holds an integer too large for Int64: {e}") from e

@@ -1,0 +1,98 @@
+//! Polars expression plugins: prediction, decision score and fired rules of a model, applied
+//! to the feature columns already encoded to codes by Polars expressions (the encoders'
+//! `expr()`), batch by batch (`is_elementwise`: the streaming engine may call them per chunk).
+//!
+//! Invariant: the model travels in the kwargs as `ModelState` JSON plus a key; it is parsed once
+//! per key and cached, so a batch costs the kwargs' decoding and the prediction only.
+
+use crate::state::ModelState;
+use findrs_core::data::Columns;
+use findrs_core::model::RuleModel;
+use polars::prelude::*;
+use pyo3_polars::derive::polars_expr;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+#[derive(Deserialize)]
+struct ModelKwargs {
+    /// Identifies the model (a digest of `state`, computed on the Python side).
+    key: String,
+    state: String,
+}
+
+const CACHE_SIZE: usize = 32;
+
+fn model(kw: &ModelKwargs) -> PolarsResult<Arc<RuleModel>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<RuleModel>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(m) = cache.lock().expect("model cache").get(&kw.key) {
+        return Ok(m.clone());
+    }
+    let m = ModelState::from_json(&kw.state)
+        .and_then(ModelState::into_model)
+        .map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
+    let m = Arc::new(m);
+    let mut map = cache.lock().expect("model cache");
+    if map.len() >= CACHE_SIZE {
+        map.clear();
+    }
+    map.insert(kw.key.clone(), m.clone());
+    Ok(m)
+}
+
+/// Calls `f` with the code columns as slices (rechunked, checked for nulls and type).
+fn with_codes<T>(
+    inputs: &[Series],
+    m: &RuleModel,
+    f: impl FnOnce(&Columns) -> T,
+) -> PolarsResult<T> {
+    let owned: Vec<Series> = inputs.iter().map(|s| s.rechunk()).collect();
+    let mut slices = Vec::with_capacity(owned.len());
+    for s in &owned {
+        let ca = s.u32().map_err(|_| {
+            polars_err!(ComputeError: "findrs: column {} must hold uint32 codes, got {}", s.name(), s.dtype())
+        })?;
+        if ca.null_count() > 0 {
+            polars_bail!(ComputeError: "findrs: code column {} has nulls", s.name());
+        }
+        slices.push(ca.cont_slice()?);
+    }
+    let data = Columns::new(&m.schema, slices).map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
+    Ok(f(&data))
+}
+
+fn name_of(inputs: &[Series]) -> PlSmallStr {
+    inputs.first().map(|s| s.name().clone()).unwrap_or_else(|| "findrs".into())
+}
+
+#[polars_expr(output_type=Boolean)]
+fn findrs_predict(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+    let m = model(&kwargs)?;
+    let pred = with_codes(inputs, &m, |d| m.predict(d))?;
+    Ok(BooleanChunked::from_slice(name_of(inputs), &pred).into_series())
+}
+
+#[polars_expr(output_type=Float64)]
+fn findrs_score(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+    let m = model(&kwargs)?;
+    let scores = with_codes(inputs, &m, |d| m.scores(d))?;
+    let values: Vec<f64> = scores.into_iter().map(|s| m.decision(s)).collect();
+    Ok(Float64Chunked::from_vec(name_of(inputs), values).into_series())
+}
+
+fn list_u32(_input_fields: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new("fired".into(), DataType::List(Box::new(DataType::UInt32))))
+}
+
+#[polars_expr(output_type_func=list_u32)]
+fn findrs_fired(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+    let m = model(&kwargs)?;
+    let (offsets, ids) = with_codes(inputs, &m, |d| m.fired(d))?;
+    let n = offsets.len() - 1;
+    let mut builder = ListPrimitiveChunkedBuilder::<UInt32Type>::new(name_of(inputs), n, ids.len(), DataType::UInt32);
+    for r in 0..n {
+        builder.append_slice(&ids[offsets[r] as usize..offsets[r + 1] as usize]);
+    }
+    Ok(builder.finish().into_series())
+}

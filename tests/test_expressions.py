@@ -1,0 +1,128 @@
+"""Prediction and explanation as Polars expressions: the Rust plugin, the compiled plain-Polars
+form and ``model.predict`` must agree everywhere, eagerly, lazily and in the streaming engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from polars.testing import assert_frame_equal, assert_series_equal
+
+import findrs
+from findrs.datasets import UCI_NAMES, load_uci, train_test_split
+
+from reference import normalize, rule_covers
+from strategies import codes_of, domains_of, frames, perturbed
+
+TOLERANCE = {"monk-2": 1, "monk-3": 1, "vote": 1}
+METHODS = [("find-rs", {}), ("bo", {"T": 15}), ("bp", {"T": 15})]
+
+
+def _all_forms_agree(model: findrs.RuleSetModel, df: pl.DataFrame) -> None:
+    truth = model.predict_mask(df)
+    for engine in ("plugin", "compiled"):
+        mask = df.select(model.predict_expr(labels=False, engine=engine)).to_series().to_numpy()
+        np.testing.assert_array_equal(mask, truth, err_msg=f"{engine} mask")
+        score = df.select(model.score_expr(engine=engine)).to_series()
+        np.testing.assert_allclose(score.to_numpy(), model.decision_function(df).to_numpy(), err_msg=f"{engine} score")
+    np.testing.assert_array_equal(df.select(model.to_expr()).to_series().to_numpy(), truth)
+    labels = df.select(model.predict_expr()).to_series()
+    assert_series_equal(labels, model.predict(df).alias(labels.name))
+
+
+@pytest.mark.parametrize("name", UCI_NAMES)
+@pytest.mark.parametrize("method,extra", METHODS)
+def test_plugin_compiled_and_predict_agree_on_the_paper_datasets(data_dir, name, method, extra) -> None:
+    train, test = train_test_split(load_uci(name, data_dir), 0.5, 0)
+    if name == "connect-4":
+        train, test = train.head(3000), test.head(3000)
+        extra = {**extra, "T": min(extra.get("T", 1), 5)}
+    model = findrs.fit(train, "class", method=method, tolerance=TOLERANCE.get(name, 0), random_state=0, **extra)
+    _all_forms_agree(model, test)
+
+
+@settings(max_examples=40, deadline=None)
+@given(df=frames(allow_float=True, other_dtypes=True, max_rows=40))
+def test_forms_agree_on_random_frames_with_unseen_values(df: pl.DataFrame) -> None:
+    for method, extra in METHODS:
+        for encoding in ("av", "oh"):
+            model = findrs.fit(df, "y", method=method, encoding=encoding, random_state=1, **extra)
+            _all_forms_agree(model, pl.concat([df, perturbed(df, 3)]))
+
+
+def test_streaming_equals_eager_and_group_by_works() -> None:
+    df = findrs.datasets.monks(2)
+    model = df.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
+    big = pl.concat([df] * 50).with_row_index("i")
+    for engine in ("plugin", "compiled"):
+        lazy = big.lazy().with_columns(model.predict_expr(engine=engine), model.score_expr(engine=engine))
+        assert_frame_equal(lazy.collect(engine="streaming"), lazy.collect())
+    by = (
+        big.lazy()
+        .group_by("a1")
+        .agg(pl.col("class").mean().alias("truth"), model.predict_expr(labels=False).cast(pl.Float64).mean().alias("rate"))
+        .sort("a1")
+        .collect(engine="streaming")
+    )
+    expected = (
+        big.with_columns(rate=pl.Series(model.predict_mask(big)).cast(pl.Float64)).group_by("a1").agg(pl.col("rate").mean()).sort("a1")
+    )
+    np.testing.assert_allclose(by["rate"].to_numpy(), expected["rate"].to_numpy())
+    # filter with the expression
+    assert big.filter(model.predict_expr(labels=False)).height == int(model.predict_mask(big).sum())
+
+
+def test_namespaces_on_dataframe_and_lazyframe() -> None:
+    df = findrs.datasets.tic_tac_toe()
+    model = df.findrs.fit("class", "positive", shuffle=False)
+    eager = df.findrs.predict(model)
+    lazy = df.lazy().findrs.predict(model).collect(engine="streaming")
+    assert_frame_equal(eager, lazy)
+    assert (eager["class_predicted"] == df["class"]).all()
+    ex = df.lazy().findrs.explain(model, top=1).collect()
+    assert ex.columns[-4:] == ["class_predicted", "class_score", "fired_rules", "fired_texts"]
+    assert_frame_equal(ex.select(ex.columns[-4:]), model.explain(df, top=1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(df=frames(allow_float=True, max_rows=40))
+def test_explain_lists_exactly_the_rules_that_cover_the_row(df: pl.DataFrame) -> None:
+    for method, extra in METHODS:
+        for encoding in ("av", "oh"):
+            model = findrs.fit(df, "y", method=method, encoding=encoding, random_state=2, **extra)
+            data = pl.concat([df, perturbed(df, 5)])
+            ex = model.explain(data)
+            rules = normalize(model._core.rules())[: model.n_rules]
+            domains = domains_of(model)
+            weights = model._core.weights
+            threshold = model._core.threshold()
+            for row, fired, pred in zip(codes_of(data, model), ex["fired_rules"].to_list(), model.predict_mask(data)):
+                expected = [i for i, r in enumerate(rules) if rule_covers(r, row, domains, encoding)]
+                assert fired == expected
+                if method == "bp" and pred:
+                    # A positive BP prediction: the fired rules' weights exceed the threshold.
+                    assert sum(weights[i] for i in fired) > threshold
+            texts = ex["fired_texts"].to_list()
+            all_texts = model.rules["text"].to_list()
+            for ids, ts in zip(ex["fired_rules"].to_list(), texts):
+                assert ts == [all_texts[i] for i in ids]
+
+
+def test_explain_top_keeps_the_heaviest() -> None:
+    df = findrs.datasets.monks(2)
+    model = df.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
+    full = model.explain(df)["fired_rules"].to_list()
+    top = model.explain(df, top=2)["fired_rules"].to_list()
+    assert top == [f[:2] for f in full]
+    weights = model._core.weights
+    assert all(weights[a] >= weights[b] for f in full for a, b in zip(f, f[1:]))
+
+
+def test_expression_errors_are_clear() -> None:
+    df = findrs.datasets.tic_tac_toe()
+    model = df.findrs.fit("class", "positive", shuffle=False)
+    with pytest.raises(findrs.FindRSInputError, match="top_left"):
+        df.drop("top_left").lazy().findrs.predict(model)
+    with pytest.raises(findrs.FindRSInputError, match="engine"):
+        model.predict_expr(engine="gpu")  # type: ignore[arg-type]

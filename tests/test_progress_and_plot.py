@@ -1,0 +1,34 @@
+"""verbose=True progress bar, and the pruning-curve plot (matplotlib is an optional extra)."""
+
+from __future__ import annotations
+
+import pytest
+
+import findrs
+
+
+def test_verbose_shows_finished_runs(capsys) -> None:
+    df = findrs.datasets.monks(2)
+    findrs.fit(df, "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True)
+    err = capsys.readouterr().err
+    assert "30/30 runs" in err
+    findrs.fit(df, "class", method="bp", T=30, tolerance=1, random_state=0)
+    assert capsys.readouterr().err == ""  # quiet by default
+
+
+def test_pruning_curve_plot_marks_the_automatic_k() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import findrs.plot
+
+    train, test = findrs.datasets.train_test_split(findrs.datasets.monks(2), 0.5, 0)
+    model = train.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
+    ax = findrs.plot.pruning_curve(model, train, test)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["train", "test", f"K = {model.n_rules}"]
+    xs = ax.get_lines()[0].get_xdata()
+    assert len(xs) == model.n_rules_found
+    with pytest.raises(findrs.FindRSInputError, match="BP"):
+        findrs.plot.pruning_curve(train.findrs.fit("class", tolerance=1), train)
