@@ -234,7 +234,6 @@ def fit_transform(
             x = _float(col)
             x = x.filter(x.is_finite())
             stats += [x.min().alias(f"{name}\0min"), x.max().alias(f"{name}\0max")]
-        stats.append(col.null_count().alias(f"{name}\0nulls"))
         kinds[name] = family
     row = df.select(stats).row(0, named=True)
     encoders: list[FeatureEncoder] = []
@@ -242,12 +241,12 @@ def fit_transform(
     for name in features:
         family, dtype = kinds[name], schema[name]
         values = row.get(f"{name}\0values")
-        if values is not None and values and values[0] is None:
+        has_null = bool(values) and values[0] is None
+        if has_null:
             values = values[1:]
         categorical = family in ("string", "boolean") or (family == "integer" and len(values) <= bins)
         col = pl.col(name)
         if categorical:
-            has_null = row[f"{name}\0nulls"] > 0
             enc = FeatureEncoder(name, str(dtype), "categorical", tuple(values) + ((None,) if has_null else ()), None, family)
             if family == "string":
                 # An Enum cast is a hash lookup: far cheaper than ranking strings.

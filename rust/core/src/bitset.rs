@@ -95,6 +95,25 @@ pub fn for_each_in_range(
     }
 }
 
+/// Bits `start..start + len` as one word (`len <= 64`), bit `i` of the result being bit
+/// `start + i`.
+#[inline]
+pub fn extract(words: &[u64], start: usize, len: usize) -> u64 {
+    debug_assert!(len <= WORD_BITS);
+    if len == 0 {
+        return 0;
+    }
+    let (w, b) = (start / WORD_BITS, start % WORD_BITS);
+    let mut x = words[w] >> b;
+    if b + len > WORD_BITS {
+        x |= words[w + 1] << (WORD_BITS - b);
+    }
+    if len < WORD_BITS {
+        x &= (1u64 << len) - 1;
+    }
+    x
+}
+
 /// Total number of set bits.
 #[inline]
 pub fn count_ones(words: &[u64]) -> usize {
@@ -148,6 +167,8 @@ mod tests {
         let mut seen = Vec::new();
         for_each_in_range(&w, 58, 72, false, |i| seen.push(i));
         assert_eq!(seen, vec![58, 59, 70, 71]);
+        assert_eq!(extract(&w, 58, 14), 0b0011_1111_1111_00);
+        assert_eq!(extract(&w, 60, 4), 0b1111);
         let mut w = vec![0u64; 3];
         set_range(&mut w, 3, 190);
         assert_eq!(count_ones(&w), 187);

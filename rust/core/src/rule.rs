@@ -367,31 +367,50 @@ fn build_terms(allowed: &[u64], schema: &Schema, terms: &mut Terms) {
     for f in 0..schema.n_features() {
         let range = schema.slots(f);
         let width = range.len();
-        let n_allowed = bitset::count_range(allowed, range.start, range.end);
+        if width > 64 {
+            build_wide_term(allowed, range, f, terms);
+            continue;
+        }
+        // The feature's slots fit one word: one extract, then bit tricks.
+        let bits = bitset::extract(allowed, range.start, width);
+        let n_allowed = bits.count_ones() as usize;
         if n_allowed == width {
             continue;
         }
         let negate = n_allowed * 2 > width;
         if !negate && n_allowed == 1 {
-            let mut slot = 0;
-            bitset::for_each_in_range(allowed, range.start, range.end, true, |s| slot = s);
-            terms.push_single(slot as u32, f as u32);
+            terms.push_single((range.start + bits.trailing_zeros() as usize) as u32, f as u32);
             continue;
         }
+        let full = if width == 64 { !0 } else { (1u64 << width) - 1 };
+        let mut pick = if negate { !bits & full } else { bits };
         let start = terms.slots.len() as u32;
-        let slots = &mut terms.slots;
-        bitset::for_each_in_range(allowed, range.start, range.end, !negate, |s| {
-            slots.push(s as u32)
-        });
-        let end = terms.slots.len() as u32;
-        if end > start {
-            terms.spans.push(Span {
-                start,
-                end,
-                negate,
-                feature: f as u32,
-            });
+        while pick != 0 {
+            terms.slots.push((range.start + pick.trailing_zeros() as usize) as u32);
+            pick &= pick - 1;
         }
+        let end = terms.slots.len() as u32;
+        terms.spans.push(Span { start, end, negate, feature: f as u32 });
+    }
+}
+
+/// The term of a feature with more than 64 slots.
+fn build_wide_term(allowed: &[u64], range: std::ops::Range<usize>, f: usize, terms: &mut Terms) {
+    let width = range.len();
+    let n_allowed = bitset::count_range(allowed, range.start, range.end);
+    if n_allowed == width {
+        return;
+    }
+    let negate = n_allowed * 2 > width;
+    let start = terms.slots.len() as u32;
+    let slots = &mut terms.slots;
+    bitset::for_each_in_range(allowed, range.start, range.end, !negate, |s| slots.push(s as u32));
+    let end = terms.slots.len() as u32;
+    if end - start == 1 && !negate {
+        let s = terms.slots.pop().expect("one slot");
+        terms.push_single(s, f as u32);
+    } else {
+        terms.spans.push(Span { start, end, negate, feature: f as u32 });
     }
 }
 

@@ -596,11 +596,16 @@ pub(crate) mod tests {
 
     #[test]
     fn matches_naive_algorithm_1() {
-        let domains = [2u32, 3, 4, 2, 3];
-        for seed in 0..60u64 {
+        check_against_naive(&[2, 3, 4, 2, 3], 60);
+        // A feature with more than 64 slots and masks spanning several words.
+        check_against_naive(&[70, 3, 2, 130], 25);
+    }
+
+    fn check_against_naive(domains: &[u32], seeds: u64) {
+        for seed in 0..seeds {
             for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
                 for tau in 0..3u32 {
-                    let (rows, labels) = random_data(seed, 20 + (seed as usize % 50), &domains);
+                    let (rows, labels) = random_data(seed, 20 + (seed as usize % 50), domains);
                     let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
                     let cols = columns_of(&rows, domains.len());
                     let data =
