@@ -1,6 +1,7 @@
 //! Times the core on a categorical CSV whose last column is the class (no Python):
 //! `cargo run --release --example fit_csv -- FILE POSITIVE [T] [REPEAT]`, e.g.
-//! `fit_csv ../shared/datasets/tic-tac-toe.data positive 100 50`. Trains on every other row.
+//! `fit_csv ../shared/datasets/tic-tac-toe.data positive 100 50` or
+//! `fit_csv ../shared/datasets/connect-4.data win 1 3`. Trains on every other row.
 use findrs_core::data::Columns;
 use findrs_core::ensemble::Progress;
 use findrs_core::fit::{fit, FitOptions, RuleCount};

@@ -193,7 +193,11 @@ impl RuleModel {
             Method::Bo => s / self.n_runs as f64 - 0.5,
             Method::Bp => {
                 let kept: u64 = self.weights[..self.n_kept].iter().map(|&w| w as u64).sum();
-                let gamma = if self.total_weight == 0 { 0.0 } else { kept as f64 / self.total_weight as f64 };
+                let gamma = if self.total_weight == 0 {
+                    0.0
+                } else {
+                    kept as f64 / self.total_weight as f64
+                };
                 s / self.n_runs as f64 - gamma / 2.0
             }
         }
@@ -204,8 +208,10 @@ impl RuleModel {
     pub fn fired(&self, data: &Columns) -> (Vec<u64>, Vec<u32>) {
         let n = data.n_rows();
         let terms = self.kept_terms();
-        let blocks: Vec<(usize, usize)> =
-            (0..n).step_by(BLOCK_ROWS).map(|s| (s, (s + BLOCK_ROWS).min(n))).collect();
+        let blocks: Vec<(usize, usize)> = (0..n)
+            .step_by(BLOCK_ROWS)
+            .map(|s| (s, (s + BLOCK_ROWS).min(n)))
+            .collect();
         let parts: Vec<(Vec<u32>, Vec<u32>)> = blocks
             .par_iter()
             .map(|&(s, e)| {
@@ -215,7 +221,9 @@ impl RuleModel {
                 let mut counts = vec![0u32; rows];
                 for t in &terms {
                     for w in 0..index.n_words() {
-                        bitset::for_each_one(&[index.covered_word(t, w)], |b| counts[w * 64 + b] += 1);
+                        bitset::for_each_one(&[index.covered_word(t, w)], |b| {
+                            counts[w * 64 + b] += 1
+                        });
                     }
                 }
                 let mut start = Vec::with_capacity(rows + 1);
@@ -305,8 +313,9 @@ mod tests {
             let m = model(method);
             let data = Columns::new(&m.schema, vec![&a, &b]).unwrap();
             let (offsets, ids) = m.fired(&data);
-            let fired: Vec<Vec<u32>> =
-                (0..5).map(|r| ids[offsets[r] as usize..offsets[r + 1] as usize].to_vec()).collect();
+            let fired: Vec<Vec<u32>> = (0..5)
+                .map(|r| ids[offsets[r] as usize..offsets[r + 1] as usize].to_vec())
+                .collect();
             // rule 0: a = 1; rule 1: b not in {1} (unseen b passes).
             assert_eq!(fired, vec![vec![], vec![0], vec![1], vec![1], vec![0, 1]]);
             let scores = m.scores(&data);
@@ -320,6 +329,9 @@ mod tests {
         assert_eq!(bp.scores(&data), vec![0, 3, 1, 1, 4]);
         assert_eq!(bp.threshold(), 1); // floor(4 * 3 / 8)
         let bo = model(Method::Bo);
-        assert_eq!(bo.scores(&Columns::new(&bo.schema, vec![&a, &b]).unwrap()), vec![0, 2, 2, 2, 3]);
+        assert_eq!(
+            bo.scores(&Columns::new(&bo.schema, vec![&a, &b]).unwrap()),
+            vec![0, 2, 2, 2, 3]
+        );
     }
 }

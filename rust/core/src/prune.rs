@@ -51,7 +51,7 @@ mod tests {
     use super::*;
     use crate::data::Columns;
     use crate::run::find_rs;
-    use crate::run::tests::{columns_of, random_data};
+    use crate::run::tests::{columns_of, random_data, training_set};
     use crate::schema::{ConstraintKind, Schema};
 
     /// SPEC 4: prune never uncovers a training positive, for tau in 0..=3, both encodings,
@@ -63,11 +63,7 @@ mod tests {
             for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
                 for tau in 0..4u32 {
                     let (rows, labels) = random_data(seed + 1000, 70, &domains);
-                    let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
-                    let cols = columns_of(&rows, domains.len());
-                    let data =
-                        Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else {
+                    let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
                         continue;
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).collect();

@@ -23,37 +23,23 @@ impl RowIndex {
     /// Index of the given rows of `data`, in the given order (row `i` of the index is
     /// `rows[i]` of the data).
     pub fn from_rows(schema: &Schema, data: &Columns, rows: &[u32]) -> Self {
-        let n_rows = rows.len();
-        let n_words = words_for(n_rows);
-        let n_slots = schema.n_slots();
-        let mut bits = vec![0u64; n_words * n_slots];
-        for f in 0..schema.n_features() {
-            let col = data.column(f);
-            let off = schema.offset(f);
-            for (i, &r) in rows.iter().enumerate() {
-                let slot = off + col[r as usize] as usize;
-                bits[(i / WORD_BITS) * n_slots + slot] |= 1u64 << (i % WORD_BITS);
-            }
-        }
-        Self {
-            n_rows,
-            n_words,
-            n_slots,
-            bits,
-        }
+        Self::build(schema, rows.len(), |f, i| data.column(f)[rows[i] as usize])
     }
 
     /// Index of every row of `data`.
     pub fn from_all(schema: &Schema, data: &Columns) -> Self {
-        let n_rows = data.n_rows();
+        Self::build(schema, data.n_rows(), |f, i| data.column(f)[i])
+    }
+
+    fn build(schema: &Schema, n_rows: usize, code: impl Fn(usize, usize) -> u32) -> Self {
         let n_words = words_for(n_rows);
         let n_slots = schema.n_slots();
         let mut bits = vec![0u64; n_words * n_slots];
         for f in 0..schema.n_features() {
-            let col = data.column(f);
             let off = schema.offset(f);
-            for (i, &c) in col.iter().enumerate() {
-                bits[(i / WORD_BITS) * n_slots + off + c as usize] |= 1u64 << (i % WORD_BITS);
+            for i in 0..n_rows {
+                bits[(i / WORD_BITS) * n_slots + off + code(f, i) as usize] |=
+                    1u64 << (i % WORD_BITS);
             }
         }
         Self {

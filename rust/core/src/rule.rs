@@ -379,18 +379,28 @@ fn build_terms(allowed: &[u64], schema: &Schema, terms: &mut Terms) {
         }
         let negate = n_allowed * 2 > width;
         if !negate && n_allowed == 1 {
-            terms.push_single((range.start + bits.trailing_zeros() as usize) as u32, f as u32);
+            terms.push_single(
+                (range.start + bits.trailing_zeros() as usize) as u32,
+                f as u32,
+            );
             continue;
         }
         let full = if width == 64 { !0 } else { (1u64 << width) - 1 };
         let mut pick = if negate { !bits & full } else { bits };
         let start = terms.slots.len() as u32;
         while pick != 0 {
-            terms.slots.push((range.start + pick.trailing_zeros() as usize) as u32);
+            terms
+                .slots
+                .push((range.start + pick.trailing_zeros() as usize) as u32);
             pick &= pick - 1;
         }
         let end = terms.slots.len() as u32;
-        terms.spans.push(Span { start, end, negate, feature: f as u32 });
+        terms.spans.push(Span {
+            start,
+            end,
+            negate,
+            feature: f as u32,
+        });
     }
 }
 
@@ -404,13 +414,20 @@ fn build_wide_term(allowed: &[u64], range: std::ops::Range<usize>, f: usize, ter
     let negate = n_allowed * 2 > width;
     let start = terms.slots.len() as u32;
     let slots = &mut terms.slots;
-    bitset::for_each_in_range(allowed, range.start, range.end, !negate, |s| slots.push(s as u32));
+    bitset::for_each_in_range(allowed, range.start, range.end, !negate, |s| {
+        slots.push(s as u32)
+    });
     let end = terms.slots.len() as u32;
     if end - start == 1 && !negate {
         let s = terms.slots.pop().expect("one slot");
         terms.push_single(s, f as u32);
     } else {
-        terms.spans.push(Span { start, end, negate, feature: f as u32 });
+        terms.spans.push(Span {
+            start,
+            end,
+            negate,
+            feature: f as u32,
+        });
     }
 }
 

@@ -594,6 +594,20 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// The schema and training set of code rows (None when there is no positive).
+    pub(crate) fn training_set(
+        rows: &[Vec<u32>],
+        labels: &[bool],
+        domains: &[u32],
+        kind: ConstraintKind,
+    ) -> Option<(Schema, TrainingSet)> {
+        let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+        let cols = columns_of(rows, domains.len());
+        let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        let ts = TrainingSet::new(schema.clone(), &data, labels).ok()?;
+        Some((schema, ts))
+    }
+
     #[test]
     fn matches_naive_algorithm_1() {
         check_against_naive(&[2, 3, 4, 2, 3], 60);
@@ -606,11 +620,7 @@ pub(crate) mod tests {
             for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
                 for tau in 0..3u32 {
                     let (rows, labels) = random_data(seed, 20 + (seed as usize % 50), domains);
-                    let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
-                    let cols = columns_of(&rows, domains.len());
-                    let data =
-                        Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else {
+                    let Some((schema, ts)) = training_set(&rows, &labels, domains, kind) else {
                         continue;
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).rev().collect();
@@ -656,11 +666,8 @@ pub(crate) mod tests {
                             keep_labels.push(y);
                         }
                     }
-                    let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
-                    let cols = columns_of(&keep_rows, domains.len());
-                    let data =
-                        Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-                    let Ok(ts) = TrainingSet::new(schema.clone(), &data, &keep_labels) else {
+                    let Some((schema, ts)) = training_set(&keep_rows, &keep_labels, &domains, kind)
+                    else {
                         continue;
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
