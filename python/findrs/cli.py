@@ -2,24 +2,176 @@
 
 ``findrs demo`` fits FIND-RS on the built-in tic-tac-toe endgames (a seed-0 50/50 split) and
 prints the rules (the 8 winning lines for x) and the test accuracy; no download needed.
+
+``findrs fit`` learns a model from a CSV or Parquet file and saves it as JSON; ``findrs predict``,
+``findrs explain`` and ``findrs rules`` use a saved model. Errors about the input (a missing file,
+a bad model, a missing column) print one ``findrs: error: ...`` line and exit with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
-from typing import Sequence
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+import polars as pl
 
 from . import datasets
+from .errors import FindRSInputError
 from .learn import fit
+from .model import RuleSetModel
 
 _EXAMPLES = """examples:
   findrs demo                 FIND-RS on tic-tac-toe, rules and test accuracy
   findrs demo --method bp     the same with FIND-RS-BP (T=100)
+  findrs fit games.csv --target class --positive positive -o model.json
+  findrs predict model.json new_games.parquet -o predicted.parquet
+  findrs explain model.json new_games.csv --top 3
+  findrs rules model.json
+
+Run "findrs COMMAND --help" for the options of each command.
+"""
+
+_FIT_EXAMPLES = """examples:
+  findrs fit games.csv --target class --positive positive -o model.json
+      one FIND-RS run (AV encoding, tolerance 0) describing the rows whose class is "positive"
+  findrs fit games.parquet --target class --method bp --T 100 --random-state 0 -o bp.json
+      FIND-RS-BP over 100 runs, the best K rules kept automatically
+  findrs fit data.csv --target y --method bo --encoding oh --tolerance 2 --features a,b,c -o m.json
+
+DATA is read by its extension: .csv, .tsv, .parquet / .pq, .arrow / .ipc / .feather.
+A boolean target's positive class is true; with exactly two labels the greater one is positive
+unless --positive says otherwise; with more labels --positive is required (one class against the
+rest).
+"""
+
+_PREDICT_EXAMPLES = """examples:
+  findrs predict model.json new.parquet -o predicted.parquet
+  findrs predict model.json new.csv -o predicted.csv
+  findrs predict model.json new.csv -o - | head      CSV on standard output
+
+The output is DATA with one more column, <target>_predicted.
+"""
+
+_EXPLAIN_EXAMPLES = """examples:
+  findrs explain model.json new.csv
+  findrs explain model.json new.parquet --top 1
+
+For each row: the prediction, the score (above 0 exactly where the prediction is positive) and
+the voting rules that fire on the row (id, weight, text), heaviest first.
+"""
+
+_RULES_EXAMPLES = """examples:
+  findrs rules model.json
+
+Prints the model, then its rules: id, weight (how many runs found the rule), whether it votes
+(BP keeps the best K), training positives and negatives covered, and the rule's text.
 """
 
 
+class _CLIError(Exception):
+    """An error reported as one ``findrs: error:`` line."""
+
+
+# --------------------------------------------------------------------------- input / output
+_READERS = {
+    ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
+    ".arrow": "ipc", ".ipc": "ipc", ".feather": "ipc",
+}
+
+
+def _format_of(path: str, what: str) -> str:
+    fmt = _READERS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise _CLIError(
+            f"cannot tell the format of {what} {path!r} from its extension; use one of "
+            f"{', '.join(sorted(_READERS))}"
+        )
+    return fmt
+
+
+def _read_frame(path: str, schema: dict[str, pl.DataType] | None = None) -> pl.DataFrame:
+    """Reads DATA by extension; CSV columns named in ``schema`` get those dtypes (the model's)."""
+    fmt = _format_of(path, "data file")
+    if not Path(path).is_file():
+        raise _CLIError(f"data file {path!r} not found")
+    if fmt in ("csv", "tsv"):
+        overrides = None
+        if schema:
+            header = pl.read_csv(path, n_rows=0, separator="\t" if fmt == "tsv" else ",").columns
+            overrides = {c: t for c, t in schema.items() if c in header}
+        return pl.read_csv(
+            path, separator="\t" if fmt == "tsv" else ",", infer_schema_length=None, schema_overrides=overrides
+        )
+    if fmt == "parquet":
+        return pl.read_parquet(path)
+    return pl.read_ipc(path)
+
+
+def _load_model(path: str) -> RuleSetModel:
+    if not Path(path).is_file():
+        raise _CLIError(f"model file {path!r} not found")
+    return RuleSetModel.from_json(Path(path))
+
+
+def _training_schema(model: RuleSetModel) -> dict[str, pl.DataType]:
+    """The feature dtypes at fit time, so that a CSV reads back as the model expects."""
+    simple = {
+        "String": pl.String, "Categorical": pl.String, "Boolean": pl.Boolean, "Float32": pl.Float32,
+        "Float64": pl.Float64, "Int8": pl.Int8, "Int16": pl.Int16, "Int32": pl.Int32, "Int64": pl.Int64,
+        "UInt8": pl.UInt8, "UInt16": pl.UInt16, "UInt32": pl.UInt32, "UInt64": pl.UInt64,
+    }
+    out: dict[str, pl.DataType] = {}
+    for enc in model.encoders:
+        dtype = simple.get(enc.dtype.split("(")[0])
+        if dtype is not None:
+            out[enc.name] = dtype
+    return out
+
+
+def _write_frame(df: pl.DataFrame, path: str) -> None:
+    if path == "-":
+        sys.stdout.write(df.write_csv())
+        return
+    fmt = _format_of(path, "output file")
+    if fmt == "csv":
+        df.write_csv(path)
+    elif fmt == "tsv":
+        df.write_csv(path, separator="\t")
+    elif fmt == "parquet":
+        df.write_parquet(path)
+    else:
+        df.write_ipc(path)
+
+
+def _parse_label(df: pl.DataFrame, target: str, text: str | None) -> Any:
+    """``--positive`` as a value of the target column's type."""
+    if text is None or target not in df.columns:
+        return text
+    dtype = df.schema[target]
+    try:
+        if dtype == pl.Boolean:
+            low = text.strip().lower()
+            if low in ("true", "1", "yes"):
+                return True
+            if low in ("false", "0", "no"):
+                return False
+            raise ValueError(text)
+        if dtype.is_integer():
+            return int(text)
+        if dtype.is_float():
+            return float(text)
+    except ValueError:
+        raise _CLIError(f"--positive {text!r} is not a value of target column {target!r} ({dtype})") from None
+    return text
+
+
+# --------------------------------------------------------------------------- commands
 def _demo(args: argparse.Namespace) -> int:
     df = datasets.tic_tac_toe()
     train, test = datasets.train_test_split(df, test_fraction=0.5, seed=0)
@@ -32,6 +184,117 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fit(args: argparse.Namespace) -> int:
+    df = _read_frame(args.data)
+    features = None
+    if args.features is not None:
+        features = [f.strip() for f in args.features.split(",") if f.strip()]
+        if not features:
+            raise _CLIError("--features lists no column")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        model = fit(
+            df,
+            args.target,
+            _parse_label(df, args.target, args.positive),
+            method=args.method,
+            encoding=args.encoding,
+            tolerance=args.tolerance,
+            random_state=args.random_state,
+            features=features,
+            bins=args.bins,
+            T=args.T,
+            n_jobs=args.n_jobs,
+            n_rules=args.n_rules,
+        )
+        elapsed = time.perf_counter() - start
+    for w in caught:
+        print(f"findrs: warning: {w.message}", file=sys.stderr)
+    model.to_json(args.output, indent=1)
+    print(model)
+    print(f"fitted on {df.height} rows in {elapsed:.2f} s; training accuracy {model.score(df):.4f}")
+    print(f"model saved to {args.output}")
+    return 0
+
+
+def _predict(args: argparse.Namespace) -> int:
+    if args.output != "-":
+        _format_of(args.output, "output file")
+    model = _load_model(args.model)
+    df = _read_frame(args.data, _training_schema(model))
+    pred = model.predict(df)
+    out = df.with_columns(pred.alias(f"{model.target.name}_predicted"))
+    _write_frame(out, args.output)
+    if args.output != "-":
+        n_pos = int(model.predict_mask(df).sum())
+        print(f"{df.height} rows, {n_pos} predicted {model.target.name} = {model.target.positive!r}; written to {args.output}")
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    model = _load_model(args.model)
+    df = _read_frame(args.data, _training_schema(model))
+    table = model.explain(df)
+    name = model.target.name
+    weights = model._core.weights
+    voting = "rules" if model.method == "find-rs" else "voting rules"
+    lines = []
+    for i, (label, score, ids, texts) in enumerate(table.select(f"{name}_predicted", f"{name}_score", "fired_rules", "fired_texts").iter_rows()):
+        lines.append(f"row {i}: {name} = {label!r}  score {score:+.4f}")
+        if not ids:
+            lines.append(f"  no {voting[:-1]} fires")
+            continue
+        shown = len(ids) if args.top is None else min(args.top, len(ids))
+        lines.append(f"  {len(ids)} of {model.n_rules} {voting} fire:")
+        for rid, text in zip(ids[:shown], texts[:shown]):
+            weight = "" if model.method == "find-rs" else f"  weight {weights[rid]}"
+            lines.append(f"    #{rid}{weight}  {text}")
+        if shown < len(ids):
+            lines.append(f"    ... and {len(ids) - shown} more")
+    print("\n".join(lines))
+    return 0
+
+
+def _rules(args: argparse.Namespace) -> int:
+    model = _load_model(args.model)
+    print(model)
+    print()
+    rules = model.rules
+    header = ["id", "weight", "votes", "train_pos", "train_neg", "rule"]
+    rows = [
+        [str(r["id"]), str(r["weight"]), "yes" if r["kept"] else "no", str(r["train_positives"]), str(r["train_negatives"]), r["text"]]
+        for r in rules.iter_rows(named=True)
+    ]
+    widths = [max([len(header[j])] + [len(row[j]) for row in rows]) for j in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [row[j].rjust(widths[j]) for j in range(len(widths))]
+        print("  ".join(cells + [row[-1]]))
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _n_rules(text: str) -> Any:
+    if text == "auto":
+        return "auto"
+    if text == "all":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto', 'all' or a number of rules, got {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="findrs",
@@ -40,18 +303,86 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    raw = argparse.RawDescriptionHelpFormatter
+
     demo = sub.add_parser("demo", help="fit on the built-in tic-tac-toe data and print the rules")
     demo.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs")
     demo.add_argument("--encoding", choices=["av", "oh"], default="av")
     demo.add_argument("--seed", type=int, default=0, help="random_state of the fit (default 0)")
     demo.set_defaults(run=_demo)
+
+    p = sub.add_parser(
+        "fit", help="learn a model from a CSV or Parquet file and save it as JSON",
+        description="Learn a rule model from DATA and save it as JSON.", epilog=_FIT_EXAMPLES, formatter_class=raw,
+    )
+    p.add_argument("data", metavar="DATA", help="training data (.csv, .tsv, .parquet, .arrow)")
+    p.add_argument("--target", required=True, metavar="COL", help="the label column")
+    p.add_argument("--positive", metavar="V", help="the label the rules describe (read as the target's type)")
+    p.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs", help="default find-rs")
+    p.add_argument("--encoding", choices=["av", "oh"], default="av", help="default av")
+    p.add_argument("--tolerance", type=_positive_int, default=0, metavar="N", help="training negatives one rule may cover (default 0)")
+    p.add_argument("--T", "-T", dest="T", type=_positive_int, default=100, metavar="N", help="runs for bo/bp (default 100)")
+    p.add_argument("--n-rules", type=_n_rules, default="auto", metavar="auto|N|all", help="BP: rules that vote (default auto)")
+    p.add_argument("--random-state", type=_positive_int, default=None, metavar="N", help="seed (default: drawn, recorded in the model)")
+    p.add_argument("--features", metavar="a,b,c", help="feature columns (default: all but the target)")
+    p.add_argument("--bins", type=_positive_int, default=10, metavar="N", help="equal-width bins of numeric columns (default 10)")
+    p.add_argument("--n-jobs", type=_positive_int, default=None, metavar="N", help="threads for bo/bp (default: all cores)")
+    p.add_argument("-o", "--output", required=True, metavar="model.json", help="where to save the model")
+    p.set_defaults(run=_fit)
+
+    p = sub.add_parser(
+        "predict", help="add the model's predictions to a data file",
+        description="Predict DATA with a saved model.", epilog=_PREDICT_EXAMPLES, formatter_class=raw,
+    )
+    p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")
+    p.add_argument("data", metavar="DATA", help="data to predict (.csv, .tsv, .parquet, .arrow)")
+    p.add_argument("-o", "--output", default="-", metavar="out.parquet|out.csv|-", help="output file by extension; - writes CSV to standard output (default)")
+    p.set_defaults(run=_predict)
+
+    p = sub.add_parser(
+        "explain", help="per row: prediction, score and the rules that fire",
+        description="Explain the model's prediction of each row of DATA.", epilog=_EXPLAIN_EXAMPLES, formatter_class=raw,
+    )
+    p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")
+    p.add_argument("data", metavar="DATA", help="data to explain (.csv, .tsv, .parquet, .arrow)")
+    p.add_argument("--top", type=_positive_int, default=None, metavar="N", help="show at most N fired rules per row (default all)")
+    p.set_defaults(run=_explain)
+
+    p = sub.add_parser(
+        "rules", help="print a saved model and its rules table",
+        description="Print a saved model and its rules.", epilog=_RULES_EXAMPLES, formatter_class=raw,
+    )
+    p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")
+    p.set_defaults(run=_rules)
     return parser
+
+
+def _one_line(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.strerror and e.filename:
+        return f"{e.strerror}: {e.filename!r}"
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    if not lines:
+        return type(e).__name__
+    # Polars adds hint paragraphs after the first line; findrs messages are one line already.
+    return lines[0] if isinstance(e, pl.exceptions.PolarsError) else " ".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``findrs`` command."""
     args = build_parser().parse_args(argv)
-    return int(args.run(args))
+    try:
+        return int(args.run(args))
+    except BrokenPipeError:
+        # e.g. `findrs predict ... -o - | head`: stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except (_CLIError, FindRSInputError, OSError, pl.exceptions.PolarsError, json.JSONDecodeError) as e:
+        print(f"findrs: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("findrs: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -241,12 +241,20 @@ class RuleSetModel:
 
     fired_texts_expr = _texts_expr
 
-    def to_sql(self, *, table: str | None = None, output: str = "predict") -> str:
+    def to_sql(self, *, table: str | None = None, dialect: str = "duckdb", output: str = "predict") -> str:
         """The model as a SQL expression (or, with ``table``, a ``SELECT``) computing exactly what
-        ``predict`` computes (``output="score"``: the integer score); see ``findrs.sql``."""
+        ``predict`` computes (``output="score"``: the integer score, ``"decision"``:
+        ``decision_function``), for ``dialect`` ``"duckdb"`` or ``"sqlite"``; see ``findrs.sql``.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> m.to_sql().startswith("CASE")
+            True
+        """
         from .sql import model_to_sql
 
-        return model_to_sql(self, table=table, output=output)
+        return model_to_sql(self, table=table, dialect=dialect, output=output)
 
     # ----------------------------------------------------------------- rules
     def _constraints(self) -> list[list[tuple[int, list[int]]]]:
@@ -414,15 +422,12 @@ class RuleSetModel:
         Raises:
             FindRSInputError: not a findrs model, an unsupported version, or inconsistent content.
         """
-        if isinstance(source, os.PathLike) or (
-            isinstance(source, str) and source.strip() and source.strip()[0] not in '{["-0123456789tfn'
-        ):
-            path = Path(source)
-            if not path.is_file():
-                raise FindRSInputError(f"{str(source)!r} is neither model JSON nor a model file")
-            text = path.read_text()
+        if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
+            text = Path(source).read_text()
         elif isinstance(source, str):
             text = source
+            if not text.lstrip().startswith(("{", "[", '"')) and not text.strip()[:1].isdigit():
+                raise FindRSInputError(f"{source!r} is neither a findrs model file nor findrs model JSON")
         else:
             raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
         try:
@@ -473,6 +478,15 @@ class RuleSetModel:
         except (ValueError, OverflowError) as e:
             raise FindRSInputError(f"findrs model JSON is inconsistent: {e}") from None
         return cls(core, encoders, target, params, training)
+
+
+def _is_file(text: str) -> bool:
+    if text.lstrip().startswith("{"):
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _parse_dtype(text: str) -> pl.DataType | None:
