@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from findrs.datasets import (
+    TIC_TAC_TOE_SQUARES,
     UCI_NAMES,
     load_uci,
     monks,
@@ -18,17 +19,7 @@ from findrs.datasets import (
     train_test_split,
 )
 
-SQUARES = [
-    "top_left",
-    "top_middle",
-    "top_right",
-    "middle_left",
-    "middle_middle",
-    "middle_right",
-    "bottom_left",
-    "bottom_middle",
-    "bottom_right",
-]
+SQUARES = list(TIC_TAC_TOE_SQUARES)
 MONKS_COLS = ["a1", "a2", "a3", "a4", "a5", "a6"]
 
 # name -> (rows, positives, number of feature columns)  [MANIFEST.md / paper Table 1]

@@ -65,6 +65,11 @@ pub struct RuleModel {
 /// Rows per prediction block (a block's index is n_slots x 1024 words).
 const BLOCK_ROWS: usize = 1 << 16;
 
+/// `0..n` cut into blocks of `BLOCK_ROWS` rows, predicted in parallel.
+fn row_blocks(n: usize) -> Vec<(usize, usize)> {
+    (0..n).step_by(BLOCK_ROWS).map(|s| (s, (s + BLOCK_ROWS).min(n))).collect()
+}
+
 impl RuleModel {
     pub fn validate(&self) -> Result<()> {
         let n = self.rules.len();
@@ -133,10 +138,7 @@ impl RuleModel {
     pub fn scores(&self, data: &Columns) -> Vec<u32> {
         let n = data.n_rows();
         let terms = self.kept_terms();
-        let blocks: Vec<(usize, usize)> = (0..n)
-            .step_by(BLOCK_ROWS)
-            .map(|s| (s, (s + BLOCK_ROWS).min(n)))
-            .collect();
+        let blocks = row_blocks(n);
         let parts: Vec<Vec<u32>> = blocks
             .par_iter()
             .map(|&(s, e)| {
@@ -208,10 +210,7 @@ impl RuleModel {
     pub fn fired(&self, data: &Columns) -> (Vec<u64>, Vec<u32>) {
         let n = data.n_rows();
         let terms = self.kept_terms();
-        let blocks: Vec<(usize, usize)> = (0..n)
-            .step_by(BLOCK_ROWS)
-            .map(|s| (s, (s + BLOCK_ROWS).min(n)))
-            .collect();
+        let blocks = row_blocks(n);
         let parts: Vec<(Vec<u32>, Vec<u32>)> = blocks
             .par_iter()
             .map(|&(s, e)| {
