@@ -120,7 +120,11 @@ class FeatureEncoder:
         if self.kind == "binned":
             key = self._bin_expr(_float(col))
         elif self.family == "string":
+            # A non-strict Enum cast is a hash lookup that maps values outside the domain to
+            # null (3-4x faster than replace_strict); a null input is told apart below.
             key = col.cast(pl.String)
+            codes = key.cast(pl.Enum(known), strict=False).to_physical().cast(pl.UInt32).fill_null(unseen)
+            return pl.when(key.is_null()).then(pl.lit(null_code, pl.UInt32)).otherwise(codes).alias(self.name)
         else:
             key = col
         codes = key.replace_strict(known, list(range(len(known))), default=unseen, return_dtype=pl.UInt32)
