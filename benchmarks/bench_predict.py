@@ -36,7 +36,7 @@ def main() -> int:
     ap.add_argument("--data-dir", default=os.environ.get("FINDRS_DATA_DIR", "../shared/datasets"))
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--T", type=int, default=100)
-    ap.add_argument("--compiled-limit", type=float, default=60.0)
+    ap.add_argument("--compiled-limit", type=float, default=20.0)
     args = ap.parse_args()
 
     df = load_uci("connect-4", args.data_dir)
