@@ -344,11 +344,9 @@ class Worker:
         deadline = start + task["budget"] + self.GRACE
         while True:
             now = time.perf_counter()
-            if now >= deadline:
-                self.kill()
-                return {"status": "exceeded", "seconds": now - start, "fits_done": done, "fits_total": total,
-                        "note": f"killed: a single fit ran past the {task['budget']:.0f} s budget"}
-            if self.conn.poll(min(deadline - now, 10.0)):
+            # Messages already waiting come first (this process may have been paused while the
+            # worker finished); only a worker that is silent past the deadline is killed.
+            if self.conn.poll(min(max(deadline - now, 0.0), 10.0)):
                 try:
                     msg = self.conn.recv()
                 except EOFError:
@@ -358,6 +356,11 @@ class Worker:
                     done, total = msg[1], msg[2]
                 else:
                     return msg[1]
+            elif time.perf_counter() >= deadline:
+                self.kill()
+                return {"status": "exceeded", "seconds": time.perf_counter() - start, "fits_done": done,
+                        "fits_total": total,
+                        "note": f"killed: a single fit ran past the {task['budget']:.0f} s budget"}
             if time.perf_counter() - last_report >= 60.0:
                 last_report = time.perf_counter()
                 report(f"{done}/{total or '?'} fits, {last_report - start:.0f} s")

@@ -26,6 +26,7 @@ import numpy as np
 import polars as pl
 
 from .protocol import (
+    AUTHORS_MONKS,
     DATASETS,
     DISPLAY,
     FIGURE1_DATASETS,
@@ -40,7 +41,7 @@ from .run import read_curves, read_results
 
 DAGGER = "†"
 FINDRS = ("find-rs", "bo", "bp")
-TWO_ENC = ("find-rs", "bo", "bp", "cart", "ripper")
+TWO_ENC = ("find-rs", "bo", "bp", "bp-all", "cart", "ripper")
 
 
 class Results:
@@ -53,10 +54,12 @@ class Results:
         bo_bp = ok.filter(pl.col("method").is_in(["bo", "bp"]))
         Ts = bo_bp.filter(~pl.col("dataset").is_in(list(LARGE)) | (pl.col("T") != PAPER_CONNECT4_T))["T"]
         self.T = int(Ts.mode().sort()[-1]) if Ts.len() else 100
-        self.datasets = [d for d in DATASETS if d in set(df["dataset"].to_list())]
+        present = set(df["dataset"].to_list())
+        self.datasets = [d for d in DATASETS if d in present]
+        self.extras = [d for d in AUTHORS_MONKS if d in present]
 
     def t_of(self, method: str) -> int:
-        return 1 if method == "find-rs" else self.T if method in ("bo", "bp") else 0
+        return 1 if method == "find-rs" else self.T if method in ("bo", "bp", "bp-all") else 0
 
     def rows(self, ds: str, method: str, enc: str | None = None, T: int | None = None) -> pl.DataFrame:
         T = self.t_of(method) if T is None else T
@@ -130,15 +133,22 @@ def table(header: list[str], rows: list[list[str]], align: str | None = None) ->
     return "\n".join(out)
 
 
-def ranks(values: list[list[float | None]]) -> list[float] | None:
-    """Average rank (1 = best) per column over the rows with no missing value."""
+def ranks(values: list[list[float | None]]) -> tuple[list[float | None], int] | None:
+    """Average rank (1 = best) per column over the rows with no missing value; a column with no
+    value at all (a method not run) is left out of the ranking."""
     from scipy.stats import rankdata
 
-    full = [v for v in values if all(x is not None for x in v)]
-    if not full:
+    if not values:
         return None
-    r = np.array([rankdata([-round(x, 3) for x in v], method="average") for v in full])
-    return [float(x) for x in r.mean(axis=0)]
+    cols = [j for j in range(len(values[0])) if any(v[j] is not None for v in values)]
+    full = [[v[j] for j in cols] for v in values if all(v[j] is not None for j in cols)]
+    if not full or len(cols) < 2:
+        return None
+    r = np.array([rankdata([-round(x, 3) for x in v], method="average") for v in full]).mean(axis=0)
+    out: list[float | None] = [None] * len(values[0])
+    for j, x in zip(cols, r):
+        out[j] = float(x)
+    return out, len(full)
 
 
 # --------------------------------------------------------------------------- #
@@ -155,7 +165,8 @@ def _not_run_note(res: Results, ds: str, method: str) -> str | None:
     return f"not run ({r['status']}, {spent:.0f} s)"
 
 
-def comparison_table(res: Results, metric: str, columns: list[tuple[str, str, str, bool]]) -> tuple[str, list[str]]:
+def comparison_table(res: Results, metric: str, columns: list[tuple[str, str, str, bool]],
+                     rank_out: list | None = None) -> tuple[str, list[str]]:
     """columns: (label, method, mode 'best'|'cv'|'single', paper beside it?)."""
     header = ["dataset"]
     for label, method, mode, with_paper in columns:
@@ -194,13 +205,15 @@ def comparison_table(res: Results, metric: str, columns: list[tuple[str, str, st
             if with_paper:
                 out.append(fmt_paper(PAPER[metric].get(ds, {}).get(method)))
         rows.append(out)
-    rk = ranks(values)
-    n_full = sum(all(v is not None for v in row) for row in values)
-    if rk is not None:
-        best = min(rk)
+    ranked = ranks(values)
+    if rank_out is not None:
+        rank_out.append(ranked)
+    if ranked is not None:
+        rk, n_full = ranked
+        best = min(r for r in rk if r is not None)
         out = [f"**AvgRank** ({n_full} datasets)"]
         for r, (label, method, mode, with_paper) in zip(rk, columns):
-            out.append(f"**{r:.2f}**" if r == best else f"{r:.2f}")
+            out.append("–" if r is None else f"**{r:.2f}**" if r == best else f"{r:.2f}")
             if with_paper:
                 p = PAPER_AVG_RANK[metric].get(method)
                 out.append(f"{p:.2f}" if p is not None else "")
@@ -209,7 +222,8 @@ def comparison_table(res: Results, metric: str, columns: list[tuple[str, str, st
 
 
 def t_label(method: str, T: int) -> str:
-    return {"find-rs": "FIND-RS", "bo": f"FIND-RS-BO{T}", "bp": f"FIND-RS-BP{T}"}.get(method, DISPLAY.get(method, method))
+    return {"find-rs": "FIND-RS", "bo": f"FIND-RS-BO{T}", "bp": f"FIND-RS-BP{T}",
+            "bp-all": f"FIND-RS-BP{T} (all rules)"}.get(method, DISPLAY.get(method, method))
 
 
 def main_tables(res: Results) -> str:
@@ -240,12 +254,42 @@ def honest_tables(res: Results) -> str:
     return "\n".join(out)
 
 
+def rank_summary(res: Results) -> str:
+    """Average ranks of the interpretable models under several readings of the protocol."""
+    T = res.T
+    readings = [
+        ("best-on-test encoding, BP at the automatic K (the main tables)", "best", "bp"),
+        ("best-on-test encoding, BP with all rules", "best", "bp-all"),
+        ("encoding by CV on the training half, BP at the automatic K", "cv", "bp"),
+        ("encoding by CV on the training half, BP with all rules", "cv", "bp-all"),
+    ]
+    rows = []
+    for label, mode, bp in readings:
+        cols = [("FIND-RS", "find-rs", mode, False), ("BP", bp, mode, False), ("RIPPER", "ripper", mode, False),
+                ("CART", "cart", mode, False), ("LR", "lr", mode, False)]
+        row = [label]
+        for metric in ("accuracy", "f1"):
+            out: list = []
+            comparison_table(res, metric, cols, out)
+            ranked = out[0]
+            if ranked is None:
+                row += ["–"] * 5
+                continue
+            rk, n = ranked
+            best = min(r for r in rk if r is not None)
+            row += ["–" if r is None else (f"**{r:.2f}**" if r == best else f"{r:.2f}") for r in rk]
+        rows.append(row)
+    hdr = ["reading"] + [f"{m} ({metric})" for metric in ("acc", "F1")
+                         for m in ("FIND-RS", f"BP{T}", "RIPPER", "CART", "LR")]
+    return table(hdr, rows, "l" + "r" * 10)
+
+
 def connect4_paper_t(res: Results) -> str | None:
     ds = "connect-4"
     if ds not in res.datasets:
         return None
     rows = []
-    for method in ("find-rs", "bo", "bp"):
+    for method in ("find-rs", "bo", "bp", "bp-all"):
         for T in sorted({1} if method == "find-rs" else {res.T, PAPER_CONNECT4_T}):
             for enc in res.encodings(ds, method, T):
                 a = res.stat(ds, method, enc, "accuracy", T)
@@ -255,13 +299,53 @@ def connect4_paper_t(res: Results) -> str | None:
                 t = res.stat(ds, method, enc, "fit_seconds", T)
                 rules = (f"{k[0]:.0f} of {kf[0]:.0f}" if method == "bp" else f"{k[0]:.0f}" if method == "find-rs"
                          else f"{kf[0]:.0f} found") if k and kf else "–"
-                rows.append([t_label(method, T), enc.upper(), fmt(a), fmt_paper(PAPER["accuracy"][ds].get(method)),
-                             fmt(f), fmt_paper(PAPER["f1"][ds].get(method)), rules,
+                pm = "bp" if method == "bp-all" else method
+                rows.append([t_label(method, T), enc.upper(), fmt(a), fmt_paper(PAPER["accuracy"][ds].get(pm)),
+                             fmt(f), fmt_paper(PAPER["f1"][ds].get(pm)), rules,
                              f"{t[0]:.1f}" if t else "–", str(a[2]) if a else "0"])
     if not rows:
         return None
     return table(["method", "enc", "accuracy", "paper (T=20)", "F1", "paper (T=20)", "rules (BP: K of found)",
                   "fit s", "splits"], rows, "llrrrrrrr")
+
+
+def authors_monks_table(res: Results) -> str | None:
+    """The MONK's problems on our data (the 432-row full sets) beside the authors' loading."""
+    if not res.extras:
+        return None
+    rows = []
+    for extra in res.extras:
+        base = f"monk-{AUTHORS_MONKS[extra]}"
+        for method in ("find-rs", "bo", "bp", "bp-all", "ripper", "cart", "lr", "svm", "rf"):
+            row = [f"`{base}`", t_label(method, res.T)]
+            for metric in ("accuracy", "f1"):
+                for ds in (base, extra):
+                    b = res.best(ds, method, metric)
+                    row.append(f"{fmt(b[0])} ({b[1].upper()})" if b else "–")
+                row.append(fmt_paper(PAPER[metric].get(base, {}).get("bp" if method == "bp-all" else method)))
+            rows.append(row)
+    return table(["dataset", "method", "accuracy, 432 rows", "accuracy, authors' rows", "paper",
+                  "F1, 432 rows", "F1, authors' rows", "paper"], rows, "llrrrrrr")
+
+
+def bp_variants_table(res: Results) -> str:
+    """BP at the automatic K (the main tables) beside the same models voting with all their rules."""
+    rows = []
+    for ds in res.datasets:
+        row = [f"`{ds}`"]
+        for metric in ("accuracy", "f1"):
+            for m in ("bp", "bp-all"):
+                b = res.best(ds, m, metric)
+                row.append(f"{fmt(b[0])} ({b[1].upper()})" if b else "–")
+            row.append(fmt_paper(PAPER[metric].get(ds, {}).get("bp")))
+        b = res.best(ds, "bp", "accuracy")
+        k = res.stat(ds, "bp", b[1], "n_rules") if b else None
+        kf = res.stat(ds, "bp", b[1], "n_rules_found") if b else None
+        row.append(f"{k[0]:.0f} of {kf[0]:.0f}" if k and kf else "–")
+        rows.append(row)
+    T = res.T
+    return table(["dataset", f"acc, BP{T} auto K", f"acc, BP{T} all rules", "paper", f"F1, BP{T} auto K",
+                  f"F1, BP{T} all rules", "paper", "K of rules (auto K's enc)"], rows)
 
 
 def rules_table(res: Results) -> str:
@@ -361,6 +445,23 @@ def params_table(res: Results) -> str:
     return table(["dataset", "CART", "LR", "RIPPER", "SVM", "RF"], rows, "llllll")
 
 
+def coverage_table(res: Results) -> str:
+    """How many splits each method x encoding was run on (ok rows), per dataset."""
+    cols = [(m, e) for m in ("find-rs", "bo", "bp", "cart", "ripper") for e in ("av", "oh")] + [
+        ("lr", "oh"), ("svm", "oh"), ("rf", "oh")]
+    rows = []
+    for ds in res.datasets + res.extras:
+        row = [f"`{ds}`"]
+        for m, e in cols:
+            n = res.rows(ds, m, e).height
+            bad = res.df.filter((pl.col("dataset") == ds) & (pl.col("method") == m) & (pl.col("encoding") == e)
+                                & (pl.col("status") != "ok")).height
+            row.append(f"{n}" + (f" (+{bad} not run)" if bad else "") if n or bad else "–")
+        rows.append(row)
+    hdr = ["dataset"] + [f"{DISPLAY.get(m, m).replace('FIND-RS-', '')} {e.upper()}" for m, e in cols]
+    return table(hdr, rows)
+
+
 def not_run_table(res: Results) -> str | None:
     bad = res.df.filter(pl.col("status") != "ok")
     if bad.height == 0:
@@ -387,9 +488,10 @@ def differences(res: Results) -> tuple[str, list[dict[str, Any]]]:
                 if b is None:
                     continue
                 (mean, std, n), enc = b
-                # The paper prints std to 2 decimals: take the top of its rounding interval.
-                paper_std = (paper[1] + 0.005) if paper[1] is not None else 0.0
-                thr = max(std if n > 1 else 0.0, paper_std, 0.0005)
+                # The paper prints std to 2 decimals: take the top of its rounding interval (a cell
+                # printed without std, connect-4's, counts as "± 0.00").
+                paper_std = (paper[1] or 0.0) + 0.005
+                thr = max(std if n > 1 else 0.0, paper_std)
                 diff = mean - paper[0]
                 if abs(diff) > thr:
                     found.append({"dataset": ds, "method": method, "metric": metric, "ours": (mean, std, n),
@@ -405,21 +507,23 @@ def differences(res: Results) -> tuple[str, list[dict[str, Any]]]:
 # --------------------------------------------------------------------------- #
 
 
-def draw_pruning_curves(curves: pl.DataFrame, path: Path) -> bool:
+def draw_pruning_curves(curves: pl.DataFrame, path: Path, panels: list[tuple[str, str]], title: str) -> bool:
     """The paper's Figure 1 from the stored curves: train/test accuracy against K (log x)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker as ticker
     except ImportError:
         return False
-    names = [d for d in FIGURE1_DATASETS if d in set(curves["dataset"].to_list())]
+    have = set(zip(curves["dataset"].to_list(), curves["encoding"].to_list()))
+    names = [p for p in panels if p in have]
     if not names:
         return False
     fig, axes = plt.subplots(2, 2, figsize=(9, 6), squeeze=False)
-    for ax, ds in zip(axes.flat, names):
-        c = curves.filter(pl.col("dataset") == ds).sort("K")
+    for ax, (ds, enc) in zip(axes.flat, names):
+        c = curves.filter((pl.col("dataset") == ds) & (pl.col("encoding") == enc)).sort("K")
         k = c["K"].to_numpy()
         ax.plot(k, c["train_accuracy"].to_numpy(), color="tab:blue", lw=1.8, label="training")
         ax.plot(k, c["test_accuracy"].to_numpy(), color="tab:red", lw=1.8, label="testing")
@@ -427,41 +531,44 @@ def draw_pruning_curves(curves: pl.DataFrame, path: Path) -> bool:
         i = int(np.searchsorted(k, auto))
         ax.plot([auto, auto], [c["train_accuracy"][i], c["test_accuracy"][i]], "o", mfc="none", mec="black", ms=7,
                 label=f"auto K = {auto} (99% rule)")
-        pk = PAPER_FIGURE1_K.get(ds)
+        pk = PAPER_FIGURE1_K.get(ds.removesuffix("-authors"))
         if pk is not None:
             ax.axvline(pk, color="grey", ls=":", lw=1, label=f"paper's K = {pk}")
         ax.set_xscale("log")
-        ax.set_xlim(0.9, k.max() * 1.1)
+        ax.set_xlim(0.9, max(k.max(), pk or 1) * 1.15)
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         lo = min(c["train_accuracy"].min(), c["test_accuracy"].min())
         ax.set_ylim(max(0.0, lo - 0.02), 1.01)
         ax.grid(True, which="both", color="lightgray", lw=0.5)
-        ax.set_title(f"{ds} (T={int(c['T'][0])}, AV, tau={int(c['tolerance'][0])}, seed 0)", fontsize=10)
+        ax.set_title(f"{ds} (T={int(c['T'][0])}, {enc.upper()}, tau={int(c['tolerance'][0])}, seed 0)", fontsize=10)
         ax.set_xlabel("# rules kept (K)")
         ax.set_ylabel("accuracy")
-        ax.legend(loc="lower right", fontsize=7)
+        ax.legend(loc="best", fontsize=7)
     for ax in list(axes.flat)[len(names):]:
         ax.set_visible(False)
-    fig.suptitle("FIND-RS-BP pruning: accuracy vs number of kept rules (the paper's Figure 1)", fontsize=11)
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
     return True
 
 
-def curve_summary(curves: pl.DataFrame) -> str:
+def curve_summary(curves: pl.DataFrame, panels: list[tuple[str, str]]) -> str:
     rows = []
-    for ds in FIGURE1_DATASETS:
-        c = curves.filter(pl.col("dataset") == ds).sort("K")
+    for ds, enc in panels:
+        c = curves.filter((pl.col("dataset") == ds) & (pl.col("encoding") == enc)).sort("K")
         if c.height == 0:
             continue
         auto = int(c["auto_K"][0])
         at = c.filter(pl.col("K") == auto).row(0, named=True)
         full = c.row(-1, named=True)
         best = c.sort(["test_accuracy", "K"], descending=[True, False]).row(0, named=True)
-        rows.append([f"`{ds}`", str(c.height), str(auto), f"{at['train_accuracy']:.3f} / {at['test_accuracy']:.3f}",
+        rows.append([f"`{ds}`", enc.upper(), str(c.height), str(auto), f"{at['train_accuracy']:.3f} / {at['test_accuracy']:.3f}",
                      f"{full['train_accuracy']:.3f} / {full['test_accuracy']:.3f}",
-                     f"{best['K']} ({best['test_accuracy']:.3f})", str(PAPER_FIGURE1_K.get(ds, ""))])
-    return table(["dataset", "rules found", "auto K", "train / test acc at auto K", "train / test acc, all rules",
+                     f"{best['K']} ({best['test_accuracy']:.3f})",
+                     str(PAPER_FIGURE1_K.get(ds.removesuffix("-authors"), ""))])
+    return table(["dataset", "enc", "rules found", "auto K", "train / test acc at auto K", "train / test acc, all rules",
                   "best test K (acc)", "paper's K"], rows)
 
 
@@ -481,7 +588,17 @@ def write_report(out: Path) -> Path:
     res = Results(df)
     info = json.loads((raw / "run_info.json").read_text()) if (raw / "run_info.json").exists() else {"invocations": []}
     curves = read_curves(raw / "pruning_curves.csv") if (raw / "pruning_curves.csv").exists() else None
-    figure = draw_pruning_curves(curves, out / "pruning_curves.png") if curves is not None and curves.height else False
+    figure = figure_oh = figure_authors = False
+    if curves is not None and curves.height:
+        fig1 = "FIND-RS-BP pruning: accuracy vs number of kept rules (the paper's Figure 1)"
+        figure = draw_pruning_curves(curves, out / "pruning_curves.png", [(d, "av") for d in FIGURE1_DATASETS],
+                                     fig1 + ", AV")
+        figure_oh = draw_pruning_curves(curves, out / "pruning_curves_oh.png", [(d, "oh") for d in FIGURE1_DATASETS],
+                                        fig1 + ", OH")
+        figure_authors = draw_pruning_curves(
+            curves, out / "pruning_curves_authors_monks.png",
+            [(d, e) for d in ("monk-2-authors", "monk-3-authors") for e in ("av", "oh")],
+            "FIND-RS-BP pruning on the MONK's as the authors' code loads them (train + test files)")
 
     invs = info.get("invocations", [])
     machine = invs[-1]["machine"] if invs else {}
@@ -499,8 +616,10 @@ def write_report(out: Path) -> Path:
     w("```\n")
     w("Regenerate the tables and the figure from `raw/` without refitting:\n")
     w("```\npython -m findrs.experiments --out results/ --tables-only\n```\n")
-    w("Re-run everything from scratch (the numbers are deterministic: every seed is fixed): "
-      "`python -m findrs.experiments --data-dir ../shared/datasets --out results/ --fresh`.\n")
+    w("The whole protocol in one command (every seed is fixed, so the numbers repeat; this includes pieces "
+      "the run above may have left out, see *What was run*): "
+      "`python -m findrs.experiments --data-dir ../shared/datasets --out results/ --fresh`; add "
+      "`--datasets monk-1-authors monk-2-authors monk-3-authors` for the MONK's variant of the investigation.\n")
     if machine:
         v = machine.get("versions", {})
         w(f"- Machine: `nproc` = {machine.get('nproc')}, CPU `{machine.get('cpu')}`, "
@@ -522,10 +641,12 @@ def write_report(out: Path) -> Path:
     w(f"- FIND-RS (one run), FIND-RS-BO{res.T} and FIND-RS-BP{res.T} (T = {res.T}; BP keeps the automatic K, "
       "the smallest whose training accuracy is ≥ 0.99 × that of all rules), each with the AV and the OH "
       "encoding; run t of split s presents the positives in the order drawn from seed (s, t), so BO and BP of "
-      "one split share their T runs. Tolerance τ = 1 for " + ", ".join(sorted(TOLERANCE)) + ", 0 elsewhere.")
+      "one split share their T runs. Tolerance τ = 1 for " + ", ".join(sorted(k for k in TOLERANCE if k in DATASETS))
+      + ", 0 elsewhere.")
     w("- banknote and wine: 10 equal-width bins learned on the training half (findrs bins them itself; the "
-      "baselines get `KBinsDiscretizer(strategy=\"uniform\")` codes, checked identical to findrs' bins on every "
-      "split).")
+      "baselines get the same bins: `KBinsDiscretizer(strategy=\"uniform\")` edges, values assigned as "
+      "scikit-learn ≤ 1.0 did, with its small upward nudge at bin edges, which is what findrs does; checked "
+      "identical to findrs' bins on every split).")
     w("- Baselines: 5-fold stratified CV grid search (accuracy) on the training half with the paper's Table 2 "
       "grids, refit of the best setting on the training half, scored on the test half. CART: max_depth ∈ "
       "{None, 5, 10, 20}; LR: penalty ∈ {l1, l2} × C ∈ {1, 4, 16, 32}, liblinear; RF: n_estimators ∈ "
@@ -544,6 +665,9 @@ def write_report(out: Path) -> Path:
       f"our main tables use T = {res.T} everywhere and the T = 20 runs are in their own table below.")
     w("- An extra, **honest** reading (not in the paper): the encoding of FIND-RS/BO/BP, CART and RIPPER "
       "chosen per split by 5-fold CV accuracy on the training half instead of by the test score.\n")
+    w("What was run: the number of splits behind every cell, per method and encoding (– = not run; BO/BP: "
+      f"T = {res.T}; connect-4's extra T = {PAPER_CONNECT4_T} runs are not counted here):\n")
+    w(coverage_table(res) + "\n")
     w("Conventions: bold = best of our columns in the row (at 3 decimals); AvgRank over the datasets where "
       f"all our columns have a number (ties share ranks); {DAGGER} = one split only (no std); \"paper\" = the "
       "paper's own number for the cell to its left (its std is printed with 2 decimals). The encoding behind "
@@ -551,6 +675,16 @@ def write_report(out: Path) -> Path:
 
     w("## Results\n")
     w(main_tables(res))
+    w(f"### FIND-RS-BP{res.T}: the automatic K and all rules\n")
+    w("The main tables use BP with the K the paper proposes in *Pruning the FIND-RS-BP rules*: the smallest K "
+      "whose training accuracy "
+      "is at least 0.99 × that of all rules. Here the same models also vote with all their rules (no pruning; "
+      "best-on-test encoding in brackets):\n")
+    w(bp_variants_table(res) + "\n")
+    w("Average rank of the five interpretable models (over the datasets where all five have a number) under "
+      "each reading; the paper's (with SBRL as a sixth) are FIND-RS 3.00 / 3.00, BP 1.73 / 1.82, RIPPER 4.18 / "
+      "4.32, CART 3.45 / 3.45, LR 3.64 / 3.50 (accuracy / F1):\n")
+    w(rank_summary(res) + "\n")
     w("### Honest encoding choice (5-fold CV on the training half)\n")
     w("Same methods; for FIND-RS/BO/BP, CART and RIPPER the encoding is picked on each split by CV accuracy on "
       "the training half (connect-4: split 0 only).\n")
@@ -575,18 +709,41 @@ def write_report(out: Path) -> Path:
     w("## Figure 1: pruning the FIND-RS-BP rules\n")
     if figure:
         w("![pruning curves](pruning_curves.png)\n")
-        w(f"`pruning_curves.png`: FIND-RS-BP{res.T}, AV, seed-0 split; training (blue) and test (red) accuracy of "
+        w(f"`pruning_curves.png`: FIND-RS-BP{res.T}, AV (as asked in issue 5), seed-0 split; training (blue) and test (red) accuracy of "
           "the top-K weighted vote against K (log scale); circles at the automatic K (99% of the training "
           "accuracy of all rules), dotted line at the paper's K. Data in `raw/pruning_curves.csv`.\n")
-        w(curve_summary(curves) + "\n")
+        w(curve_summary(curves, [(d, "av") for d in FIGURE1_DATASETS]) + "\n")
+        if figure_oh:
+            w("The same with the OH encoding (`pruning_curves_oh.png`; the paper does not say which encoding its "
+              "Figure 1 used):\n")
+            w("![pruning curves, OH](pruning_curves_oh.png)\n")
+            w(curve_summary(curves, [(d, "oh") for d in FIGURE1_DATASETS]) + "\n")
+        if figure_authors:
+            w("And on monk-2 and monk-3 as the authors' code loads them (see *The MONK's problems as "
+              "the authors' code loads them* below), `pruning_curves_authors_monks.png`:\n")
+            w("![pruning curves, authors' MONK's](pruning_curves_authors_monks.png)\n")
+            w(curve_summary(curves, [(d, e) for d in ("monk-2-authors", "monk-3-authors") for e in ("av", "oh")])
+              + "\n")
     else:
         w("(not drawn: no curves in `raw/` or matplotlib missing)\n")
     w("## Differences from the paper larger than one standard deviation\n")
     tab, found = differences(res)
     w("Every cell of Tables 3-6 (best-on-test encoding, as the paper) where |ours − paper| exceeds the "
       "larger of our std and the paper's std (taken at the top of its 2-decimal rounding, i.e. printed + "
-      f"0.005). {len(found)} cells:\n")
+      f"0.005; connect-4's cells, printed without std, as ± 0.00). {len(found)} cells:\n")
     w(tab + "\n")
+    am = authors_monks_table(res)
+    if am:
+        rows = {d: res.df.filter(pl.col("dataset") == d).select(pl.col("n_train") + pl.col("n_test")).max().item()
+                for d in res.extras}
+        w("### The MONK's problems as the authors' code loads them\n")
+        w("Not part of the paper's tables: the same protocol run on `monk-N-authors`, i.e. `monks-N.train` and "
+          "`monks-N.test` concatenated as `bpllib/_dataset.py` of the authors' repository "
+          "(BouncyButton/bayes-point-learning) does, each file's first line dropped by its "
+          "`pd.read_csv(names=..., header=0)`: "
+          + ", ".join(f"{d} {rows[d]} rows" for d in res.extras)
+          + " (every `.train` row is also in `.test`). Best-on-test encoding in brackets.\n")
+        w(am + "\n")
     notes = out / "differences.md"
     if notes.exists():
         w("### What we found when we looked\n")

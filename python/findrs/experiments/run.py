@@ -29,7 +29,9 @@ from .protocol import (
     BASELINE_ENCODINGS,
     BASELINES,
     CV_FOLDS,
+    AUTHORS_MONKS,
     DATASETS,
+    EXTRA_DATASETS,
     FIGURE1_DATASETS,
     LARGE,
     PAPER_CONNECT4_T,
@@ -93,7 +95,7 @@ class Store:
     def frame(self) -> pl.DataFrame:
         if not self.rows:
             return pl.DataFrame(schema=COLUMNS)
-        order = {d: i for i, d in enumerate(DATASETS)}
+        order = {d: i for i, d in enumerate(DATASETS + EXTRA_DATASETS)}
         df = pl.DataFrame(list(self.rows.values()), schema=COLUMNS, orient="row")
         return df.with_columns(pl.col("dataset").replace_strict(order, default=99).alias("_o")).sort(
             ["_o", "split", "method", "encoding", "T"]).drop("_o")
@@ -126,6 +128,29 @@ class Log:
         el = int(time.perf_counter() - self.start)
         now = _dt.datetime.now().strftime("%H:%M:%S")
         print(f"[{now} +{el // 3600}:{el // 60 % 60:02d}:{el % 60:02d}] {msg}", flush=True)
+
+
+# --------------------------------------------------------------------------- #
+# Data
+# --------------------------------------------------------------------------- #
+
+
+def _read_monks_file(path: Path) -> pl.DataFrame:
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    cols = {f"a{i}": [int(r[i]) for r in rows] for i in range(1, 7)}
+    return pl.DataFrame({**cols, "class": [r[0] == "1" for r in rows]})
+
+
+def load_dataset(name: str, data_dir: Path) -> pl.DataFrame:
+    """``findrs.datasets.load_uci`` for the paper's datasets; the authors' MONK's variant otherwise."""
+    from ..datasets import load_uci
+
+    if name in AUTHORS_MONKS:
+        k = AUTHORS_MONKS[name]
+        # As bpllib: pd.read_csv(header=0) drops each file's first line; train then test, concatenated.
+        parts = [_read_monks_file(Path(data_dir) / f"monks-{k}.{part}")[1:] for part in ("train", "test")]
+        return pl.concat(parts)
+    return load_uci(name, data_dir)
 
 
 # --------------------------------------------------------------------------- #
@@ -176,14 +201,32 @@ def run_findrs(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, opt
             fit_s = time.perf_counter() - t0
             acc, f1 = _metrics(y_te, model.predict_mask(test))
             train_acc = float(np.mean(model.predict_mask(train) == y_tr))
-            cv, select_s = None, None
+            cv, select_s, cv_all = None, None, None
             if do_cv and cv_this:
                 t1 = time.perf_counter()
-                scores = []
+                scores, scores_all = [], []
                 for tr, va in folds:
                     m = _fit(train[tr], method, enc, tau, T, split)
                     scores.append(float(np.mean(m.predict_mask(train[va]) == y_tr[va])))
+                    if method == "bp":
+                        full = m.with_n_rules(m.n_rules_found)
+                        scores_all.append(float(np.mean(full.predict_mask(train[va]) == y_tr[va])))
                 cv, select_s = float(np.mean(scores)), time.perf_counter() - t1
+                cv_all = float(np.mean(scores_all)) if scores_all else None
+            if method == "bp":
+                # The same BP model voting with all its rules (no best-K pruning), as a separate row.
+                full = model.with_n_rules(model.n_rules_found)
+                acc_all, f1_all = _metrics(y_te, full.predict_mask(test))
+                store.put({
+                    "dataset": ds, "split": split, "method": "bp-all", "encoding": enc, "T": T, "tolerance": tau,
+                    "status": "ok", "accuracy": acc_all, "f1": f1_all,
+                    "train_accuracy": float(np.mean(full.predict_mask(train) == y_tr)),
+                    "n_rules": model.n_rules_found, "n_rules_found": model.n_rules_found, "cv_score": cv_all,
+                    "fit_seconds": fit_s, "select_seconds": select_s, "seconds": time.perf_counter() - t0,
+                    "params": json.dumps({"tolerance": tau, "T": T, "random_state": split, "n_jobs": 1,
+                                          "n_rules": None}),
+                    "contradictions": model.contradictions, "n_train": train.height, "n_test": test.height,
+                })
             store.put({
                 "dataset": ds, "split": split, "method": method, "encoding": enc, "T": T, "tolerance": tau,
                 "status": "ok", "accuracy": acc, "f1": f1, "train_accuracy": train_acc,
@@ -193,12 +236,13 @@ def run_findrs(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, opt
                 "contradictions": model.contradictions, "n_train": train.height, "n_test": test.height,
             })
             name = {"find-rs": "FIND-RS", "bo": f"BO{T}", "bp": f"BP{T}"}[method]
-            extra = f", K={model.n_rules}/{model.n_rules_found}" if method == "bp" else f", {model.n_rules_found} rules"
+            extra = (f", K={model.n_rules}/{model.n_rules_found} (all rules: acc {acc_all:.3f})" if method == "bp"
+                     else f", {model.n_rules_found} rules")
             cvs = f", cv {cv:.3f} ({select_s:.1f} s)" if cv is not None else ""
             log(f"{ds} split {split} {name} {enc.upper()}: acc {acc:.3f} f1 {f1:.3f}{extra} (fit {fit_s:.2f} s{cvs})")
-            if method == "bp" and enc == "av" and split == 0 and T == opts.T and ds in FIGURE1_DATASETS:
+            if method == "bp" and split == 0 and T == opts.T and (ds in FIGURE1_DATASETS or ds in AUTHORS_MONKS):
                 curve = model.pruning_curve(train, test)
-                curves[ds] = curve.select(
+                curves[f"{ds}/{enc}"] = curve.select(
                     pl.lit(ds).alias("dataset"), pl.lit(split).alias("split"), pl.lit(enc).alias("encoding"),
                     pl.lit(T).alias("T"), pl.lit(tau).alias("tolerance"), pl.col("K").cast(pl.Int64),
                     "train_accuracy", "test_accuracy", pl.lit(model.n_rules).alias("auto_K"),
@@ -217,6 +261,8 @@ def run_baselines(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, 
     data = None
     for name in opts.baselines:
         encs = BASELINE_ENCODINGS[name]
+        if name == "ripper":
+            encs = tuple(e for e in encs if e in opts.ripper_encodings)
         spent = 0.0
         for i, enc in enumerate(encs):
             key = (ds, split, name, enc, 0)
@@ -265,7 +311,9 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         pass
     try:
-        nproc = int(subprocess.run(["nproc"], capture_output=True, text=True, check=True).stdout.strip())
+        # nproc honours OMP_NUM_THREADS, which this process sets to 1: ask without it.
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT")}
+        nproc = int(subprocess.run(["nproc"], capture_output=True, text=True, check=True, env=env).stdout.strip())
     except (OSError, ValueError, subprocess.CalledProcessError):
         nproc = os.cpu_count()
     versions = {"python": platform.python_version()}
@@ -293,6 +341,7 @@ class Options:
     resume: bool = False
     fresh: bool = False
     tables_only: bool = False
+    ripper_encodings: tuple[str, ...] = ("av", "oh")
 
 
 def parse_args(argv: list[str] | None) -> Options:
@@ -304,11 +353,15 @@ def parse_args(argv: list[str] | None) -> Options:
                     help="directory with the UCI files (default: $FINDRS_DATA_DIR or ../shared/datasets)")
     ap.add_argument("--out", default="results", help="output directory (default: results)")
     ap.add_argument("--splits", type=int, default=10, help="random 50/50 splits, seeds 0..N-1 (default 10)")
-    ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS), metavar="NAME",
-                    help=f"datasets to run (default: all 11: {' '.join(DATASETS)})")
+    ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS + EXTRA_DATASETS),
+                    metavar="NAME",
+                    help=f"datasets to run (default: the paper's 11: {' '.join(DATASETS)}; also "
+                         f"{' '.join(EXTRA_DATASETS)}: the MONK's as the authors' code loads them)")
     ap.add_argument("--T", type=int, default=100, help="runs of FIND-RS-BO/BP (default 100)")
     ap.add_argument("--baselines", nargs="+", default=list(BASELINES), choices=list(BASELINES),
                     help="baselines to run (default: all)")
+    ap.add_argument("--ripper-encodings", nargs="+", default=["av", "oh"], choices=["av", "oh"],
+                    help="encodings RIPPER tries (default: av oh, as the paper; OH is its slowest part)")
     ap.add_argument("--skip-baselines", action="store_true", help="run only the findrs methods")
     ap.add_argument("--skip-findrs", action="store_true", help="run only the baselines")
     ap.add_argument("--budget", type=float, default=1200.0,
@@ -321,9 +374,10 @@ def parse_args(argv: list[str] | None) -> Options:
     ap.add_argument("--fresh", action="store_true", help="discard <out>/raw before running")
     ap.add_argument("--tables-only", action="store_true", help="rebuild the tables and figure from <out>/raw")
     a = ap.parse_args(argv)
-    datasets = [d for d in DATASETS if d in a.datasets]  # the paper's order, connect-4 last
+    datasets = [d for d in DATASETS + EXTRA_DATASETS if d in a.datasets]  # the paper's order, connect-4 last
     return Options(Path(a.data_dir), Path(a.out), a.splits, datasets, a.T, list(a.baselines), a.skip_baselines,
-                   a.skip_findrs, a.budget, a.large_splits, a.paper_t, a.resume, a.fresh, a.tables_only)
+                   a.skip_findrs, a.budget, a.large_splits, a.paper_t, a.resume, a.fresh, a.tables_only,
+                   tuple(a.ripper_encodings))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -336,7 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {opts.out / 'README.md'}")
         return 0
     if not opts.skip_baselines:
-        missing = [m for m in ("sklearn", "wittgenstein", "pandas") if not _importable(m)]
+        needed = ("sklearn", "wittgenstein", "pandas") if "ripper" in opts.baselines else ("sklearn",)
+        missing = [m for m in needed if not _importable(m)]
         if missing:
             print(f"error: the baselines need {', '.join(missing)}: pip install 'findrs[experiments]' "
                   f"(or pass --skip-baselines)", file=sys.stderr)
@@ -360,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     curves: dict[str, pl.DataFrame] = {}
     if curves_path.exists():
         old = read_curves(curves_path)
-        curves = {d: old.filter(pl.col("dataset") == d) for d in old["dataset"].unique().to_list()}
+        curves = {f"{d}/{e}": g for (d, e), g in old.group_by(["dataset", "encoding"], maintain_order=True)}
     info_path = raw / "run_info.json"
     info = json.loads(info_path.read_text()) if info_path.exists() else {"invocations": []}
     invocation = {
@@ -369,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine_info(),
         "options": {"splits": opts.splits, "datasets": opts.datasets, "T": opts.T, "baselines": opts.baselines,
                     "skip_baselines": opts.skip_baselines, "skip_findrs": opts.skip_findrs, "budget": opts.budget,
-                    "large_splits": opts.large_splits, "paper_t": opts.paper_t, "resume": opts.resume},
+                    "large_splits": opts.large_splits, "paper_t": opts.paper_t, "resume": opts.resume,
+                    "ripper_encodings": list(opts.ripper_encodings)},
         "datasets": {},
     }
     info["invocations"].append(invocation)
@@ -379,14 +435,14 @@ def main(argv: list[str] | None = None) -> int:
         from .baselines import Worker
 
         worker = Worker()
-    from ..datasets import load_uci, train_test_split
+    from ..datasets import train_test_split
 
     log(f"findrs experiments: {len(opts.datasets)} datasets, {opts.splits} splits, T={opts.T}, "
         f"baselines: {'none' if opts.skip_baselines else ', '.join(opts.baselines)}; out {opts.out}")
     try:
         for ds in opts.datasets:
             t_ds = time.perf_counter()
-            df = load_uci(ds, opts.data_dir)
+            df = load_dataset(ds, opts.data_dir)
             timing = {"findrs_seconds": 0.0, "baselines_seconds": 0.0}
             if not opts.skip_findrs:
                 t0 = time.perf_counter()
