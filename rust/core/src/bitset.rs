@@ -120,12 +120,6 @@ pub fn count_ones(words: &[u64]) -> usize {
     words.iter().map(|w| w.count_ones() as usize).sum()
 }
 
-/// True iff `a & b` has a set bit.
-#[inline]
-pub fn intersects(a: &[u64], b: &[u64]) -> bool {
-    a.iter().zip(b).any(|(x, y)| x & y != 0)
-}
-
 /// Calls `f` with the index of every set bit, in increasing order.
 #[inline]
 pub fn for_each_one(words: &[u64], mut f: impl FnMut(usize)) {

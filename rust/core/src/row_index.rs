@@ -107,10 +107,4 @@ impl RowIndex {
         (count, start)
     }
 
-    /// Bitset (over this index's rows) of the rows that satisfy `terms`.
-    pub fn covered(&self, terms: &Terms) -> Vec<u64> {
-        (0..self.n_words)
-            .map(|w| self.covered_word(terms, w))
-            .collect()
-    }
 }

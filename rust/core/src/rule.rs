@@ -12,7 +12,6 @@
 use crate::bitset::{self, words_for};
 use crate::error::{FindRsError, Result};
 use crate::schema::{ConstraintKind, Schema};
-use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Rule {
@@ -356,11 +355,6 @@ impl Terms {
         }
     }
 
-    /// Builds the terms of an allowed-slot bitset (a rule, or a candidate generalization).
-    pub fn build(&mut self, allowed: &[u64], schema: &Schema) {
-        self.clear();
-        build_terms(allowed, schema, self);
-    }
 }
 
 fn build_terms(allowed: &[u64], schema: &Schema, terms: &mut Terms) {
@@ -428,33 +422,6 @@ fn build_wide_term(allowed: &[u64], range: std::ops::Range<usize>, f: usize, ter
             negate,
             feature: f as u32,
         });
-    }
-}
-
-/// Debug display with codes (`f0 = 2 and f3 in {1, 2}`); user-facing text is built from the
-/// value domains on the Python side.
-pub struct RuleDisplay<'a> {
-    pub rule: &'a Rule,
-    pub schema: &'a Schema,
-}
-
-impl fmt::Display for RuleDisplay<'_> {
-    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let cons = self.rule.constraints(self.schema);
-        if cons.is_empty() {
-            return out.write_str("TRUE");
-        }
-        for (i, (f, codes)) in cons.iter().enumerate() {
-            if i > 0 {
-                out.write_str(" and ")?;
-            }
-            if codes.len() == 1 {
-                write!(out, "f{f} = {}", codes[0])?;
-            } else {
-                write!(out, "f{f} in {codes:?}")?;
-            }
-        }
-        Ok(())
     }
 }
 

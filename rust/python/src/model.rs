@@ -1,6 +1,7 @@
 //! `CoreModel`: a fitted rule model held in Rust, built by `fit` or from saved constraints.
 
 use crate::convert::{columns, core_err, guarded, slices};
+use findrs_core::data::Columns;
 use crate::state::{Constraints, ModelState};
 use findrs_core::best_k::pruning_curve;
 use findrs_core::model::RuleModel;
@@ -12,6 +13,13 @@ use pyo3::prelude::*;
 #[pyclass(module = "findrs._core", frozen)]
 pub struct CoreModel {
     pub inner: RuleModel,
+}
+
+impl CoreModel {
+    /// The NumPy code columns as core columns checked against this model's schema.
+    fn data<'a>(&self, arrays: &'a [PyReadonlyArray1<'_, u32>]) -> PyResult<Columns<'a>> {
+        columns(&self.inner.schema, slices(arrays)?)
+    }
 }
 
 #[pymethods]
@@ -59,8 +67,7 @@ impl CoreModel {
         py: Python<'py>,
         columns_: Vec<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let sl = slices(&columns_)?;
-        let data = columns(&self.inner.schema, sl)?;
+        let data = self.data(&columns_)?;
         let m = &self.inner;
         let out = py.detach(|| guarded(|| Ok(m.scores(&data).into_iter().map(|s| m.decision(s)).collect::<Vec<_>>())))?;
         Ok(out.into_pyarray(py))
@@ -73,8 +80,7 @@ impl CoreModel {
         py: Python<'py>,
         columns_: Vec<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
-        let sl = slices(&columns_)?;
-        let data = columns(&self.inner.schema, sl)?;
+        let data = self.data(&columns_)?;
         let (offsets, ids) = py.detach(|| guarded(|| Ok(self.inner.fired(&data))))?;
         Ok((offsets.into_pyarray(py), ids.into_pyarray(py)))
     }
@@ -85,8 +91,7 @@ impl CoreModel {
         py: Python<'py>,
         columns_: Vec<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let sl = slices(&columns_)?;
-        let data = columns(&self.inner.schema, sl)?;
+        let data = self.data(&columns_)?;
         let out = py.detach(|| guarded(|| Ok(self.inner.scores(&data))))?;
         Ok(out.into_pyarray(py))
     }
@@ -96,22 +101,6 @@ impl CoreModel {
         self.inner.threshold()
     }
 
-    /// (positives, negatives) covered by each rule on labelled data.
-    fn coverage_counts(
-        &self,
-        py: Python<'_>,
-        columns_: Vec<PyReadonlyArray1<'_, u32>>,
-        labels: PyReadonlyArray1<'_, bool>,
-    ) -> PyResult<(Vec<u32>, Vec<u32>)> {
-        let sl = slices(&columns_)?;
-        let data = columns(&self.inner.schema, sl)?;
-        let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-        if y.len() != data.n_rows() {
-            return Err(PyValueError::new_err("labels and columns differ in length"));
-        }
-        py.detach(|| guarded(|| Ok(self.inner.coverage_counts(&data, y))))
-    }
-
     /// Rows classified correctly by the top-K vote, for K = 1..=n_rules (BP pruning curve).
     fn pruning_curve(
         &self,
@@ -119,8 +108,7 @@ impl CoreModel {
         columns_: Vec<PyReadonlyArray1<'_, u32>>,
         labels: PyReadonlyArray1<'_, bool>,
     ) -> PyResult<Vec<u32>> {
-        let sl = slices(&columns_)?;
-        let data = columns(&self.inner.schema, sl)?;
+        let data = self.data(&columns_)?;
         let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
         if y.len() != data.n_rows() {
             return Err(PyValueError::new_err("labels and columns differ in length"));
