@@ -30,9 +30,10 @@ if TYPE_CHECKING:
 Engine = Literal["auto", "plugin", "compiled"]
 _LIB = Path(__file__).parent
 # "auto" uses the compiled expression only up to this many constraints in the voting rules.
-# benchmarks/bench_predict.py measured the plugin faster even at 8 rules (191 constraints:
-# 0.18 s against 4.9 s on 100k connect-4 rows; Polars evaluates each constraint's encoder
-# again), so "auto" is the plugin for every model but the empty one.
+# benchmarks/bench_predict.py, 100k connect-4 rows, plan + run: the plugin is as fast or faster
+# at every size (K = 8, 191 constraints: compiled 0.10 s, plugin 0.08 s; K = 64: 0.53 s against
+# 0.07 s; K = 1024: 9.5 s against 0.10 s), since Polars evaluates each constraint's encoder
+# again; so "auto" is the plugin for every model but the empty one.
 COMPILED_MAX_CONSTRAINTS = 0
 
 
@@ -68,7 +69,7 @@ def _rule_exprs(model: "RuleSetModel", rules: list[list[tuple[int, list[int]]]])
 
 def compiled_score(model: "RuleSetModel") -> pl.Expr:
     """The integer score of the model as a plain Polars expression (see ``RuleModel::scores``)."""
-    rules = model._core.rules()[: model.n_rules]
+    rules = model._core.rules(model.n_rules)
     exprs = _rule_exprs(model, rules)
     if model.method == "find-rs":
         return pl.any_horizontal(exprs).cast(pl.UInt32) if exprs else pl.lit(0, pl.UInt32)
@@ -80,8 +81,7 @@ def compiled_score(model: "RuleSetModel") -> pl.Expr:
 
 
 def _n_constraints(model: "RuleSetModel") -> int:
-    rules = model._core.rules()[: model.n_rules]
-    return sum(len(r) for r in rules) + (len(model._core.runs) if model.method == "bo" else 0)
+    return model._core.n_constraints(model.n_rules) + (len(model._core.runs) if model.method == "bo" else 0)
 
 
 def _use_plugin(model: "RuleSetModel", engine: Engine) -> bool:

@@ -449,13 +449,13 @@ class RuleSetModel:
         try:
             encoders = [FeatureEncoder.from_dict(f) for f in d["features"]]
             index = {e.name: i for i, e in enumerate(encoders)}
-            lookups = [{json.dumps(e.json_value(c)): c for c in range(e.domain_size)} for e in encoders]
+            lookups = [{_value_key(e.json_value(c)): c for c in range(e.domain_size)} for e in encoders]
             rules = []
             for r in d["rules"]:
                 cons = []
                 for c in r["constraints"]:
                     f = index[c["feature"]]
-                    cons.append((f, sorted(lookups[f][json.dumps(v)] for v in c["values"])))
+                    cons.append((f, sorted(lookups[f][_value_key(v)] for v in c["values"])))
                 rules.append(cons)
             weights = [int(r["weight"]) for r in d["rules"]]
             core = _core.CoreModel(
@@ -478,6 +478,14 @@ class RuleSetModel:
         except (ValueError, OverflowError) as e:
             raise FindRSInputError(f"findrs model JSON is inconsistent: {e}") from None
         return cls(core, encoders, target, params, training)
+
+
+def _value_key(v: Any) -> Any:
+    """A hashable key equal for two JSON values exactly when their JSON texts are equal
+    (1, 1.0 and true stay distinct; a bin's [lo, hi] is compared as text)."""
+    if isinstance(v, (list, dict)):
+        return ("json", json.dumps(v))
+    return (type(v).__name__, v)
 
 
 def _is_file(text: str) -> bool:

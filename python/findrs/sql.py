@@ -103,7 +103,7 @@ def model_to_sql(
         raise FindRSInputError(f"output must be one of {list(_OUTPUTS)}, got {output!r}")
     core = model._core
     kept = model.n_rules
-    rules = [_rule_sql(model.encoders, r, d) for r in core.rules()[:kept]]
+    rules = [_rule_sql(model.encoders, r, d) for r in core.rules(kept)]
     method = model.method
 
     target = model.target

@@ -10,6 +10,7 @@ pub mod ensemble;
 pub mod error;
 pub mod fit;
 pub mod model;
+pub mod predict;
 pub mod prune;
 pub mod row_index;
 pub mod rule;

@@ -8,13 +8,12 @@
 //!   floor(kept_weight * T / (2 * total_weight)) (SPEC 5, gamma_K).
 
 use crate::best_k::threshold;
-use crate::bitset;
 use crate::data::Columns;
 use crate::error::{FindRsError, Result};
 use crate::row_index::RowIndex;
-use crate::rule::{Rule, Terms};
+use crate::predict::Predictor;
+use crate::rule::Rule;
 use crate::schema::Schema;
-use rayon::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -60,14 +59,6 @@ pub struct RuleModel {
     pub n_kept: usize,
     /// BP: the sum of the weights of all rules found, kept or not (the denominator of gamma_K).
     pub total_weight: u64,
-}
-
-/// Rows per prediction block (a block's index is n_slots x 1024 words).
-const BLOCK_ROWS: usize = 1 << 16;
-
-/// `0..n` cut into blocks of `BLOCK_ROWS` rows, predicted in parallel.
-fn row_blocks(n: usize) -> Vec<(usize, usize)> {
-    (0..n).step_by(BLOCK_ROWS).map(|s| (s, (s + BLOCK_ROWS).min(n))).collect()
 }
 
 impl RuleModel {
@@ -123,67 +114,15 @@ impl RuleModel {
         }
     }
 
-    fn kept_terms(&self) -> Vec<Terms> {
-        self.rules[..self.n_kept]
-            .iter()
-            .map(|r| {
-                let mut t = Terms::new();
-                r.terms(&self.schema, &mut t);
-                t
-            })
-            .collect()
+    /// The voting rules compiled for prediction (build it once to predict many times);
+    /// `sample`, rows like those to predict, tunes the evaluation order.
+    pub fn predictor(&self, sample: Option<&Columns>) -> Predictor {
+        Predictor::new(self, sample)
     }
 
     /// The integer score of every row (see the module docs).
     pub fn scores(&self, data: &Columns) -> Vec<u32> {
-        let n = data.n_rows();
-        let terms = self.kept_terms();
-        let blocks = row_blocks(n);
-        let parts: Vec<Vec<u32>> = blocks
-            .par_iter()
-            .map(|&(s, e)| {
-                let index = RowIndex::from_all(&self.schema, &data.slice(s, e));
-                self.block_scores(&index, &terms)
-            })
-            .collect();
-        parts.concat()
-    }
-
-    fn block_scores(&self, index: &RowIndex, terms: &[Terms]) -> Vec<u32> {
-        let nw = index.n_words();
-        let mut scores = vec![0u32; index.n_rows()];
-        match self.method {
-            Method::FindRs => {
-                let mut any = vec![0u64; nw];
-                for t in terms {
-                    for (w, a) in any.iter_mut().enumerate() {
-                        *a |= index.covered_word(t, w);
-                    }
-                }
-                bitset::for_each_one(&any, |r| scores[r] = 1);
-            }
-            Method::Bp => {
-                for (t, &wt) in terms.iter().zip(&self.weights) {
-                    for w in 0..nw {
-                        let word = index.covered_word(t, w);
-                        bitset::for_each_one(&[word], |b| scores[w * 64 + b] += wt);
-                    }
-                }
-            }
-            Method::Bo => {
-                let mut any = vec![0u64; nw];
-                for run in &self.runs {
-                    any.iter_mut().for_each(|a| *a = 0);
-                    for &i in run {
-                        for (w, a) in any.iter_mut().enumerate() {
-                            *a |= index.covered_word(&terms[i as usize], w);
-                        }
-                    }
-                    bitset::for_each_one(&any, |r| scores[r] += 1);
-                }
-            }
-        }
-        scores
+        self.predictor(Some(data)).scores(data)
     }
 
     /// The signed decision value of an integer score: positive exactly where the row is
@@ -208,63 +147,11 @@ impl RuleModel {
     /// For every row, the ids of the voting rules that cover it, in rule order (heaviest first
     /// for BO/BP), as CSR: row `r`'s ids are `ids[offsets[r]..offsets[r + 1]]`.
     pub fn fired(&self, data: &Columns) -> (Vec<u64>, Vec<u32>) {
-        let n = data.n_rows();
-        let terms = self.kept_terms();
-        let blocks = row_blocks(n);
-        let parts: Vec<(Vec<u32>, Vec<u32>)> = blocks
-            .par_iter()
-            .map(|&(s, e)| {
-                let index = RowIndex::from_all(&self.schema, &data.slice(s, e));
-                let rows = e - s;
-                // Two passes over the rules: count per row, then fill in rule order.
-                let mut counts = vec![0u32; rows];
-                for t in &terms {
-                    for w in 0..index.n_words() {
-                        bitset::for_each_one(&[index.covered_word(t, w)], |b| {
-                            counts[w * 64 + b] += 1
-                        });
-                    }
-                }
-                let mut start = Vec::with_capacity(rows + 1);
-                let mut acc = 0u32;
-                for &c in &counts {
-                    start.push(acc);
-                    acc += c;
-                }
-                let mut ids = vec![0u32; acc as usize];
-                let mut fill = start.clone();
-                for (id, t) in terms.iter().enumerate() {
-                    for w in 0..index.n_words() {
-                        bitset::for_each_one(&[index.covered_word(t, w)], |b| {
-                            let r = w * 64 + b;
-                            ids[fill[r] as usize] = id as u32;
-                            fill[r] += 1;
-                        });
-                    }
-                }
-                (counts, ids)
-            })
-            .collect();
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut all = Vec::new();
-        offsets.push(0u64);
-        for (counts, ids) in parts {
-            let mut at = *offsets.last().expect("offsets start at 0");
-            for c in counts {
-                at += c as u64;
-                offsets.push(at);
-            }
-            all.extend(ids);
-        }
-        (offsets, all)
+        self.predictor(Some(data)).fired(data)
     }
 
     pub fn predict(&self, data: &Columns) -> Vec<bool> {
-        let t = self.threshold();
-        self.scores(data)
-            .into_iter()
-            .map(|s| s as u64 > t)
-            .collect()
+        self.predictor(Some(data)).predict(data)
     }
 
     /// For each rule, the number of positive and of negative rows it covers.

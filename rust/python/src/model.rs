@@ -135,8 +135,21 @@ impl CoreModel {
         Ok(Self { inner })
     }
 
-    fn rules(&self) -> Vec<Constraints> {
-        self.inner.rules.iter().map(|r| r.constraints(&self.inner.schema)).collect()
+    /// The number of constraints (constrained features) of the first `limit` rules.
+    fn n_constraints(&self, limit: usize) -> usize {
+        let m = &self.inner;
+        let n = limit.min(m.rules.len());
+        m.rules[..n]
+            .iter()
+            .map(|r| (0..m.schema.n_features()).filter(|&f| !r.is_free(&m.schema, f)).count())
+            .sum()
+    }
+
+    /// The rules' constraints, in rule order; the first `limit` rules only when given.
+    #[pyo3(signature = (limit=None))]
+    fn rules(&self, limit: Option<usize>) -> Vec<Constraints> {
+        let n = limit.map_or(self.inner.rules.len(), |k| k.min(self.inner.rules.len()));
+        self.inner.rules[..n].iter().map(|r| r.constraints(&self.inner.schema)).collect()
     }
 
     #[getter]

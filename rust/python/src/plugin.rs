@@ -8,6 +8,7 @@
 use crate::state::ModelState;
 use findrs_core::data::Columns;
 use findrs_core::model::RuleModel;
+use findrs_core::predict::Predictor;
 use polars::prelude::*;
 use pyo3_polars::derive::polars_expr;
 use serde::Deserialize;
@@ -23,8 +24,20 @@ struct ModelKwargs {
 
 const CACHE_SIZE: usize = 32;
 
-fn model(kw: &ModelKwargs) -> PolarsResult<Arc<RuleModel>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<RuleModel>>>> = OnceLock::new();
+/// A parsed model and its predictor, compiled on the first batch (which tunes its order).
+struct Cached {
+    model: RuleModel,
+    predictor: OnceLock<Predictor>,
+}
+
+impl Cached {
+    fn predictor(&self, data: &Columns) -> &Predictor {
+        self.predictor.get_or_init(|| self.model.predictor(Some(data)))
+    }
+}
+
+fn model(kw: &ModelKwargs) -> PolarsResult<Arc<Cached>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Cached>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(m) = cache.lock().expect("model cache").get(&kw.key) {
         return Ok(m.clone());
@@ -32,7 +45,10 @@ fn model(kw: &ModelKwargs) -> PolarsResult<Arc<RuleModel>> {
     let m = ModelState::from_json(&kw.state)
         .and_then(ModelState::into_model)
         .map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
-    let m = Arc::new(m);
+    let m = Arc::new(Cached {
+        model: m,
+        predictor: OnceLock::new(),
+    });
     let mut map = cache.lock().expect("model cache");
     if map.len() >= CACHE_SIZE {
         map.clear();
@@ -69,15 +85,15 @@ fn name_of(inputs: &[Series]) -> PlSmallStr {
 #[polars_expr(output_type=Boolean)]
 fn findrs_predict(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
-    let pred = with_codes(inputs, &m, |d| m.predict(d))?;
+    let pred = with_codes(inputs, &m.model, |d| m.predictor(d).predict(d))?;
     Ok(BooleanChunked::from_slice(name_of(inputs), &pred).into_series())
 }
 
 #[polars_expr(output_type=Float64)]
 fn findrs_score(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
-    let scores = with_codes(inputs, &m, |d| m.scores(d))?;
-    let values: Vec<f64> = scores.into_iter().map(|s| m.decision(s)).collect();
+    let scores = with_codes(inputs, &m.model, |d| m.predictor(d).scores(d))?;
+    let values: Vec<f64> = scores.into_iter().map(|s| m.model.decision(s)).collect();
     Ok(Float64Chunked::from_vec(name_of(inputs), values).into_series())
 }
 
@@ -88,7 +104,7 @@ fn list_u32(_input_fields: &[Field]) -> PolarsResult<Field> {
 #[polars_expr(output_type_func=list_u32)]
 fn findrs_fired(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
-    let (offsets, ids) = with_codes(inputs, &m, |d| m.fired(d))?;
+    let (offsets, ids) = with_codes(inputs, &m.model, |d| m.predictor(d).fired(d))?;
     let n = offsets.len() - 1;
     let mut builder = ListPrimitiveChunkedBuilder::<UInt32Type>::new(name_of(inputs), n, ids.len(), DataType::UInt32);
     for r in 0..n {
