@@ -11,6 +11,7 @@ pub mod error;
 pub mod fit;
 pub mod model;
 pub mod predict;
+pub mod predict_plan;
 pub mod prune;
 pub mod row_index;
 pub mod rule;

@@ -1,46 +1,30 @@
-//! A model's voting rules compiled for prediction: per row, the set of rules that cover it is
-//! an AND of a few precomputed rule bitsets, most of it skipped.
+//! A model's voting rules compiled for prediction: per row, the rules that cover it come from
+//! a bucket lookup and a few ANDs of precomputed rule bitsets, most of them skipped.
 //!
-//! The features the voting rules constrain are packed into *groups* of a few features whose
-//! slot counts multiply to at most [`MAX_COMBOS`] (a wider feature is a group of its own). A row's
-//! codes on a group's features make one *combination*, and the group's table holds, for every
-//! combination, the bitset of the rules that allow it on all of the group's features. The rules
-//! covering a row are the AND of its combinations' bitsets, one per group: for connect-4's 42
-//! three-valued features, 14 ANDs instead of walking every rule's 35 terms.
-//!
-//! The bitsets are cut into chunks of [`CHUNK_WORDS`] words, and rules are laid out so that a
-//! chunk holds similar rules (sorted by their constraints, group by group). Each chunk ANDs its
-//! groups most selective first (the groups whose combinations it allows least) and stops as
-//! soon as the chunk is zero, so a row reads a few words of most chunks.
+//! The layout ([`predict_plan`](crate::predict_plan)) splits the features the voting rules
+//! constrain into a *lead* and *groups*. A row's codes on the lead make one combination, whose
+//! *bucket* lists the chunks of the rule bitset holding rules that allow it: only those are
+//! candidates. A row's codes on a group make one combination too, and the group's table holds,
+//! for each combination, the bitset of the rules allowing it. The candidates are ANDed with
+//! the row's bitset of each group in turn, chunk by chunk ([`CHUNK_WORDS`] words), and a chunk
+//! that becomes zero is dropped. On connect-4 (42 three-valued features, rules of ~35 terms) a
+//! row starts from a few chunks instead of the whole rule set, and goes through 9 groups
+//! instead of 35 terms per rule.
 //!
 //! Invariant: for every row, the rules reported are exactly the voting rules `k < n_kept` for
 //! which `Rule::covers_row` holds, each once.
 
-use crate::bitset::{extract, for_each_one, words_for, WORD_BITS};
+use crate::bitset::{for_each_one, words_for, WORD_BITS};
 use crate::data::Columns;
 use crate::model::{Method, RuleModel};
+use crate::predict_plan::{plan, Group};
 use rayon::prelude::*;
 
-/// Most combinations per feature group (a group's table has this many rule bitsets at most,
-/// unless one feature alone has more slots).
-pub const MAX_COMBOS: usize = 256;
-
-/// Words per chunk of a rule bitset (the unit of early exit).
+/// Words per chunk of a rule bitset (the unit of skipping).
 pub const CHUNK_WORDS: usize = 8;
 
 /// Rows per parallel task.
 const BLOCK_ROWS: usize = 1 << 12;
-
-/// Features evaluated together: combination = sum of code x stride.
-#[derive(Clone, Debug)]
-struct Group {
-    features: Vec<usize>,
-    strides: Vec<u32>,
-    n_combos: usize,
-    /// Start of the group's table: combination `c`'s bitset is `n_words` words at
-    /// `table[offset + c * n_words]`.
-    offset: usize,
-}
 
 /// The voting rules of a [`RuleModel`] compiled for prediction (see the module docs).
 #[derive(Clone, Debug)]
@@ -52,12 +36,17 @@ pub struct Predictor {
     weights: Vec<u32>,
     /// Words of a rule bitset (a multiple of [`CHUNK_WORDS`]; padding bits are zero).
     n_words: usize,
+    lead: Group,
+    /// Bucket of lead combination `c`: entries `bucket_offsets[c]..bucket_offsets[c + 1]`,
+    /// each a chunk index and that chunk's bits ([`CHUNK_WORDS`] words in `bucket_bits`).
+    bucket_offsets: Vec<u32>,
+    bucket_chunks: Vec<u32>,
+    bucket_bits: Vec<u64>,
+    /// In evaluation order; group `g`'s combination `c` has its bitset at
+    /// `table[table_offsets[g] + c * n_words..][..n_words]`.
     groups: Vec<Group>,
+    table_offsets: Vec<usize>,
     table: Vec<u64>,
-    /// The groups in evaluation order.
-    order: Vec<u32>,
-    /// Every voting rule (the covered set when no feature is constrained).
-    all_rules: Vec<u64>,
     /// BO: for each rule, the runs that contain it (CSR over `rule_runs`).
     rule_run_offsets: Vec<u32>,
     rule_runs: Vec<u32>,
@@ -66,68 +55,77 @@ pub struct Predictor {
 
 impl Predictor {
     /// Compiles the voting rules of `model`. `sample` (rows like those to predict) only tunes
-    /// the evaluation order; predictions never depend on it.
+    /// the layout; predictions never depend on it.
     pub fn new(model: &RuleModel, sample: Option<&Columns>) -> Self {
         let schema = &model.schema;
         let n_rules = model.n_kept;
         let rules = &model.rules[..n_rules];
         let n_words = words_for(n_rules).div_ceil(CHUNK_WORDS) * CHUNK_WORDS;
-        // Features some rule constrains, packed in order into groups.
-        let constrained: Vec<usize> = (0..schema.n_features())
-            .filter(|&f| rules.iter().any(|r| !r.is_free(schema, f)))
-            .collect();
-        let mut groups: Vec<Group> = Vec::new();
-        let mut combos = usize::MAX;
-        for &f in &constrained {
-            let width = schema.slots(f).len();
-            if groups.is_empty() || combos.saturating_mul(width) > MAX_COMBOS {
-                groups.push(Group {
-                    features: Vec::new(),
-                    strides: Vec::new(),
-                    n_combos: 0,
-                    offset: 0,
-                });
-                combos = 1;
+        let plan = plan(model, sample);
+        // For every slot, the rule positions that allow it.
+        let n_slots = schema.n_slots();
+        let mut by_slot = vec![0u64; n_slots * n_words];
+        for (p, &k) in plan.rule_at.iter().enumerate() {
+            for_each_one(rules[k as usize].allowed(), |s| {
+                if s < n_slots {
+                    by_slot[s * n_words + p / WORD_BITS] |= 1u64 << (p % WORD_BITS);
+                }
+            });
+        }
+        let mut all = vec![0u64; n_words];
+        (0..n_rules).for_each(|p| all[p / WORD_BITS] |= 1u64 << (p % WORD_BITS));
+        // Each group's table: the AND of its features' slot bitsets for every combination.
+        let mut table_offsets = Vec::with_capacity(plan.groups.len());
+        let mut table =
+            Vec::with_capacity(plan.groups.iter().map(|g| g.n_combos).sum::<usize>() * n_words);
+        for g in &plan.groups {
+            table_offsets.push(table.len());
+            for c in 0..g.n_combos {
+                let start = table.len();
+                table.extend_from_slice(&all);
+                let mut rest = c;
+                for &f in &g.features {
+                    let width = schema.slots(f).len();
+                    let slot = schema.slot(f, (rest % width) as u32);
+                    rest /= width;
+                    let row = &by_slot[slot * n_words..(slot + 1) * n_words];
+                    table[start..].iter_mut().zip(row).for_each(|(a, &b)| *a &= b);
+                }
             }
-            let g = groups.last_mut().expect("a group");
-            g.features.push(f);
-            g.strides.push(combos as u32);
-            combos *= width;
         }
-        let widths = |g: &Group| -> Vec<usize> {
-            g.features.iter().map(|&f| schema.slots(f).len()).collect()
-        };
-        for g in &mut groups {
-            g.n_combos = widths(g).iter().product();
+        // Buckets: each rule position under every lead combination it allows, then per
+        // combination the chunks those positions fall in.
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (p, &k) in plan.rule_at.iter().enumerate() {
+            plan.lead
+                .for_each_allowed_combo(schema, &rules[k as usize], |c| pairs.push((c, p as u32)));
         }
-        // Group order: from a first layout (rules in id order), the groups that leave the
-        // fewest (row, rule) pairs of the sample alive first, else the sparsest tables.
-        let identity: Vec<u32> = (0..n_rules as u32).collect();
-        let table = build_table(model, &identity, &mut groups, n_words);
-        let order = match sample {
-            Some(data) if data.n_rows() > 0 => greedy_order(&groups, &table, n_words, data),
-            _ => density_order(&groups, &table, n_words),
-        };
-        // Rule layout: sorted by their allowed slots on the groups' features, in group order,
-        // so that a chunk holds rules that die together.
-        let keys: Vec<Vec<u64>> = rules
-            .iter()
-            .map(|r| {
-                order
-                    .iter()
-                    .flat_map(|&g| groups[g as usize].features.iter())
-                    .map(|&f| {
-                        let s = schema.slots(f);
-                        extract(r.allowed(), s.start, s.len().min(WORD_BITS))
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut rule_at = identity;
-        rule_at.sort_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]).then(a.cmp(&b)));
-        let table = build_table(model, &rule_at, &mut groups, n_words);
-        let mut all_rules = vec![0u64; n_words];
-        (0..n_rules).for_each(|p| all_rules[p / WORD_BITS] |= 1u64 << (p % WORD_BITS));
+        pairs.sort_unstable();
+        let mut bucket_offsets = vec![0u32; plan.lead.n_combos + 1];
+        let mut bucket_chunks = Vec::new();
+        let mut bucket_bits = Vec::new();
+        let mut i = 0;
+        while i < pairs.len() {
+            let (c, p) = pairs[i];
+            let chunk = p as usize / (CHUNK_WORDS * WORD_BITS);
+            let start = bucket_bits.len();
+            bucket_bits.extend_from_slice(&[0u64; CHUNK_WORDS]);
+            bucket_chunks.push(chunk as u32);
+            while i < pairs.len() && pairs[i].0 == c {
+                let q = pairs[i].1 as usize;
+                if q / (CHUNK_WORDS * WORD_BITS) != chunk {
+                    break;
+                }
+                let w = q / WORD_BITS - chunk * CHUNK_WORDS;
+                bucket_bits[start + w] |= 1u64 << (q % WORD_BITS);
+                i += 1;
+            }
+            bucket_offsets[c as usize + 1] = bucket_chunks.len() as u32;
+        }
+        // Empty buckets end where the previous one did.
+        for c in 0..plan.lead.n_combos {
+            bucket_offsets[c + 1] = bucket_offsets[c + 1].max(bucket_offsets[c]);
+        }
         // BO: the runs of each rule.
         let mut rule_run_offsets = vec![0u32; n_rules + 1];
         let mut rule_runs = Vec::new();
@@ -152,47 +150,49 @@ impl Predictor {
         Self {
             method: model.method,
             threshold: model.threshold(),
-            rule_at,
+            rule_at: plan.rule_at,
             weights: model.weights[..n_rules].to_vec(),
             n_words,
-            groups,
+            lead: plan.lead,
+            bucket_offsets,
+            bucket_chunks,
+            bucket_bits,
+            groups: plan.groups,
+            table_offsets,
             table,
-            order,
-            all_rules,
             rule_run_offsets,
             rule_runs,
             n_runs: model.runs.len(),
         }
     }
 
-    /// Appends to `out` the positions of the rules covering the row whose per-group table
-    /// offsets (combination included) are `offs`; `acc` and `live` are scratch space of
-    /// `n_words` words and `n_words / CHUNK_WORDS` entries.
+    /// Appends to `out` the positions of the rules covering a row, given its lead combination
+    /// and its table offset per group (combination included); `acc` and `live` are scratch
+    /// space of `n_words` words and `n_words / CHUNK_WORDS` entries.
     #[inline]
-    fn covering(&self, offs: &[usize], acc: &mut [u64], live: &mut [u32], out: &mut Vec<u32>) {
-        let Some((&first, rest)) = self.order.split_first() else {
-            for_each_one(&self.all_rules, |p| out.push(p as u32));
-            return;
-        };
-        let nw = self.n_words;
-        acc.copy_from_slice(&self.table[offs[first as usize]..][..nw]);
-        let mut n_live = 0;
-        for (c, chunk) in acc.chunks_exact(CHUNK_WORDS).enumerate() {
-            live[n_live] = c as u32;
-            n_live += chunk.iter().any(|&w| w != 0) as usize;
+    fn covering(&self, lead: usize, offs: &[usize], acc: &mut [u64], live: &mut [u32], out: &mut Vec<u32>) {
+        let (a, b) = (self.bucket_offsets[lead] as usize, self.bucket_offsets[lead + 1] as usize);
+        for (j, e) in (a..b).enumerate() {
+            let c = self.bucket_chunks[e] as usize;
+            acc[c * CHUNK_WORDS..][..CHUNK_WORDS]
+                .copy_from_slice(&self.bucket_bits[e * CHUNK_WORDS..][..CHUNK_WORDS]);
+            live[j] = c as u32;
         }
-        for &g in rest {
+        let mut n_live = b - a;
+        for &off in offs {
             if n_live == 0 {
                 return;
             }
-            let t = &self.table[offs[g as usize]..][..nw];
+            let t = &self.table[off..off + self.n_words];
             let mut kept = 0;
             for j in 0..n_live {
                 let c = live[j] as usize;
-                let a = &mut acc[c * CHUNK_WORDS..][..CHUNK_WORDS];
-                a.iter_mut().zip(&t[c * CHUNK_WORDS..][..CHUNK_WORDS]).for_each(|(x, &y)| *x &= y);
+                let x = &mut acc[c * CHUNK_WORDS..][..CHUNK_WORDS];
+                x.iter_mut()
+                    .zip(&t[c * CHUNK_WORDS..][..CHUNK_WORDS])
+                    .for_each(|(x, &y)| *x &= y);
                 live[kept] = c as u32;
-                kept += a.iter().any(|&w| w != 0) as usize;
+                kept += x.iter().any(|&w| w != 0) as usize;
             }
             n_live = kept;
         }
@@ -208,7 +208,6 @@ impl Predictor {
     fn map_blocks<S: Send>(
         &self,
         data: &Columns,
-        first_only: bool,
         init: impl Fn(usize) -> S + Sync,
         per_row: impl Fn(&mut S, usize, &[u32]) + Sync,
     ) -> Vec<S> {
@@ -219,18 +218,18 @@ impl Predictor {
             .par_iter()
             .map(|&s| {
                 let rows = (s + BLOCK_ROWS).min(n) - s;
+                let mut lead = vec![0u32; rows];
+                self.lead.add_combos(data, s, &mut lead);
                 // Each row's table offsets, group-major.
                 let mut offs = vec![0usize; n_groups * rows];
+                let mut combo = vec![0u32; rows];
                 for (g, group) in self.groups.iter().enumerate() {
-                    let out = &mut offs[g * rows..(g + 1) * rows];
-                    let mut combo = vec![0u32; rows];
-                    for (&f, &stride) in group.features.iter().zip(&group.strides) {
-                        let col = &data.column(f)[s..s + rows];
-                        combo.iter_mut().zip(col).for_each(|(o, &c)| *o += c * stride);
-                    }
-                    out.iter_mut()
+                    combo.iter_mut().for_each(|c| *c = 0);
+                    group.add_combos(data, s, &mut combo);
+                    offs[g * rows..(g + 1) * rows]
+                        .iter_mut()
                         .zip(&combo)
-                        .for_each(|(o, &c)| *o = group.offset + c as usize * self.n_words);
+                        .for_each(|(o, &c)| *o = self.table_offsets[g] + c as usize * self.n_words);
                 }
                 let mut state = init(rows);
                 let mut row_offs = vec![0usize; n_groups];
@@ -242,8 +241,7 @@ impl Predictor {
                         *o = offs[g * rows + i];
                     }
                     ids.clear();
-                    self.covering(&row_offs, &mut acc, &mut live, &mut ids);
-                    let _ = first_only;
+                    self.covering(lead[i] as usize, &row_offs, &mut acc, &mut live, &mut ids);
                     ids.iter_mut().for_each(|p| *p = self.rule_at[*p as usize]);
                     per_row(&mut state, i, &ids);
                 }
@@ -257,20 +255,17 @@ impl Predictor {
         let parts = match self.method {
             Method::FindRs => self.map_blocks(
                 data,
-                true,
                 |rows| vec![0u32; rows],
                 |scores, i, ids| scores[i] = !ids.is_empty() as u32,
             ),
             Method::Bp => self.map_blocks(
                 data,
-                false,
                 |rows| vec![0u32; rows],
                 |scores, i, ids| scores[i] = ids.iter().map(|&k| self.weights[k as usize]).sum(),
             ),
             Method::Bo => self
                 .map_blocks(
                     data,
-                    false,
                     |rows| (vec![0u32; rows], vec![0u64; words_for(self.n_runs)]),
                     |(scores, votes), i, ids| {
                         // The runs with a covering rule, each counted once.
@@ -305,7 +300,6 @@ impl Predictor {
     pub fn fired(&self, data: &Columns) -> (Vec<u64>, Vec<u32>) {
         let parts = self.map_blocks(
             data,
-            false,
             |rows| (Vec::with_capacity(rows), Vec::new()),
             |(counts, all): &mut (Vec<u32>, Vec<u32>), _, ids| {
                 let start = all.len();
@@ -329,113 +323,6 @@ impl Predictor {
     }
 }
 
-/// The groups' tables for the rule layout `rule_at` (position -> rule id); sets each group's
-/// offset.
-fn build_table(model: &RuleModel, rule_at: &[u32], groups: &mut [Group], n_words: usize) -> Vec<u64> {
-    let schema = &model.schema;
-    let n_slots = schema.n_slots();
-    // For every slot, the rule positions that allow it.
-    let mut by_slot = vec![0u64; n_slots * n_words];
-    for (p, &k) in rule_at.iter().enumerate() {
-        for_each_one(model.rules[k as usize].allowed(), |s| {
-            if s < n_slots {
-                by_slot[s * n_words + p / WORD_BITS] |= 1u64 << (p % WORD_BITS);
-            }
-        });
-    }
-    let mut all = vec![0u64; n_words];
-    (0..rule_at.len()).for_each(|p| all[p / WORD_BITS] |= 1u64 << (p % WORD_BITS));
-    // Each combination's bitset: the AND of its features' slot bitsets.
-    let mut table = Vec::with_capacity(groups.iter().map(|g| g.n_combos).sum::<usize>() * n_words);
-    for g in groups.iter_mut() {
-        g.offset = table.len();
-        for c in 0..g.n_combos {
-            let start = table.len();
-            table.extend_from_slice(&all);
-            let mut rest = c;
-            for &f in &g.features {
-                let width = schema.slots(f).len();
-                let slot = schema.slot(f, (rest % width) as u32);
-                rest /= width;
-                let row = &by_slot[slot * n_words..(slot + 1) * n_words];
-                table[start..].iter_mut().zip(row).for_each(|(a, &b)| *a &= b);
-            }
-        }
-    }
-    table
-}
-
-/// Groups ordered by the density of their tables, sparsest first.
-fn density_order(groups: &[Group], table: &[u64], n_words: usize) -> Vec<u32> {
-    let mut density: Vec<(u64, u32)> = groups
-        .iter()
-        .enumerate()
-        .map(|(gi, g)| {
-            let ones: u64 = table[g.offset..g.offset + g.n_combos * n_words]
-                .iter()
-                .map(|w| w.count_ones() as u64)
-                .sum();
-            (ones * 1024 / g.n_combos as u64, gi as u32)
-        })
-        .collect();
-    density.sort_unstable();
-    density.into_iter().map(|(_, g)| g).collect()
-}
-
-/// Rows of the sample used to choose the group order.
-const SAMPLE_ROWS: usize = 256;
-
-/// Groups in greedy order on a sample of rows: each next group is the one that leaves the
-/// fewest (row, rule) pairs alive, given the groups before it.
-fn greedy_order(groups: &[Group], table: &[u64], n_words: usize, data: &Columns) -> Vec<u32> {
-    let n = data.n_rows();
-    let step = n.div_ceil(SAMPLE_ROWS).max(1);
-    let rows: Vec<usize> = (0..n).step_by(step).collect();
-    // Each sample row's table offset per group.
-    let offs: Vec<Vec<usize>> = rows
-        .iter()
-        .map(|&r| {
-            groups
-                .iter()
-                .map(|g| {
-                    let mut combo = 0usize;
-                    for (&f, &stride) in g.features.iter().zip(&g.strides) {
-                        combo += data.code(r, f) as usize * stride as usize;
-                    }
-                    g.offset + combo * n_words
-                })
-                .collect()
-        })
-        .collect();
-    let mut alive: Vec<Vec<u64>> = rows.iter().map(|_| vec![!0u64; n_words]).collect();
-    let mut left: Vec<u32> = (0..groups.len() as u32).collect();
-    let mut order = Vec::with_capacity(groups.len());
-    while !left.is_empty() {
-        let survivors = |g: u32| -> u64 {
-            alive
-                .iter()
-                .zip(&offs)
-                .map(|(a, o)| {
-                    let t = &table[o[g as usize]..o[g as usize] + n_words];
-                    a.iter().zip(t).map(|(&x, &y)| (x & y).count_ones() as u64).sum::<u64>()
-                })
-                .sum()
-        };
-        let (i, &best) = left
-            .iter()
-            .enumerate()
-            .min_by_key(|&(_, &g)| (survivors(g), g))
-            .expect("a group is left");
-        for (a, o) in alive.iter_mut().zip(&offs) {
-            let t = &table[o[best as usize]..o[best as usize] + n_words];
-            a.iter_mut().zip(t).for_each(|(x, &y)| *x &= y);
-        }
-        order.push(best);
-        left.remove(i);
-    }
-    order
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,33 +331,37 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// Random rules over a random schema, with prefixes shared on purpose, and random rows
-    /// (unseen codes included): every word's walk reports exactly the covering rules.
+    /// Random rules over random schemas (wide features, many rules spanning many chunks,
+    /// enough features for both a lead and groups) and random rows with unseen codes: for
+    /// every method, with and without a sample, each row's fired rules and score are the
+    /// naive ones.
     #[test]
-    fn walk_reports_exactly_the_covering_rules() {
+    fn predictor_matches_naive_coverage() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for case in 0..60 {
+        for case in 0..48 {
             let kind = if case % 2 == 0 {
                 ConstraintKind::AttributeValue
             } else {
                 ConstraintKind::OneHot
             };
-            let n_f = rng.random_range(1..6);
+            let n_f = rng.random_range(1..16);
             let domains: Vec<u32> = (0..n_f)
                 .map(|_| if rng.random_bool(0.1) { 70 } else { rng.random_range(1..5) })
                 .collect();
             let schema = Schema::uniform(domains.clone(), kind).unwrap();
-            let n_rows = rng.random_range(1..200);
+            let n_rows = rng.random_range(1..300);
             let cols: Vec<Vec<u32>> = domains
                 .iter()
                 .map(|&d| (0..n_rows).map(|_| rng.random_range(0..=d)).collect())
                 .collect();
             let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-            let mut rules = Vec::new();
-            for _ in 0..rng.random_range(0..25) {
+            let want_rules = if case % 4 == 3 { 1500 } else { rng.random_range(0..40) };
+            let p_free = rng.random_range(0.2..0.9);
+            let mut rules: Vec<Rule> = Vec::new();
+            for _ in 0..want_rules {
                 let mut cons = Vec::new();
                 for (f, &d) in domains.iter().enumerate() {
-                    if rng.random_bool(0.5) {
+                    if rng.random_bool(p_free) {
                         continue;
                     }
                     let mut vals: Vec<u32> = (0..d).filter(|_| rng.random_bool(0.5)).collect();
@@ -488,28 +379,49 @@ mod tests {
                 }
             }
             let n = rules.len();
-            let model = RuleModel {
-                schema: schema.clone(),
-                method: Method::Bp,
-                weights: (0..n as u32).map(|i| i % 3 + 1).collect(),
-                rules,
-                runs: Vec::new(),
-                n_runs: 3,
-                n_kept: n,
-                total_weight: 3 * n as u64,
-            };
-            let p = Predictor::new(&model, if case % 3 == 0 { None } else { Some(&data) });
-            let (offsets, ids) = p.fired(&data);
-            let scores = p.scores(&data);
-            for row in 0..n_rows {
-                let codes = data.row(row);
-                let want: Vec<u32> = (0..n as u32)
-                    .filter(|&i| model.rules[i as usize].covers_row(&schema, &codes))
-                    .collect();
-                let got = &ids[offsets[row] as usize..offsets[row + 1] as usize];
-                assert_eq!(got, want.as_slice(), "case {case} row {row}");
-                let score: u32 = want.iter().map(|&i| model.weights[i as usize]).sum();
-                assert_eq!(scores[row], score, "case {case} row {row}");
+            let covers: Vec<Vec<u32>> = (0..n_rows)
+                .map(|row| {
+                    let codes = data.row(row);
+                    (0..n as u32)
+                        .filter(|&i| rules[i as usize].covers_row(&schema, &codes))
+                        .collect()
+                })
+                .collect();
+            let runs: Vec<Vec<u32>> = (0..5)
+                .map(|_| (0..n as u32).filter(|_| rng.random_bool(0.3)).collect())
+                .collect();
+            for method in [Method::FindRs, Method::Bo, Method::Bp] {
+                let model = RuleModel {
+                    schema: schema.clone(),
+                    method,
+                    weights: (0..n as u32).map(|i| i % 3 + 1).collect(),
+                    rules: rules.clone(),
+                    runs: if method == Method::Bo { runs.clone() } else { Vec::new() },
+                    n_runs: 5,
+                    n_kept: n,
+                    total_weight: 3 * n as u64,
+                };
+                for sample in [None, Some(&data)] {
+                    let p = Predictor::new(&model, sample);
+                    let (offsets, ids) = p.fired(&data);
+                    let scores = p.scores(&data);
+                    let pred = p.predict(&data);
+                    for row in 0..n_rows {
+                        let want = &covers[row];
+                        let got = &ids[offsets[row] as usize..offsets[row + 1] as usize];
+                        assert_eq!(got, want.as_slice(), "case {case} {method:?} row {row}");
+                        let score = match method {
+                            Method::FindRs => !want.is_empty() as u32,
+                            Method::Bp => want.iter().map(|&i| model.weights[i as usize]).sum(),
+                            Method::Bo => runs
+                                .iter()
+                                .filter(|run| run.iter().any(|i| want.contains(i)))
+                                .count() as u32,
+                        };
+                        assert_eq!(scores[row], score, "case {case} {method:?} row {row}");
+                        assert_eq!(pred[row], score as u64 > model.threshold());
+                    }
+                }
             }
         }
     }

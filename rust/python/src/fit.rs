@@ -142,5 +142,5 @@ pub fn fit(
         neg_covered: fitted.neg_covered,
         contradictions: fitted.contradictions,
     };
-    Ok((CoreModel { inner: fitted.model }, stats))
+    Ok((CoreModel::from_model(fitted.model), stats))
 }

@@ -5,6 +5,8 @@ use findrs_core::data::Columns;
 use crate::state::{Constraints, ModelState};
 use findrs_core::best_k::pruning_curve;
 use findrs_core::model::RuleModel;
+use findrs_core::predict::Predictor;
+use std::sync::OnceLock;
 use findrs_core::row_index::RowIndex;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -13,9 +15,22 @@ use pyo3::prelude::*;
 #[pyclass(module = "findrs._core", frozen)]
 pub struct CoreModel {
     pub inner: RuleModel,
+    /// Compiled on the first prediction, whose rows tune its layout.
+    predictor: OnceLock<Predictor>,
 }
 
 impl CoreModel {
+    pub fn from_model(inner: RuleModel) -> Self {
+        Self {
+            inner,
+            predictor: OnceLock::new(),
+        }
+    }
+
+    fn predictor(&self, data: &Columns) -> &Predictor {
+        self.predictor.get_or_init(|| self.inner.predictor(Some(data)))
+    }
+
     /// The NumPy code columns as core columns checked against this model's schema.
     fn data<'a>(&self, arrays: &'a [PyReadonlyArray1<'_, u32>]) -> PyResult<Columns<'a>> {
         columns(&self.inner.schema, slices(arrays)?)
@@ -50,7 +65,7 @@ impl CoreModel {
                 n_kept,
                 total_weight,
             };
-            Ok(Self { inner: state.into_model().map_err(core_err)? })
+            Ok(Self::from_model(state.into_model().map_err(core_err)?))
         })
     }
 
@@ -69,7 +84,9 @@ impl CoreModel {
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let data = self.data(&columns_)?;
         let m = &self.inner;
-        let out = py.detach(|| guarded(|| Ok(m.scores(&data).into_iter().map(|s| m.decision(s)).collect::<Vec<_>>())))?;
+        let out = py.detach(|| {
+            guarded(|| Ok(self.predictor(&data).scores(&data).into_iter().map(|s| m.decision(s)).collect::<Vec<_>>()))
+        })?;
         Ok(out.into_pyarray(py))
     }
 
@@ -81,7 +98,7 @@ impl CoreModel {
         columns_: Vec<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
         let data = self.data(&columns_)?;
-        let (offsets, ids) = py.detach(|| guarded(|| Ok(self.inner.fired(&data))))?;
+        let (offsets, ids) = py.detach(|| guarded(|| Ok(self.predictor(&data).fired(&data))))?;
         Ok((offsets.into_pyarray(py), ids.into_pyarray(py)))
     }
 
@@ -92,7 +109,7 @@ impl CoreModel {
         columns_: Vec<PyReadonlyArray1<'py, u32>>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let data = self.data(&columns_)?;
-        let out = py.detach(|| guarded(|| Ok(self.inner.scores(&data))))?;
+        let out = py.detach(|| guarded(|| Ok(self.predictor(&data).scores(&data))))?;
         Ok(out.into_pyarray(py))
     }
 
@@ -132,7 +149,7 @@ impl CoreModel {
         }
         let mut inner = self.inner.clone();
         inner.n_kept = k;
-        Ok(Self { inner })
+        Ok(Self::from_model(inner))
     }
 
     /// The number of constraints (constrained features) of the first `limit` rules.
