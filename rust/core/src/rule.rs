@@ -37,6 +37,27 @@ impl Rule {
         }
     }
 
+    /// A rule from its slot bitset ([`allowed`](Self::allowed)); an error unless the words
+    /// are a canonical rule of `schema` (the right length, no bit past the last slot, unseen
+    /// slots as SPEC 2 says).
+    pub fn from_words(schema: &Schema, words: Vec<u64>) -> Result<Self> {
+        if words.len() != words_for(schema.n_slots()) {
+            return Err(FindRsError::InvalidData(format!(
+                "a rule of this schema has {} words, got {}",
+                words_for(schema.n_slots()),
+                words.len()
+            )));
+        }
+        let rule = Self { allowed: words };
+        let canonical = Self::from_constraints(schema, &rule.constraints(schema))?;
+        if canonical != rule {
+            return Err(FindRsError::InvalidData(
+                "a rule's slot bitset is not canonical for its schema".into(),
+            ));
+        }
+        Ok(rule)
+    }
+
     /// A rule from its constraints: `(feature, allowed training codes)`; features not listed
     /// are unconstrained. AV constraints must allow exactly one code.
     pub fn from_constraints(schema: &Schema, constraints: &[(usize, Vec<u32>)]) -> Result<Self> {
@@ -473,6 +494,26 @@ mod tests {
         r.generalize(&s, &[1, 0, 0]);
         assert!(r.is_free(&s, 0) && r.is_free(&s, 1));
         assert!(!r.is_free(&s, 2), "a one-value domain stays `a = v`");
+    }
+
+    #[test]
+    fn from_words_accepts_canonical_rules_only() {
+        for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+            let s = schema(kind);
+            let mut r = Rule::from_row(&s, &[1, 0, 0]);
+            r.generalize(&s, &[2, 0, 0]);
+            assert_eq!(Rule::from_words(&s, r.allowed().to_vec()).unwrap(), r);
+        }
+        let s = schema(ConstraintKind::AttributeValue);
+        // slots: a 0..4 (3 = unseen), b 4..7, c 7..9; n_slots = 9.
+        let two_values = 0b11 | 0b1111 << 4 | 0b11 << 7;
+        assert!(Rule::from_words(&s, vec![two_values]).is_err(), "AV allows one value or all");
+        let past_the_end = 0b1 | 0b1111 << 4 | 0b11 << 7 | 1 << 20;
+        assert!(Rule::from_words(&s, vec![past_the_end]).is_err());
+        assert!(Rule::from_words(&s, vec![0, 0]).is_err(), "wrong length");
+        let s = schema(ConstraintKind::OneHot);
+        let single_with_unseen = 0b1001 | 0b1111 << 4 | 0b11 << 7;
+        assert!(Rule::from_words(&s, vec![single_with_unseen]).is_err(), "SPEC 2");
     }
 
     #[test]

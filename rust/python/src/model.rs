@@ -59,6 +59,7 @@ impl CoreModel {
                 kinds,
                 method: method.to_string(),
                 rules,
+                rule_bits: String::new(),
                 weights,
                 runs,
                 n_runs,
