@@ -359,6 +359,25 @@ def test_from_json_malformed_field(model_dict: dict[str, Any], field: str, value
     _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "findrs model")
 
 
+def test_json_io_leaves_the_garbage_collector_as_it_was(model_dict: dict[str, Any]) -> None:
+    # Loading and saving pause the cyclic GC (speed); errors must not leave it off, nor
+    # must they turn it on for a caller who had it off.
+    import gc
+
+    text = json.dumps(model_dict)
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            RuleSetModel.from_json(text).to_json()
+            with pytest.raises(FindRSInputError):
+                RuleSetModel.from_json(text[: len(text) // 2])
+            with pytest.raises(FindRSInputError):
+                RuleSetModel.from_dict({**model_dict, "rules": 5})
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+
+
 def test_from_json_round_trip_of_the_fixture_works(model_dict: dict[str, Any]) -> None:
     # The fixture itself is a valid model (the cases above really are the corruption).
     m = RuleSetModel.from_json(json.dumps(model_dict))

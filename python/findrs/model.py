@@ -6,10 +6,12 @@ built from one model value held by the Rust core plus the encoders that turn a f
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import polars as pl
@@ -19,7 +21,7 @@ from .encode import FeatureEncoder, check_columns, encode_frame
 from .errors import FindRSInputError
 from .frames import as_polars
 from .target import Target
-from .text import rule_text
+from .text import constraint_text, rule_text
 
 FORMAT = "findrs-model"
 FORMAT_VERSION = 1
@@ -372,17 +374,30 @@ class RuleSetModel:
     # ----------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
         """The model as plain data (the JSON format, see the README)."""
+        with _no_gc():
+            return self._to_dict()
+
+    def _to_dict(self) -> dict[str, Any]:
+        # Rules share most of their constraints: each distinct one is rendered once.
+        rendered: dict[tuple[int, tuple[int, ...]], tuple[str, str, list[Any]]] = {}
+
+        def render(f: int, codes: Sequence[int]) -> tuple[str, str, list[Any]]:
+            key = (f, tuple(codes))
+            hit = rendered.get(key)
+            if hit is None:
+                enc = self.encoders[f]
+                hit = rendered[key] = (constraint_text(enc, codes), enc.name, [enc.json_value(v) for v in codes])
+            return hit
+
         rules = []
         for i, (c, w) in enumerate(zip(self._constraints(), self._core.weights)):
+            parts = [render(f, codes) for f, codes in c]
             rules.append(
                 {
                     "id": i,
                     "weight": int(w),
-                    "text": rule_text(self.encoders, c),
-                    "constraints": [
-                        {"feature": self.encoders[f].name, "values": [self.encoders[f].json_value(v) for v in codes]}
-                        for f, codes in c
-                    ],
+                    "text": " and ".join(p[0] for p in parts) if parts else rule_text(self.encoders, c),
+                    "constraints": [{"feature": name, "values": list(values)} for _, name, values in parts],
                 }
             )
         return {
@@ -410,7 +425,8 @@ class RuleSetModel:
             >>> findrs.RuleSetModel.from_json(m.to_json()).n_rules
             8
         """
-        text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        with _no_gc():
+            text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
         if path is not None:
             Path(path).write_text(text)
         return text
@@ -430,15 +446,21 @@ class RuleSetModel:
                 raise FindRSInputError(f"{source!r} is neither a findrs model file nor findrs model JSON")
         else:
             raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise FindRSInputError(f"not a findrs model: invalid JSON ({e})") from None
-        return cls.from_dict(d)
+        with _no_gc():
+            try:
+                d = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise FindRSInputError(f"not a findrs model: invalid JSON ({e})") from None
+            return cls.from_dict(d)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "RuleSetModel":
         """Builds a model from :meth:`to_dict`'s output."""
+        with _no_gc():
+            return cls._from_dict(d)
+
+    @classmethod
+    def _from_dict(cls, d: dict[str, Any]) -> "RuleSetModel":
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise FindRSInputError("not a findrs model: the 'format' field is not 'findrs-model'")
         if d.get("version") != FORMAT_VERSION:
@@ -478,6 +500,20 @@ class RuleSetModel:
         except (ValueError, OverflowError) as e:
             raise FindRSInputError(f"findrs model JSON is inconsistent: {e}") from None
         return cls(core, encoders, target, params, training)
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pauses the cyclic garbage collector: a large model's JSON is millions of small
+    containers, none of them cyclic, and collections triggered while building them took
+    two thirds of the time (connect-4's 118k-rule model: 19.7 s to load, 6.5 s without)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _value_key(v: Any) -> Any:
