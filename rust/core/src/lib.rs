@@ -1,7 +1,8 @@
 //! findrs-core: FIND-RS, FIND-RS-BO and FIND-RS-BP ("Bayes Point Rule Set Learning") on
 //! bitsets, with no Python in sight. Data flows one way: encoded code columns ([`data`]) and a
 //! [`schema`] become a [`training`] set; runs ([`run`]) and [`prune`] make rule sets; the
-//! [`ensemble`] aggregates runs and [`model`] predicts with the result.
+//! [`ensemble`] aggregates runs into a [`model`], which [`predict`] compiles for prediction (laid
+//! out by [`predict_plan`]).
 
 pub mod best_k;
 pub mod bitset;

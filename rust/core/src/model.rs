@@ -1,4 +1,5 @@
-//! A fitted rule model and its prediction, word-parallel over rows in blocks.
+//! A fitted rule model: its rules, weights and threshold; prediction compiles the voting rules
+//! into a [`Predictor`](crate::predict::Predictor).
 //!
 //! Invariant: a model's integer score of a row and its threshold decide the class the same way
 //! for every method (positive iff `score > threshold`):

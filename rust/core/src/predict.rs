@@ -17,7 +17,7 @@
 use crate::bitset::{for_each_one, words_for, WORD_BITS};
 use crate::data::Columns;
 use crate::model::{Method, RuleModel};
-use crate::predict_plan::{plan, Group};
+use crate::predict_plan::{first_bits, plan, rules_by_slot, Group};
 use rayon::prelude::*;
 
 /// Words per chunk of a rule bitset (the unit of skipping).
@@ -63,17 +63,8 @@ impl Predictor {
         let n_words = words_for(n_rules).div_ceil(CHUNK_WORDS) * CHUNK_WORDS;
         let plan = plan(model, sample);
         // For every slot, the rule positions that allow it.
-        let n_slots = schema.n_slots();
-        let mut by_slot = vec![0u64; n_slots * n_words];
-        for (p, &k) in plan.rule_at.iter().enumerate() {
-            for_each_one(rules[k as usize].allowed(), |s| {
-                if s < n_slots {
-                    by_slot[s * n_words + p / WORD_BITS] |= 1u64 << (p % WORD_BITS);
-                }
-            });
-        }
-        let mut all = vec![0u64; n_words];
-        (0..n_rules).for_each(|p| all[p / WORD_BITS] |= 1u64 << (p % WORD_BITS));
+        let by_slot = rules_by_slot(schema, rules, &plan.rule_at, n_words);
+        let all = first_bits(n_rules, n_words);
         // Each group's table: the AND of its features' slot bitsets for every combination.
         let mut table_offsets = Vec::with_capacity(plan.groups.len());
         let mut table =

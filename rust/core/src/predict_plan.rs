@@ -107,19 +107,11 @@ struct Alive<'a> {
 impl<'a> Alive<'a> {
     fn new(schema: &'a Schema, rules: &[Rule], data: &Columns) -> Self {
         let n_words = words_for(rules.len());
-        let n_slots = schema.n_slots();
-        let mut by_slot = vec![0u64; n_slots * n_words];
-        for (k, rule) in rules.iter().enumerate() {
-            for_each_one(rule.allowed(), |s| {
-                if s < n_slots {
-                    by_slot[s * n_words + k / WORD_BITS] |= 1u64 << (k % WORD_BITS);
-                }
-            });
-        }
+        let identity: Vec<u32> = (0..rules.len() as u32).collect();
+        let by_slot = rules_by_slot(schema, rules, &identity, n_words);
         let step = data.n_rows().div_ceil(SAMPLE_ROWS).max(1);
         let rows: Vec<Vec<u32>> = (0..data.n_rows()).step_by(step).map(|r| data.row(r)).collect();
-        let mut all = vec![0u64; n_words];
-        (0..rules.len()).for_each(|k| all[k / WORD_BITS] |= 1u64 << (k % WORD_BITS));
+        let all = first_bits(rules.len(), n_words);
         let alive = rows.iter().map(|_| all.clone()).collect();
         Self {
             schema,
@@ -161,6 +153,28 @@ impl<'a> Alive<'a> {
             }
         }
     }
+}
+
+/// For every slot, the bitset (`n_words` words) of the positions `p` whose rule `rule_at[p]`
+/// allows that slot; slot `s`'s bitset is `out[s * n_words..(s + 1) * n_words]`.
+pub(crate) fn rules_by_slot(schema: &Schema, rules: &[Rule], rule_at: &[u32], n_words: usize) -> Vec<u64> {
+    let n_slots = schema.n_slots();
+    let mut by_slot = vec![0u64; n_slots * n_words];
+    for (p, &k) in rule_at.iter().enumerate() {
+        for_each_one(rules[k as usize].allowed(), |s| {
+            if s < n_slots {
+                by_slot[s * n_words + p / WORD_BITS] |= 1u64 << (p % WORD_BITS);
+            }
+        });
+    }
+    by_slot
+}
+
+/// The bitset of `n_words` words whose first `n` bits are set.
+pub(crate) fn first_bits(n: usize, n_words: usize) -> Vec<u64> {
+    let mut bits = vec![0u64; n_words];
+    (0..n).for_each(|p| bits[p / WORD_BITS] |= 1u64 << (p % WORD_BITS));
+    bits
 }
 
 /// `features` packed in order into groups of at most `max_combos` combinations (or one

@@ -219,19 +219,7 @@ pub struct TermRef<'a> {
     pub feature: usize,
 }
 
-impl<'a> TermRef<'a> {
-    /// The slots the term ORs (the disallowed ones when [`negate`](Self::negate)).
-    #[inline]
-    pub fn slots(&self) -> &'a [u32] {
-        self.slots
-    }
-
-    /// Whether the term holds for the rows outside [`slots`](Self::slots).
-    #[inline]
-    pub fn negate(&self) -> bool {
-        self.negate
-    }
-
+impl TermRef<'_> {
     /// The rows of one word that satisfy this term, given that word of every slot.
     #[inline(always)]
     pub fn eval(&self, word_of_slot: &[u64]) -> u64 {
