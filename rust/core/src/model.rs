@@ -1,5 +1,5 @@
 //! A fitted rule model: its rules, weights and threshold; prediction compiles the voting rules
-//! into a [`Predictor`](crate::predict::Predictor).
+//! into a [`Predictor`].
 //!
 //! Invariant: a model's integer score of a row and its threshold decide the class the same way
 //! for every method (positive iff `score > threshold`):
