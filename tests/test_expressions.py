@@ -73,6 +73,18 @@ def test_streaming_equals_eager_and_group_by_works() -> None:
     assert big.filter(model.predict_expr(labels=False)).height == int(model.predict_mask(big).sum())
 
 
+def test_voting_rules_and_constraint_counts_come_from_the_core() -> None:
+    # The expression builders ask the core for the voting rules only (a big BP model keeps
+    # every rule found) and for their constraint count.
+    df = findrs.datasets.monks(2)
+    model = df.findrs.fit("class", method="bp", T=20, random_state=0).with_n_rules(5)
+    everything = model._core.rules()
+    assert len(everything) > 5
+    assert model._core.rules(5) == everything[:5]
+    assert model._core.rules(10**6) == everything
+    assert model._core.n_constraints(5) == sum(len(r) for r in everything[:5])
+
+
 def test_namespaces_on_dataframe_and_lazyframe() -> None:
     df = findrs.datasets.tic_tac_toe()
     model = df.findrs.fit("class", "positive", shuffle=False)
