@@ -33,6 +33,9 @@ pub const MAX_GROUP_COMBOS: usize = 256;
 /// whose tables are as large as the rules' slot bitsets).
 pub const MAX_TABLE_BYTES: u64 = 256 << 20;
 
+/// Groups ordered greedily one by one; the others are ordered by a single scoring.
+const MAX_GREEDY_GROUPS: usize = 16;
+
 /// Rows of the sample used to choose the order.
 const SAMPLE_ROWS: usize = 128;
 
@@ -279,18 +282,16 @@ pub(crate) fn plan(model: &RuleModel, sample: Option<&Columns>) -> Plan {
         max_combos /= 4;
         left = pack(schema, &rest, max_combos);
     }
+    let score = |alive: &Option<Alive>, fs: &[usize]| match alive {
+        Some(a) => a.survivors(fs),
+        None => uniform(fs),
+    };
     let mut groups = Vec::with_capacity(left.len());
-    while !left.is_empty() {
+    while !left.is_empty() && groups.len() < MAX_GREEDY_GROUPS {
         let (i, _) = left
             .iter()
             .enumerate()
-            .map(|(i, fs)| {
-                let score = match &alive {
-                    Some(a) => a.survivors(fs),
-                    None => uniform(fs),
-                };
-                (i, (score, fs[0]))
-            })
+            .map(|(i, fs)| (i, (score(&alive, fs), fs[0])))
             .min_by_key(|&(_, key)| key)
             .expect("a group is left");
         let fs = left.remove(i);
@@ -299,6 +300,11 @@ pub(crate) fn plan(model: &RuleModel, sample: Option<&Columns>) -> Plan {
         }
         groups.push(Group::new(schema, fs));
     }
+    // Past that, the rest by one scoring (greedy re-scoring costs groups^2 on wide data).
+    let mut rest: Vec<((u64, usize), Vec<usize>)> =
+        left.into_iter().map(|fs| ((score(&alive, &fs), fs[0]), fs)).collect();
+    rest.sort_unstable();
+    groups.extend(rest.into_iter().map(|(_, fs)| Group::new(schema, fs)));
 
     // Rule layout: sorted by the allowed slots of the lead, then of each group in order, so
     // that a chunk of the bitsets holds rules that die together.
