@@ -506,7 +506,10 @@ class RuleSetModel:
 def _no_gc() -> Iterator[None]:
     """Pauses the cyclic garbage collector: a large model's JSON is millions of small
     containers, none of them cyclic, and collections triggered while building them took
-    two thirds of the time (connect-4's 118k-rule model: 19.7 s to load, 6.5 s without)."""
+    two thirds of the time (connect-4's 118k-rule model: 19.7 s to load, 6.5 s without).
+    The pause spans a whole load or save (parse and build, or build and dump): objects made
+    while it is paused stay in the youngest generation, so resuming in between would have the
+    next collection walk all of them."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -121,7 +121,9 @@ impl RuleModel {
         Predictor::new(self, sample)
     }
 
-    /// The integer score of every row (see the module docs).
+    /// The integer score of every row (see the module docs). Compiles a predictor for this
+    /// call only (as do `fired` and `predict`); to predict many times, keep a
+    /// [`PredictorCell`](crate::predict::PredictorCell).
     pub fn scores(&self, data: &Columns) -> Vec<u32> {
         self.predictor(Some(data)).scores(data)
     }

@@ -19,12 +19,25 @@ use crate::data::Columns;
 use crate::model::{Method, RuleModel};
 use crate::predict_plan::{first_bits, plan, rules_by_slot, Group};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 /// Words per chunk of a rule bitset (the unit of skipping).
 pub const CHUNK_WORDS: usize = 8;
 
 /// Rows per parallel task.
 const BLOCK_ROWS: usize = 1 << 12;
+
+/// A model's predictor, compiled on first use from the rows of that first prediction (which
+/// tune its layout, never its answers). Whoever predicts many times with one model keeps one
+/// of these beside it.
+#[derive(Debug, Default)]
+pub struct PredictorCell(OnceLock<Predictor>);
+
+impl PredictorCell {
+    pub fn get(&self, model: &RuleModel, data: &Columns) -> &Predictor {
+        self.0.get_or_init(|| Predictor::new(model, Some(data)))
+    }
+}
 
 /// The voting rules of a [`RuleModel`] compiled for prediction (see the module docs).
 #[derive(Clone, Debug)]

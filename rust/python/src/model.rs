@@ -5,8 +5,7 @@ use findrs_core::data::Columns;
 use crate::state::{Constraints, ModelState};
 use findrs_core::best_k::pruning_curve;
 use findrs_core::model::RuleModel;
-use findrs_core::predict::Predictor;
-use std::sync::OnceLock;
+use findrs_core::predict::{Predictor, PredictorCell};
 use findrs_core::row_index::RowIndex;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -15,20 +14,19 @@ use pyo3::prelude::*;
 #[pyclass(module = "findrs._core", frozen)]
 pub struct CoreModel {
     pub inner: RuleModel,
-    /// Compiled on the first prediction, whose rows tune its layout.
-    predictor: OnceLock<Predictor>,
+    predictor: PredictorCell,
 }
 
 impl CoreModel {
     pub fn from_model(inner: RuleModel) -> Self {
         Self {
             inner,
-            predictor: OnceLock::new(),
+            predictor: PredictorCell::default(),
         }
     }
 
     fn predictor(&self, data: &Columns) -> &Predictor {
-        self.predictor.get_or_init(|| self.inner.predictor(Some(data)))
+        self.predictor.get(&self.inner, data)
     }
 
     /// The NumPy code columns as core columns checked against this model's schema.

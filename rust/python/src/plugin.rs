@@ -8,7 +8,7 @@
 use crate::state::ModelState;
 use findrs_core::data::Columns;
 use findrs_core::model::RuleModel;
-use findrs_core::predict::Predictor;
+use findrs_core::predict::{Predictor, PredictorCell};
 use polars::prelude::*;
 use pyo3_polars::derive::polars_expr;
 use serde::Deserialize;
@@ -24,15 +24,15 @@ struct ModelKwargs {
 
 const CACHE_SIZE: usize = 32;
 
-/// A parsed model and its predictor, compiled on the first batch (which tunes its order).
+/// A parsed model and its predictor (compiled on the first batch).
 struct Cached {
     model: RuleModel,
-    predictor: OnceLock<Predictor>,
+    predictor: PredictorCell,
 }
 
 impl Cached {
     fn predictor(&self, data: &Columns) -> &Predictor {
-        self.predictor.get_or_init(|| self.model.predictor(Some(data)))
+        self.predictor.get(&self.model, data)
     }
 }
 
@@ -47,7 +47,7 @@ fn model(kw: &ModelKwargs) -> PolarsResult<Arc<Cached>> {
         .map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
     let m = Arc::new(Cached {
         model: m,
-        predictor: OnceLock::new(),
+        predictor: PredictorCell::default(),
     });
     let mut map = cache.lock().expect("model cache");
     if map.len() >= CACHE_SIZE {
