@@ -2,12 +2,12 @@
 
 Everything works on code tuples (one code per feature, codes ``0..domain_size-1`` as given by
 ``findrs.encode.encode_frame``). A rule is a list of Python sets, one per feature: the training
-codes the rule allows for that feature (SPEC 2). No bitsets, no shortcuts: sets and loops.
+codes the rule allows for that feature (semantics §2). No bitsets, no shortcuts: sets and loops.
 
 The output is the canonical form of ``model._core.rules()``: a list of rules, each a list of
 ``(feature_index, sorted allowed codes)`` for the constrained features only. A feature is
 unconstrained iff its allowed set is its whole domain, except that a feature whose domain has
-a single value stays constrained (``[0]``), since SPEC 2 reads |S| = 1 as ``a = v``.
+a single value stays constrained (``[0]``), since docs/semantics.md §2 reads |S| = 1 as ``a = v``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def count_covered(rule: Rule, rows: Sequence[Row]) -> int:
 
 
 def generalize(rule: Rule, row: Row, domains: Sequence[int], encoding: str) -> Rule:
-    """SPEC 3: AV drops every constraint ``row`` violates; OH adds ``row``'s value to each set."""
+    """semantics §3: AV drops every constraint ``row`` violates; OH adds ``row``'s value to each set."""
     new = []
     for f in range(len(row)):
         allowed = set(rule[f])
@@ -63,7 +63,7 @@ def find_rs_run(
     encoding: str,
     tau: int,
 ) -> tuple[list[Rule], list[list[int]]]:
-    """Algorithm 1 (SPEC 3): the rules before pruning and their buckets (indices into positives).
+    """Algorithm 1 (semantics §3): the rules before pruning and their buckets (indices into positives).
 
     Positives are presented in the given order.
     """
@@ -86,7 +86,7 @@ def find_rs_run(
 
 
 def prune(rules: Sequence[Rule], buckets: Sequence[Sequence[int]], positives: Sequence[Row]) -> list[int]:
-    """SPEC 4: visit rules last to first; drop rule i iff every example of its bucket is covered
+    """semantics §4: visit rules last to first; drop rule i iff every example of its bucket is covered
     by some later rule that is still kept. Returns the kept indices in increasing order."""
     kept: list[int] = []  # only rules j > i are in here while rule i is visited
     for i in range(len(rules) - 1, -1, -1):
@@ -136,7 +136,7 @@ def normalize(core_rules) -> list[Canonical]:
 
 
 # --------------------------------------------------------------------------- #
-# Evaluating canonical rules on any row (unseen values included), SPEC 2
+# Evaluating canonical rules on any row (unseen values included), docs/semantics.md §2
 # --------------------------------------------------------------------------- #
 
 

@@ -80,7 +80,7 @@ def frames(
 ) -> pl.DataFrame:
     """A random frame of small-domain features (nulls included) and a Boolean target ``y`` with
     both classes. ``consistent=True``: rows identical in every feature carry the same label (no
-    contradictions, SPEC 1)."""
+    contradictions, docs/semantics.md §1)."""
     specs = draw(feature_specs(min_features, max_features, max_domain, allow_float, other_dtypes))
     n = draw(st.integers(min_rows, max_rows))
     row = st.tuples(*[st.sampled_from(pool) for _, _, pool in specs])

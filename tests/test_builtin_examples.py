@@ -30,7 +30,7 @@ def _line_of(text: str) -> frozenset[str]:
     return frozenset(squares)
 
 
-# SPEC 3: one run in row order on tic-tac-toe finds exactly the 8 winning lines for x.
+# docs/semantics.md §3: one run in row order on tic-tac-toe finds exactly the 8 winning lines for x.
 def test_tic_tac_toe_finds_the_eight_lines() -> None:
     df = tic_tac_toe()
     model = findrs.fit(df, "class", "positive", shuffle=False)
@@ -44,7 +44,7 @@ def test_tic_tac_toe_finds_the_eight_lines() -> None:
         assert len(cons) == 3 and all(c["values"] == ["x"] for c in cons)
 
 
-# SPEC 2: with OH, a rule may allow a set of values ({x, b} reads `not in {o}`), still one rule
+# semantics §2: with OH, a rule may allow a set of values ({x, b} reads `not in {o}`), still one rule
 # per winning line.
 def test_tic_tac_toe_oh_rules_are_the_eight_lines() -> None:
     df = tic_tac_toe()
@@ -95,7 +95,7 @@ def test_str_of_tic_tac_toe_model() -> None:
 
 
 # --------------------------------------------------------------------------- #
-# SPEC 1: numeric columns are binned
+# docs/semantics.md §1: numeric columns are binned
 # --------------------------------------------------------------------------- #
 
 
@@ -104,7 +104,7 @@ def _threshold_frame() -> pl.DataFrame:
     return pl.DataFrame({"x": x, "y": x >= 5.0})
 
 
-# SPEC 1: a Float column is cut into `bins` equal-width bins learned on the training data.
+# semantics §1: a Float column is cut into `bins` equal-width bins learned on the training data.
 def test_float_column_is_binned() -> None:
     df = _threshold_frame()
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
@@ -112,7 +112,7 @@ def test_float_column_is_binned() -> None:
     assert enc.kind == "binned"
     np.testing.assert_allclose(enc.edges, np.linspace(0.0, 10.0, 11))
     assert enc.values == tuple(range(10))
-    # SPEC 2: a null never seen in training passes a multi-value constraint, and the text says so.
+    # semantics §2: a null never seen in training passes a multi-value constraint, and the text says so.
     assert model.rules["text"].to_list() == ["(x >= 5 or x is null)"]
     assert model.score(df) == 1.0
     # New data is binned with the training edges; values outside fall into the end bins.
@@ -120,14 +120,14 @@ def test_float_column_is_binned() -> None:
     assert model.predict_mask(new).tolist() == [True, False, True, True, False]
 
 
-# SPEC 2: null never occurred in training, so it is an unseen value: it passes the OH constraint
+# semantics §2: null never occurred in training, so it is an unseen value: it passes the OH constraint
 # "x not in {bins 0-4}". The text must then say so: text.py reads a binned constraint as an
 # interval only "where that says exactly the same thing", and "x >= 5" rejects a null x.
 def test_interval_text_is_exact_for_an_unseen_null() -> None:
     df = _threshold_frame()
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
     null_row = pl.DataFrame({"x": [None]}, schema={"x": pl.Float64})
-    assert model.predict_mask(null_row).tolist() == [True]  # SPEC 2
+    assert model.predict_mask(null_row).tolist() == [True]  # docs/semantics.md §2
     (text,) = model.rules["text"].to_list()
     assert "null" in text or " not in " in text, f"{text!r} reads as if a null x failed the rule"
 
@@ -154,7 +154,7 @@ def test_many_valued_int_column_is_binned_few_valued_is_not() -> None:
     df = pl.DataFrame({"n": list(range(100)), "k": [i % 3 for i in range(100)], "y": [i >= 50 for i in range(100)]})
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
     assert [e.kind for e in model.encoders] == ["binned", "categorical"]
-    assert model.rules["text"].to_list() == ["(n >= 49.5 or n is null)"]  # SPEC 2: unseen null passes
+    assert model.rules["text"].to_list() == ["(n >= 49.5 or n is null)"]  # semantics §2: unseen null passes
     assert model.predict_mask(pl.DataFrame({"n": [1000, 10], "k": [7, 7]})).tolist() == [True, False]
 
 
@@ -170,7 +170,7 @@ def test_float_column_with_nulls_and_nan() -> None:
 
 
 # --------------------------------------------------------------------------- #
-# SPEC 1: null is a value of its own
+# docs/semantics.md §1: null is a value of its own
 # --------------------------------------------------------------------------- #
 
 
@@ -180,7 +180,7 @@ def _null_frame() -> pl.DataFrame:
     return pl.DataFrame({"a": a, "b": b, "y": [v is None for v in a]})
 
 
-# SPEC 1: nulls in features are a value: a rule can say `a = null`.
+# docs/semantics.md §1: nulls in features are a value: a rule can say `a = null`.
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_rule_can_say_a_equals_null(encoding: str) -> None:
     df = _null_frame()
@@ -230,7 +230,7 @@ def test_docstring_examples(module: str) -> None:
     assert result.failed == 0, f"{result.failed} failing docstring example(s) in {module}"
 
 
-# SPEC 1, SPEC 6: a real null and the string "null" are different values; the readable rule
+# semantics §1, §6: a real null and the string "null" are different values; the readable rule
 # text and the constraints column must not render them the same way.
 def test_null_and_the_string_null_read_differently() -> None:
     df = pl.DataFrame({"a": ["null", None, "x", "null", None, "x"], "y": [True, False, False, True, False, False]})

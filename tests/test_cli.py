@@ -120,7 +120,7 @@ def test_predict_reads_csv_columns_as_the_model_saw_them(tmp_path, capsys) -> No
 
 
 def _reference_fired(model: RuleSetModel, df: pl.DataFrame) -> list[list[int]]:
-    """SPEC 2 coverage of each voting rule, row by row (plain Python)."""
+    """docs/semantics.md §2 coverage of each voting rule, row by row (plain Python)."""
     codes = [c.tolist() for c in model._codes(df)]
     rules = model._core.rules()[: model.n_rules]
     out = []
@@ -140,7 +140,7 @@ def _reference_fired(model: RuleSetModel, df: pl.DataFrame) -> list[list[int]]:
 
 @pytest.mark.parametrize("method", ["find-rs", "bo", "bp"])
 def test_explain_table_is_spec2_coverage(method) -> None:
-    # What `findrs explain` prints comes from model.explain; check it against SPEC 2 directly.
+    # What `findrs explain` prints comes from model.explain; check it against semantics §2 directly.
     train, test = train_test_split(tic_tac_toe())
     model = findrs.fit(train, "class", "positive", method=method, encoding="oh", T=10, random_state=0)
     test = test.with_columns(pl.when(pl.int_range(pl.len()) % 7 == 0).then(pl.lit("?")).otherwise(pl.col("top_left")).alias("top_left"))

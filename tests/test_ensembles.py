@@ -1,4 +1,4 @@
-"""FIND-RS-BO and FIND-RS-BP (SPEC 5) checked against slow Python computations."""
+"""FIND-RS-BO and FIND-RS-BP (docs/semantics.md §5) checked against slow Python computations."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 def _coverage(model: RuleSetModel, df: pl.DataFrame) -> np.ndarray:
-    """covered[i, r]: rule r (in model order) covers row i, by the SPEC 2 reading in Python."""
+    """covered[i, r]: rule r (in model order) covers row i, by the semantics §2 reading in Python."""
     rules = reference.normalize(model._core.rules())
     domains = domains_of(model)
     codes = codes_of(df, model)
@@ -33,7 +33,7 @@ def _coverage(model: RuleSetModel, df: pl.DataFrame) -> np.ndarray:
 
 
 def _slow_bp(model: RuleSetModel, df: pl.DataFrame, k: int | None = None) -> tuple[np.ndarray, list[Fraction]]:
-    """SPEC 5: positive iff sum_{r in G_K} alpha_r [r covers x] > gamma_K T / 2 (exact fractions)."""
+    """semantics §5: positive iff sum_{r in G_K} alpha_r [r covers x] > gamma_K T / 2 (exact fractions)."""
     weights = model.rules["weight"].to_list()
     k = len(weights) if k is None else k
     cov = _coverage(model, df)
@@ -49,7 +49,7 @@ def _slow_bp(model: RuleSetModel, df: pl.DataFrame, k: int | None = None) -> tup
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 5: run t = 0 presents the positives in the order seeded by (random_state, 0), the order a
+# semantics §5: run t = 0 presents the positives in the order seeded by (random_state, 0), the order a
 # single shuffled FIND-RS run uses; with T = 1, BO (more than 1/2 of one run) and BP with all
 # rules (weights 1, threshold 1/2) are that run's rule set.
 @SETTINGS
@@ -84,7 +84,7 @@ def test_T1_on_monks() -> None:
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 5: BP: alpha_r = runs containing r; positive iff sum alpha_r [r covers x] > T/2.
+# semantics §5: BP: alpha_r = runs containing r; positive iff sum alpha_r [r covers x] > T/2.
 @SETTINGS
 @given(
     df=frames(allow_float=True, other_dtypes=True),
@@ -100,7 +100,7 @@ def test_bp_all_rules_is_weighted_vote(df: pl.DataFrame, seed: int, encoding: st
     # Ranked by alpha, descending; alphas between 1 and T.
     assert weights == sorted(weights, reverse=True)
     assert all(1 <= w <= T for w in weights)
-    # Unique rules (SPEC 2: same constraints = same rule).
+    # Unique rules (docs/semantics.md §2: same constraints = same rule).
     rules = reference.normalize(model._core.rules())
     assert len({repr(r) for r in rules}) == len(rules)
     for frame in (df, perturbed(df, seed)):
@@ -111,7 +111,7 @@ def test_bp_all_rules_is_weighted_vote(df: pl.DataFrame, seed: int, encoding: st
         np.testing.assert_allclose(score, [float(s / T - Fraction(1, 2)) for s in sums], atol=1e-12)
 
 
-# SPEC 5: the alphas are the numbers of runs whose pruned rule set holds the rule: recompute
+# semantics §5: the alphas are the numbers of runs whose pruned rule set holds the rule: recompute
 # them from T single FIND-RS runs? Not available per run from the API, so check against BO's runs.
 @SETTINGS
 @given(df=frames(), seed=st.integers(0, 2**32), T=st.integers(1, 7), encoding=st.sampled_from(["av", "oh"]))
@@ -153,7 +153,7 @@ def test_bo_tie_is_negative() -> None:
     assert mask[votes == 2].all()
 
 
-# SPEC 5: with the top K rules, positive iff the kept weights sum above gamma_K T / 2.
+# docs/semantics.md §5: with the top K rules, positive iff the kept weights sum above gamma_K T / 2.
 @SETTINGS
 @given(df=frames(), seed=st.integers(0, 2**32), T=st.integers(1, 9), data=st.data())
 def test_bp_top_k_uses_gamma_k_threshold(df: pl.DataFrame, seed: int, T: int, data) -> None:
@@ -200,7 +200,7 @@ def _check_auto_k(model: RuleSetModel, train: pl.DataFrame, target: str, ratio: 
     assert model.score(train) == pytest.approx(acc[K - 1])
 
 
-# SPEC 5: Best-K: the automatic K is the smallest K whose training accuracy is >= ratio x the
+# semantics §5: Best-K: the automatic K is the smallest K whose training accuracy is >= ratio x the
 # accuracy of full BP, with the gamma_K threshold.
 @pytest.mark.parametrize("ratio", [0.9, 0.95, 0.99, 1.0])
 @pytest.mark.parametrize("problem", [1, 2, 3])
@@ -233,7 +233,7 @@ def test_pruning_curve_with_test_frame() -> None:
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 5: the model depends on random_state and T only, never on the thread count.
+# docs/semantics.md §5: the model depends on random_state and T only, never on the thread count.
 @pytest.mark.parametrize("method", ["bo", "bp"])
 def test_n_jobs_does_not_change_the_model(method: str) -> None:
     df = findrs.datasets.monks(2)
@@ -248,7 +248,7 @@ def test_n_jobs_does_not_change_the_model(method: str) -> None:
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 3, SPEC 5: every run is consistent (tau 0, no contradictions), so every training positive
+# semantics §3, §5: every run is consistent (tau 0, no contradictions), so every training positive
 # gets all T votes and every negative none.
 @SETTINGS
 @given(df=frames(consistent=True), seed=st.integers(0, 2**32), T=st.integers(1, 8), encoding=st.sampled_from(["av", "oh"]))
@@ -265,7 +265,7 @@ def test_ensembles_consistent_on_consistent_data(df: pl.DataFrame, seed: int, T:
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 5: the score is positive exactly where the prediction is.
+# docs/semantics.md §5: the score is positive exactly where the prediction is.
 @SETTINGS
 @given(df=frames(), seed=st.integers(0, 2**32), T=st.integers(1, 8), n_rules=st.sampled_from(["auto", None, 1, 3]))
 def test_decision_function_sign_matches_predict(df: pl.DataFrame, seed: int, T: int, n_rules) -> None:

@@ -1,4 +1,4 @@
-"""Property tests of fitted models: consistency, coverage of positives, determinism, JSON, SPEC 2."""
+"""Property tests of fitted models: consistency, coverage of positives, determinism, JSON, semantics §2."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _fit(df: pl.DataFrame, method: str, **kw) -> RuleSetModel:
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 3: with tau = 0 and no contradictions, the result covers every training positive and no
+# semantics §3: with tau = 0 and no contradictions, the result covers every training positive and no
 # training negative.
 @SETTINGS
 @given(df=frames(consistent=True), shuffle=st.booleans(), seed=st.integers(0, 2**32))
@@ -50,13 +50,13 @@ def test_tau0_consistent_on_training_data(df: pl.DataFrame, shuffle: bool, seed:
         assert (model.rules["train_negatives"] == 0).all()
 
 
-# SPEC 1: contradictions are legal, counted and warned about.
+# docs/semantics.md §1: contradictions are legal, counted and warned about.
 def test_contradictions_are_counted_and_warned() -> None:
     df = pl.DataFrame({"a": ["x", "x", "y", "y", "z"], "b": [1, 1, 2, 2, 3], "y": [True, False, True, True, False]})
     with pytest.warns(findrs.ContradictionWarning, match="2 training rows"):
         model = findrs.fit(df, "y", shuffle=False)
     assert model.contradictions == 2
-    # The contradictory positive still gets a rule of its own (SPEC 3), so it is covered.
+    # The contradictory positive still gets a rule of its own (semantics §3), so it is covered.
     assert model.predict_mask(df).tolist() == [True, True, True, True, False]
 
 
@@ -65,7 +65,7 @@ def test_contradictions_are_counted_and_warned() -> None:
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 3, SPEC 4: every positive lands in a bucket and prune keeps every bucket covered, so the
+# semantics §3, §4: every positive lands in a bucket and prune keeps every bucket covered, so the
 # model covers every training positive, for any tau and with contradictions.
 @SETTINGS
 @given(df=frames(allow_float=True, other_dtypes=True), tau=st.integers(0, 3), shuffle=st.booleans(), seed=st.integers(0, 2**32))
@@ -77,7 +77,7 @@ def test_every_training_positive_is_covered(df: pl.DataFrame, tau: int, shuffle:
         assert mask[y].all(), f"uncovered positives at rows {np.flatnonzero(y & ~mask).tolist()}"
 
 
-# SPEC 3: a rule accepts a positive only if it then covers at most tau negatives; a rule made from
+# semantics §3: a rule accepts a positive only if it then covers at most tau negatives; a rule made from
 # a positive alone may cover more only if that positive is contradictory.
 @SETTINGS
 @given(df=frames(), tau=st.integers(0, 3))
@@ -93,7 +93,7 @@ def test_rules_cover_at_most_tau_negatives_unless_contradictory(df: pl.DataFrame
 # --------------------------------------------------------------------------- #
 
 
-# SPEC 5: the model depends on the data, the parameters and random_state only.
+# docs/semantics.md §5: the model depends on the data, the parameters and random_state only.
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(df=frames(), seed=st.integers(0, 2**63 - 1), encoding=st.sampled_from(["av", "oh"]), tau=st.integers(0, 2))
 def test_same_random_state_same_model(df: pl.DataFrame, seed: int, encoding: str, tau: int) -> None:
@@ -118,7 +118,7 @@ def test_random_state_none_is_recorded_and_reproducible() -> None:
     assert a.to_json() == b.to_json()
 
 
-# SPEC 3: without shuffling the model does not depend on random_state.
+# docs/semantics.md §3: without shuffling the model does not depend on random_state.
 def test_no_shuffle_ignores_random_state() -> None:
     df = findrs.datasets.monks(1)
     a = findrs.fit(df, "class", shuffle=False, random_state=1)
@@ -192,7 +192,7 @@ def test_json_round_trip_binned_numeric() -> None:
 
 
 # --------------------------------------------------------------------------- #
-# (e) SPEC 2: unseen values
+# (e) docs/semantics.md §2: unseen values
 # --------------------------------------------------------------------------- #
 
 
@@ -201,7 +201,7 @@ def _oh_frame() -> pl.DataFrame:
     return pl.DataFrame({"a": ["x", "y", "z", "x"], "b": ["p", "p", "p", "q"], "y": [True, True, False, False]})
 
 
-# SPEC 2: OH: |S| >= 2 reads `a not in (domain - S)` and admits unseen values; |S| = 1 is `a = v`.
+# semantics §2: OH: |S| >= 2 reads `a not in (domain - S)` and admits unseen values; |S| = 1 is `a = v`.
 def test_oh_unseen_value_passes_not_in_and_fails_equals() -> None:
     df = _oh_frame()
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
@@ -216,7 +216,7 @@ def test_oh_unseen_value_passes_not_in_and_fails_equals() -> None:
     ]
 
 
-# SPEC 2: AV: an unseen value fails every constrained feature and passes `?`.
+# docs/semantics.md §2: AV: an unseen value fails every constrained feature and passes `?`.
 def test_av_unseen_value_fails_constraint() -> None:
     df = _oh_frame()
     model = findrs.fit(df, "y", encoding="av", shuffle=False)
@@ -231,7 +231,7 @@ def test_av_unseen_value_fails_constraint() -> None:
     assert m2.predict_mask(pl.DataFrame({"a": ["w", None], "b": ["p", "p"]})).tolist() == [True, True]
 
 
-# SPEC 2: a one-value domain stays `a = v`; an unseen value fails it in both encodings.
+# semantics §2: a one-value domain stays `a = v`; an unseen value fails it in both encodings.
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_one_value_domain_stays_constrained(encoding: str) -> None:
     df = pl.DataFrame({"a": ["k", "k", "k"], "b": ["p", "q", "r"], "y": [True, True, False]})
@@ -240,7 +240,7 @@ def test_one_value_domain_stays_constrained(encoding: str) -> None:
     assert model.predict_mask(pl.DataFrame({"a": ["other"], "b": ["p"]})).tolist() == [False]
 
 
-# SPEC 2: on any frame (unseen values and nulls included) the model predicts what the SPEC 2
+# semantics §2: on any frame (unseen values and nulls included) the model predicts what the semantics §2
 # reading of its rules says.
 @SETTINGS
 @given(df=frames(allow_float=True, other_dtypes=True), seed=st.integers(0, 2**32), tau=st.integers(0, 2))
@@ -256,7 +256,7 @@ def test_prediction_follows_spec2_semantics(df: pl.DataFrame, seed: int, tau: in
             assert model.predict_mask(frame).tolist() == expected
 
 
-# SPEC 2: rule text follows the constraint's reading.
+# docs/semantics.md §2: rule text follows the constraint's reading.
 def test_rule_text_reads_as_spec2() -> None:
     df = pl.DataFrame(
         {

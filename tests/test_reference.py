@@ -36,7 +36,7 @@ def _check_against_reference(df: pl.DataFrame, encoding: str, tau: int) -> None:
     assert rules["kept"].all()
 
 
-# SPEC 3, SPEC 4: Algorithm 1 on the positives in row order, then prune (last to first).
+# docs/semantics.md §3, §4: Algorithm 1 on the positives in row order, then prune (last to first).
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(df=frames(allow_float=True, other_dtypes=True))
 def test_matches_reference_algorithm(df: pl.DataFrame) -> None:
@@ -45,7 +45,7 @@ def test_matches_reference_algorithm(df: pl.DataFrame) -> None:
             _check_against_reference(df, encoding, tau)
 
 
-# SPEC 3: same check on wider domains and more rows (more generalization steps, OH sets grow).
+# semantics §3: same check on wider domains and more rows (more generalization steps, OH sets grow).
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(df=frames(min_rows=30, max_rows=80, min_features=3, max_features=5, max_domain=6), tau=st.integers(0, 3))
 def test_matches_reference_algorithm_wider_domains(df: pl.DataFrame, tau: int) -> None:
@@ -53,7 +53,7 @@ def test_matches_reference_algorithm_wider_domains(df: pl.DataFrame, tau: int) -
         _check_against_reference(df, encoding, tau)
 
 
-# SPEC 3: the reference itself, on a hand-checked case (the oracle must be right, too).
+# semantics §3: the reference itself, on a hand-checked case (the oracle must be right, too).
 def test_reference_hand_example() -> None:
     # Two binary features; positives (0,0), (0,1), (1,1); negative (1,0).
     rows = [(0, 0), (0, 1), (1, 1), (1, 0)]
@@ -67,7 +67,7 @@ def test_reference_hand_example() -> None:
     assert reference.find_rs(rows, labels, [2, 2], "oh", 0) == [[(0, [0])], [(0, [1]), (1, [1])]]
 
 
-# SPEC 4: prune drops an earlier rule whose bucket later kept rules cover.
+# docs/semantics.md §4: prune drops an earlier rule whose bucket later kept rules cover.
 PRUNE_ROWS = [(0, 2, 0), (2, 1, 0), (1, 1, 0), (2, 0, 1), (2, 2, 0), (1, 2, 0), (1, 0, 1)]
 PRUNE_LABELS = [False, True, True, True, True, True, True]
 
@@ -102,7 +102,7 @@ def test_package_prunes_like_reference() -> None:
     assert model.n_rules == 2
 
 
-# SPEC 3 / SPEC 4 on the package itself: a hand-made frame with a known answer.
+# docs/semantics.md §3 / §4 on the package itself: a hand-made frame with a known answer.
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_package_hand_example(encoding: str) -> None:
     df = pl.DataFrame({"a": ["p", "p", "q", "q"], "b": ["u", "v", "v", "u"], "y": [True, True, True, False]})
@@ -113,7 +113,7 @@ def test_package_hand_example(encoding: str) -> None:
     assert model.rules["text"].to_list() == ["TRUE"]
 
 
-# SPEC 4: the authors' code sweeps first-to-last against all later rules (dropped ones included)
+# semantics §4: the authors' code sweeps first-to-last against all later rules (dropped ones included)
 # and loses a positive on this data (AV, tau 1); our prune must keep it covered. Found by a
 # search over random data with the reference; the authors' sweep drops rule 0 ("f4 = 2"), whose
 # bucket holds (2,2,0,1,2), because rule 1 covers it, and then also drops rule 1.

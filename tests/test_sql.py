@@ -1,8 +1,8 @@
 """SQL export (findrs.sql.model_to_sql): the SQL computes exactly what the model computes.
 
 Every test fits a model, runs the generated SQL over a test frame (DuckDB; SQLite for the second
-dialect) and compares row by row with ``model.predict`` and the core's integer scores. SPEC 2
-(one value `a = v`, a set `a not in (domain - S)`, unseen values and null) and SPEC 5 (BO's vote,
+dialect) and compares row by row with ``model.predict`` and the core's integer scores. semantics §2
+(one value `a = v`, a set `a not in (domain - S)`, unseen values and null) and semantics §5 (BO's vote,
 BP's gamma_K threshold) are what the SQL must reproduce.
 """
 
@@ -47,7 +47,7 @@ def _fit(train: pl.DataFrame, target: str, positive=None, **kw) -> RuleSetModel:
 
 
 def _expected_decision(model: RuleSetModel, s: np.ndarray) -> list[float]:
-    # SPEC 5, as decision_function: FIND-RS s - 1/2, BO s/T - 1/2, BP s/T - gamma_K/2.
+    # docs/semantics.md §5, as decision_function: FIND-RS s - 1/2, BO s/T - 1/2, BP s/T - gamma_K/2.
     s = s.astype(np.float64)
     if model.method == "find-rs":
         return (s - 0.5).tolist()
@@ -260,12 +260,12 @@ def test_json_round_trip_gives_the_same_sql() -> None:
 
 # --------------------------------------------------------------------------- constraints one by one
 def _one_column_check(con, enc, codes: list[int], values: pl.Series) -> None:
-    """constraint_sql against SPEC 2 over the encoder's codes of ``values``."""
+    """constraint_sql against docs/semantics.md §2 over the encoder's codes of ``values``."""
     got = _duckdb_column(con, f"SELECT CASE WHEN {constraint_sql(enc, codes)} THEN TRUE ELSE FALSE END FROM test_frame", values.to_frame())
     c = enc.encode(values)
     ok = np.zeros(enc.domain_size + 1, dtype=bool)
     ok[codes] = True
-    ok[enc.domain_size] = len(codes) >= 2  # SPEC 2: unseen passes `not in`, fails `a = v`
+    ok[enc.domain_size] = len(codes) >= 2  # semantics §2: unseen passes `not in`, fails `a = v`
     assert got == ok[c].tolist(), (codes, constraint_sql(enc, codes))
 
 

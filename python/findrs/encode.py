@@ -2,10 +2,10 @@
 
 A categorical column (string, categorical, enum, boolean, or an integer column with at most
 ``bins`` distinct values) gets codes ``0..k-1`` for its sorted distinct training values, null
-being one more value of its own (SPEC 1). A numeric column is cut into ``bins`` equal-width bins
+being one more value of its own (semantics §1). A numeric column is cut into ``bins`` equal-width bins
 between its training min and max, as scikit-learn's ``KBinsDiscretizer(strategy="uniform")``
 does (values outside the range fall into the end bins); the occupied bins become the codes.
-Any value never seen in training encodes to ``k`` (the "unseen" code, SPEC 2).
+Any value never seen in training encodes to ``k`` (the "unseen" code, docs/semantics.md §2).
 
 All the work is done by Polars expressions (one ``select`` for all columns), so no Python loop
 runs per row, and ``FeatureEncoder.expr`` can be used inside lazy queries.

@@ -12,5 +12,5 @@ class FindRSInputError(ValueError):
 
 
 class ContradictionWarning(UserWarning):
-    """The training data hold identical rows with both labels (SPEC 1); they are legal, and
+    """The training data hold identical rows with both labels (semantics §1); they are legal, and
     ``model.contradictions`` counts the rows involved."""

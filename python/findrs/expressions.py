@@ -56,7 +56,7 @@ def _rule_exprs(model: "RuleSetModel", rules: list[list[tuple[int, list[int]]]])
         parts = []
         for f, allowed in cons:
             allowed = list(allowed)
-            # SPEC 2: an unseen value (code = domain size) passes a one-hot set of >= 2 values.
+            # semantics §2: an unseen value (code = domain size) passes a one-hot set of >= 2 values.
             if model.encoding == "oh" and len(allowed) >= 2:
                 allowed.append(model.encoders[f].domain_size)
             if len(allowed) == 1:

@@ -54,7 +54,7 @@ def fit(
             greater label when there are exactly two; required with more than two classes.
         method: ``"find-rs"`` (one run), ``"bo"`` (vote of ``T`` runs) or ``"bp"`` (weighted
             rules of ``T`` runs, pruned to the best ``n_rules``).
-        encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets, SPEC 2).
+        encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets, docs/semantics.md §2).
         tolerance: how many training negatives one rule may cover (tau).
         shuffle: present the positives in a random order; ``False`` keeps row order (one
             exactly reproducible run).

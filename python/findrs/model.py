@@ -72,7 +72,7 @@ class RuleSetModel:
 
     @property
     def encoding(self) -> str:
-        """``"av"`` or ``"oh"`` (SPEC 2)."""
+        """``"av"`` or ``"oh"`` (docs/semantics.md §2)."""
         return self.params["encoding"]
 
     @property
@@ -102,7 +102,7 @@ class RuleSetModel:
 
     @property
     def contradictions(self) -> int:
-        """Training rows that have an identical row with the other label (SPEC 1)."""
+        """Training rows that have an identical row with the other label (docs/semantics.md §1)."""
         return int(self._training["contradictions"])
 
     @property
@@ -122,7 +122,7 @@ class RuleSetModel:
 
         FIND-RS: 0.5 if some rule covers the row, else -0.5. BO: the fraction of runs whose rule
         set covers the row, minus 1/2. BP: the covered rules' weights summed and divided by T,
-        minus the threshold gamma_K / 2 (SPEC 5).
+        minus the threshold gamma_K / 2 (docs/semantics.md §5).
 
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
@@ -214,7 +214,7 @@ class RuleSetModel:
         return expressions.mask_expr(self, "compiled").alias(f"{self.target.name}_is_positive")
 
     def explain(self, data: Any, *, top: int | None = None) -> pl.DataFrame:
-        """Per row: the prediction, the score and the rules that fire (SPEC 6).
+        """Per row: the prediction, the score and the rules that fire (docs/semantics.md §6).
 
         Returns a DataFrame with columns ``<target>_predicted``, ``<target>_score``,
         ``fired_rules`` (rule ids, heaviest first for BO/BP) and ``fired_texts``; ``top`` keeps
@@ -264,7 +264,7 @@ class RuleSetModel:
 
     @property
     def rules(self) -> pl.DataFrame:
-        """The rules as a table, heaviest first for BO/BP (SPEC 6).
+        """The rules as a table, heaviest first for BO/BP (docs/semantics.md §6).
 
         Columns: ``id``, ``text``, ``constraints`` (list of ``{feature, values}`` structs, values
         as text), ``weight`` (alpha: how many runs found the rule; 1 for FIND-RS),

@@ -144,7 +144,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         # One rule set describes one class against the rest: binary only (use
         # OneVsRestClassifier for more classes; fit says so).
         tags.classifier_tags.multi_class = False
-        # NaN / None / null is a value of its own for every column (findrs SPEC 1).
+        # NaN / None / null is a value of its own for every column (docs/semantics.md §1).
         tags.input_tags.allow_nan = True
         # ``categorical`` stays False although string / categorical / boolean columns are
         # accepted as categorical features: scikit-learn sets it on estimators whose every

@@ -1,6 +1,6 @@
 """SQL export: a fitted model as one SQL expression that computes what ``model.predict`` computes.
 
-The expression reads the raw feature columns (no encoding step) and follows SPEC 2 exactly:
+The expression reads the raw feature columns (no encoding step) and follows semantics §2 exactly:
 
 - a categorical constraint allowing one value is ``col = 'v'`` (``col IS NULL`` for null); one
   allowing a set S of two or more values is ``col NOT IN (domain - S)`` so that a value never
@@ -12,7 +12,7 @@ The expression reads the raw feature columns (no encoding step) and follows SPEC
   no training value is an unseen value; NaN is null and infinities fall in the end bins, as in
   findrs.
 
-SPEC 5's votes are plain integer sums: FIND-RS is a DNF, BO counts the runs whose rule set holds
+semantics §5's votes are plain integer sums: FIND-RS is a DNF, BO counts the runs whose rule set holds
 (positive iff the count is above T/2, a tie is negative), BP sums the weights of the kept rules
 that hold (positive iff above floor(kept_weight * T / (2 * total_weight))).
 
@@ -156,7 +156,7 @@ def _rule_sql(encoders: Sequence[FeatureEncoder], constraints: Sequence[tuple[in
 
 def constraint_sql(enc: FeatureEncoder, codes: Sequence[int], dialect: str = "duckdb") -> str:
     """SQL condition of one constraint of feature ``enc`` allowing the training codes ``codes``
-    (SPEC 2: one code is ``a = v``; two or more are ``a not in (domain - S)``, unseen values pass)."""
+    (semantics §2: one code is ``a = v``; two or more are ``a not in (domain - S)``, unseen values pass)."""
     d = _dialect(dialect)
     allowed = set(int(c) for c in codes)
     multi = len(allowed) >= 2

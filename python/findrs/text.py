@@ -1,4 +1,4 @@
-"""Readable text of constraints and rules (SPEC 2).
+"""Readable text of constraints and rules (docs/semantics.md §2).
 
 A constraint allowing one value reads ``a = v``; one allowing a set S of two or more values reads
 ``a not in {domain - S}`` (what a one-hot rule says: an unseen value passes it); binned numeric
@@ -36,7 +36,7 @@ def _interval_text(enc: FeatureEncoder, codes: list[int]) -> str | None:
     between = [b for b in range(first, last + 1) if b in occupied]
     if sorted(bins) != between:
         return None
-    # An empty (unseen) bin outside the range would pass a multi-value constraint (SPEC 2).
+    # An empty (unseen) bin outside the range would pass a multi-value constraint (semantics §2).
     if len(bins) > 1 and any(b not in occupied for b in list(range(0, first)) + list(range(last + 1, n_bins))):
         return None
     lo, _ = enc.bin_bounds(first)

@@ -1,6 +1,6 @@
-//! Best-K pruning of a FIND-RS-BP model (SPEC 5): training accuracy of the top-K rules for every
-//! K, with the threshold gamma_K * T / 2 that prediction uses, in one pass over the
-//! (row, rule) coverage pairs.
+//! Best-K pruning of a FIND-RS-BP model (docs/semantics.md §5): training accuracy of the top-K
+//! rules for every K, with the threshold gamma_K * T / 2 that prediction uses, in one pass over
+//! the (row, rule) coverage pairs.
 //!
 //! Invariant: after adding rules `0..K`, `score[r]` is the integer sum of the weights of those
 //! rules covering row `r`, and each label's Fenwick tree counts the rows at every score; so the

@@ -1,4 +1,4 @@
-//! T FIND-RS runs in parallel and their aggregation into weighted unique rules (SPEC 5).
+//! T FIND-RS runs in parallel and their aggregation into weighted unique rules (semantics §5).
 //!
 //! Invariants: run `t` presents the positives in the order drawn from ChaCha8 seeded with
 //! `seed` on stream `t`, so a model depends on (data, parameters, seed, T) and never on the
@@ -66,7 +66,7 @@ pub fn fit_runs(
         .collect()
 }
 
-/// Unique rules of T runs with their weights, ranked (SPEC 5).
+/// Unique rules of T runs with their weights, ranked (docs/semantics.md §5).
 #[derive(Clone, Debug)]
 pub struct Aggregate {
     /// Unique rules, ranked by `alpha` descending, ties by first discovery.

@@ -43,7 +43,7 @@ pub struct Fitted {
     /// Training positives and negatives covered by each rule of the model.
     pub pos_covered: Vec<u32>,
     pub neg_covered: Vec<u32>,
-    /// Training rows that have an identical row of the other label (SPEC 1).
+    /// Training rows that have an identical row of the other label (docs/semantics.md §1).
     pub contradictions: usize,
 }
 

@@ -6,7 +6,7 @@
 //! - FIND-RS: score 1 if some rule covers the row, threshold 0;
 //! - BO: the number of runs whose rule set covers the row, threshold floor(T / 2);
 //! - BP: the sum of the weights of the kept (top-K) rules covering the row, threshold
-//!   floor(kept_weight * T / (2 * total_weight)) (SPEC 5, gamma_K).
+//!   floor(kept_weight * T / (2 * total_weight)) (docs/semantics.md §5, gamma_K).
 
 use crate::best_k::threshold;
 use crate::data::Columns;

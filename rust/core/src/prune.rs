@@ -1,4 +1,4 @@
-//! Prune (SPEC 4): visit rules from last to first and drop rule `i` iff every example of its
+//! Prune (semantics §4): visit rules from last to first and drop rule `i` iff every example of its
 //! bucket is covered by some later rule that is kept.
 //!
 //! Invariant: every training positive covered by the run's rules before pruning is covered by
@@ -54,7 +54,7 @@ mod tests {
     use crate::run::tests::{columns_of, random_data, training_set};
     use crate::schema::{ConstraintKind, Schema};
 
-    /// SPEC 4: prune never uncovers a training positive, for tau in 0..=3, both encodings,
+    /// semantics §4: prune never uncovers a training positive, for tau in 0..=3, both encodings,
     /// with contradictions allowed.
     #[test]
     fn prune_keeps_coverage_of_positives() {

@@ -1,11 +1,11 @@
-//! Rules (conjunctions) as sets of allowed slots, their generalization (SPEC 2 and 3), and the
-//! `Terms` through which a rule is evaluated word-parallel over a [`RowIndex`].
+//! Rules (conjunctions) as sets of allowed slots, their generalization (docs/semantics.md §2 and
+//! §3), and the `Terms` through which a rule is evaluated word-parallel over a [`RowIndex`].
 //!
 //! Invariant: a rule is the set of (feature, code) slots it allows, unseen slots included, and
 //! that set is canonical: the unseen slot of a feature is allowed exactly when the constraint's
 //! kind says an unseen value satisfies it (AV: only `?`; OH: `|S| >= 2`). So two rules are the
-//! same rule (SPEC 2) iff their slot bitsets are equal, and a feature is unconstrained (`?`) iff
-//! all of its slots are allowed.
+//! same rule (docs/semantics.md §2) iff their slot bitsets are equal, and a feature is
+//! unconstrained (`?`) iff all of its slots are allowed.
 //!
 //! [`RowIndex`]: crate::row_index::RowIndex
 
@@ -39,7 +39,7 @@ impl Rule {
 
     /// A rule from its slot bitset ([`allowed`](Self::allowed)); an error unless the words
     /// are a canonical rule of `schema` (the right length, no bit past the last slot, unseen
-    /// slots as SPEC 2 says).
+    /// slots as docs/semantics.md §2 says).
     pub fn from_words(schema: &Schema, words: Vec<u64>) -> Result<Self> {
         if words.len() != words_for(schema.n_slots()) {
             return Err(FindRsError::InvalidData(format!(
@@ -143,7 +143,7 @@ impl Rule {
             .collect()
     }
 
-    /// Generalizes the rule to cover `row` (SPEC 3): AV drops every constraint the row
+    /// Generalizes the rule to cover `row` (semantics §3): AV drops every constraint the row
     /// violates, OH adds the row's value to each set. Returns true iff the rule changed.
     pub fn generalize(&mut self, schema: &Schema, row: &[u32]) -> bool {
         generalize_into(&mut self.allowed, schema, row)
@@ -156,7 +156,7 @@ impl Rule {
     }
 }
 
-/// Whether the unseen slot is allowed, given the number of allowed training codes (SPEC 2).
+/// Whether the unseen slot is allowed, given the number of allowed training codes (semantics §2).
 #[inline]
 fn unseen_allowed(kind: ConstraintKind, n_allowed_training: usize) -> bool {
     match kind {
@@ -501,7 +501,7 @@ mod tests {
         assert!(Rule::from_words(&s, vec![0, 0]).is_err(), "wrong length");
         let s = schema(ConstraintKind::OneHot);
         let single_with_unseen = 0b1001 | 0b1111 << 4 | 0b11 << 7;
-        assert!(Rule::from_words(&s, vec![single_with_unseen]).is_err(), "SPEC 2");
+        assert!(Rule::from_words(&s, vec![single_with_unseen]).is_err(), "docs/semantics.md §2");
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! One FIND-RS run (Algorithm 1 of the paper, SPEC 3): positives in a given order, each absorbed
-//! by the first rule whose generalization covers at most `tau` training negatives, else made a
-//! rule of its own.
+//! One FIND-RS run (Algorithm 1 of the paper, docs/semantics.md §3): positives in a given order,
+//! each absorbed by the first rule whose generalization covers at most `tau` training negatives,
+//! else made a rule of its own.
 //!
 //! Invariants kept while the run goes on, for every live rule `r` (one covering `<= tau`
 //! negatives; a rule covering more is *dead*, made from a contradictory positive, and can never

@@ -9,8 +9,9 @@
 
 use crate::error::{FindRsError, Result};
 
-/// How a feature's constraint generalizes (SPEC 2). A new kind of constraint (for example a
-/// numeric interval, SPEC 7) is a new variant here plus its `generalize` and near-miss rules.
+/// How a feature's constraint generalizes (docs/semantics.md §2). A new kind of constraint (for
+/// example a numeric interval, docs/semantics.md §7) is a new variant here plus its `generalize`
+/// and near-miss rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ConstraintKind {
     /// Attribute-value: `a = v` or `?`.

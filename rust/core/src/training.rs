@@ -79,7 +79,7 @@ impl TrainingSet {
         })
     }
 
-    /// Rows identical in every feature to a row of the other label (SPEC 1 contradictions).
+    /// Rows identical in every feature to a row of the other label (semantics §1 contradictions).
     /// Rows are hashed column by column, sorted by hash, and compared exactly within a hash.
     pub fn contradictions(data: &Columns, labels: &[bool]) -> usize {
         let n = data.n_rows();
