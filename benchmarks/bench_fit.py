@@ -1,8 +1,11 @@
 """Fit-time benchmark on the paper's 11 datasets (seed-0 50/50 split), beside the authors' code.
 
-    python benchmarks/bench_fit.py --data-dir ../shared/datasets                # one FIND-RS run
-    python benchmarks/bench_fit.py --data-dir ../shared/datasets --method bp    # BP, T = 100
-    python benchmarks/bench_fit.py --data-dir ../shared/datasets --method bp --scaling
+    python benchmarks/bench_fit.py                                   # one FIND-RS run
+    python benchmarks/bench_fit.py --method bp                       # BP, T = 100
+    python benchmarks/bench_fit.py --method bp --scaling --memory
+
+The UCI files come from ``--data-dir DIR`` or the ``FINDRS_DATA_DIR`` environment variable
+(without either, the script says which files it needs and where to get them).
 
 Prints, per dataset: the whole fit (frame -> model: encoding, crossing into Rust, runs, best-K)
 as the median of several repeats, the core alone on pre-encoded codes, the rule count, and the
@@ -20,11 +23,18 @@ import subprocess
 import sys
 import time
 
+from pathlib import Path
+
 import numpy as np
 
 import findrs
 from findrs import _core
-from findrs.datasets import UCI_NAMES, load_uci, train_test_split
+from findrs.datasets import train_test_split
+
+# The UCI loader belongs to the paper reproduction (experiments/uci.py), beside this directory.
+ROOT = str(Path(__file__).resolve().parents[1])
+sys.path.insert(0, ROOT)
+from experiments.uci import UCI_NAMES, load_uci, require_data_dir  # noqa: E402
 from findrs.encode import fit_transform
 from findrs.target import binarize
 
@@ -58,7 +68,7 @@ def core_only(train, method: str, T: int, tau: int, n_jobs: int | None):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=os.environ.get("FINDRS_DATA_DIR", "../shared/datasets"))
+    ap.add_argument("--data-dir", default=None, help="directory with the UCI files (default: $FINDRS_DATA_DIR)")
     ap.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs")
     ap.add_argument("--T", type=int, default=100)
     ap.add_argument("--n-jobs", type=int, default=None)
@@ -66,6 +76,8 @@ def main() -> int:
     ap.add_argument("--scaling", action="store_true", help="connect-4 fit time against rows")
     ap.add_argument("--memory", action="store_true", help="peak RSS of one connect-4 fit (subprocess)")
     args = ap.parse_args()
+    needed = list(args.datasets) + (["connect-4"] if args.scaling or args.memory else [])
+    args.data_dir = str(require_data_dir(args.data_dir, needed))
     T = 1 if args.method == "find-rs" else args.T
     anchors = ANCHOR_ONE_RUN if args.method == "find-rs" else ANCHOR_BP100 if args.method == "bp" else {}
     print(f"findrs {findrs.__version__}, method {args.method}, T={T}, n_jobs={args.n_jobs or os.cpu_count()}, "
@@ -95,7 +107,9 @@ def main() -> int:
             print(f"  {train.height:>6} training rows: {t:8.2f} s, {m.n_rules_found} rules, K {m.n_rules}", flush=True)
     if args.memory:
         code = (
-            "import findrs,resource,time;from findrs.datasets import *;"
+            f"import sys;sys.path.insert(0,{ROOT!r});"
+            "import findrs,resource,time;from findrs.datasets import train_test_split;"
+            "from experiments.uci import load_uci;"
             f"tr,_=train_test_split(load_uci('connect-4',{args.data_dir!r}),0.5,0);"
             f"t=time.perf_counter();m=findrs.fit(tr,'class',method={args.method!r},T={T},random_state=0);"
             "print(f'{time.perf_counter()-t:.2f} s', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss//1024, 'MiB peak RSS')"

@@ -1,6 +1,9 @@
 """Prediction throughput in the streaming engine, beside a plain scan of the same columns.
 
-    python benchmarks/bench_predict.py --data-dir ../shared/datasets [--rows 10000000]
+    python benchmarks/bench_predict.py [--data-dir DIR] [--rows 10000000]
+
+The UCI file connect-4.data comes from ``--data-dir DIR`` or the ``FINDRS_DATA_DIR`` environment
+variable (without either, the script says where to get it).
 
 Fits FIND-RS-BP (T = 100, seed 0) on connect-4's seed-0 training half, writes connect-4
 replicated to ``--rows`` rows to a Parquet file, then times, in the streaming engine:
@@ -18,11 +21,16 @@ import os
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import polars as pl
 
 import findrs
-from findrs.datasets import load_uci, train_test_split
+from findrs.datasets import train_test_split
+
+# The UCI loader belongs to the paper reproduction (experiments/uci.py), beside this directory.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from experiments.uci import load_uci, require_data_dir  # noqa: E402
 
 
 def timed(fn):
@@ -33,13 +41,14 @@ def timed(fn):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=os.environ.get("FINDRS_DATA_DIR", "../shared/datasets"))
+    ap.add_argument("--data-dir", default=None, help="directory with the UCI files (default: $FINDRS_DATA_DIR)")
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--T", type=int, default=100)
     ap.add_argument("--compiled-limit", type=float, default=20.0)
     args = ap.parse_args()
+    data_dir = require_data_dir(args.data_dir, ["connect-4"])
 
-    df = load_uci("connect-4", args.data_dir)
+    df = load_uci("connect-4", data_dir)
     train, _ = train_test_split(df, 0.5, 0)
     t_fit, model = timed(lambda: findrs.fit(train, "class", method="bp", T=args.T, random_state=0))
     full = model.with_n_rules(model.n_rules_found)

@@ -1,4 +1,5 @@
-"""Tests for findrs.datasets: generators, UCI loader and the seeded split."""
+"""Tests for findrs.datasets (generators and the seeded split) and for the UCI loader of the
+paper reproduction (experiments/uci.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from experiments.uci import UCI_FILES, UCI_NAMES, how_to_get, load_uci, require_data_dir
 from findrs.datasets import (
     TIC_TAC_TOE_SQUARES,
-    UCI_NAMES,
-    load_uci,
     monks,
     tic_tac_toe,
     train_test_split,
@@ -248,7 +248,7 @@ def test_load_uci_bad_name(tmp_path: Path) -> None:
 
 def test_load_uci_missing_dir(tmp_path: Path) -> None:
     missing = tmp_path / "nope"
-    with pytest.raises(FileNotFoundError, match="shared/datasets") as info:
+    with pytest.raises(FileNotFoundError, match="FINDRS_DATA_DIR") as info:
         load_uci("car", missing)
     assert str(missing) in str(info.value)
 
@@ -261,7 +261,7 @@ def test_load_uci_dir_is_a_file(tmp_path: Path) -> None:
 
 
 def test_load_uci_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="shared/datasets") as info:
+    with pytest.raises(FileNotFoundError, match="FINDRS_DATA_DIR") as info:
         load_uci("wine", tmp_path)
     assert str(tmp_path / "wine.data") in str(info.value)
 
@@ -372,6 +372,34 @@ def test_split_is_a_partition(n: int, fraction: float, seed: int) -> None:
     assert test.height == round(n * fraction)
     both = sorted(train["i"].to_list() + test["i"].to_list())
     assert both == list(range(n))
+
+
+def test_scripts_without_a_data_dir_say_how_to_get_the_files(monkeypatch, capsys) -> None:
+    monkeypatch.delenv("FINDRS_DATA_DIR", raising=False)
+    with pytest.raises(SystemExit) as info:
+        require_data_dir(None)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "FINDRS_DATA_DIR" in err and "--data-dir" in err and "UCI Machine Learning Repository" in err
+    for file in UCI_FILES.values():
+        assert file in err, file
+    assert "Congressional Voting Records" in err and "Tic-Tac-Toe Endgame" in err
+
+
+def test_scripts_name_the_missing_files(tmp_path: Path, capsys) -> None:
+    (tmp_path / "car.data").write_text("vhigh,vhigh,2,2,small,low,unacc\n")
+    assert require_data_dir(tmp_path, ["car"]) == tmp_path
+    with pytest.raises(SystemExit):
+        require_data_dir(tmp_path, ["car", "wine"], extra_files=("monks-1.train",))
+    err = capsys.readouterr().err
+    assert "lacks wine.data, monks-1.train" in err and how_to_get() in err
+
+
+def test_ci_checks_every_uci_file() -> None:
+    # .ci/run fails early when a UCI file is missing, so the UCI tests never skip in CI.
+    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    for file in UCI_FILES.values():
+        assert file in ci, file
 
 
 def test_split_on_real_data(data_dir: Path) -> None:

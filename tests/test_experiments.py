@@ -1,4 +1,4 @@
-"""Smoke test of the paper-reproduction command ``python -m findrs.experiments``.
+"""Smoke test of the paper-reproduction command ``python -m experiments`` (run from the repo root).
 
 Runs the protocol at smoke size (one split, three small datasets, T = 10, CART and LR) into a
 temporary directory, then checks the raw CSV, the tables and ``--tables-only``.
@@ -19,11 +19,14 @@ pytest.importorskip("wittgenstein")
 pytest.importorskip("pandas")
 
 DATASETS = ["monk-1", "tic-tac-toe", "vote"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+def _run(args: list[str]) -> subprocess.CompletedProcess:
+    # `experiments` is a top-level package of the repository, not of the installed library:
+    # `python -m experiments` runs from the repository root.
     env = {**os.environ}
-    return subprocess.run([sys.executable, "-m", "findrs.experiments", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "experiments", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -31,7 +34,7 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def smoke(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("experiments")
     proc = _run(["--data-dir", str(data_dir), "--out", str(out), "--splits", "1", "--datasets", *DATASETS,
-                 "--T", "10", "--baselines", "cart", "lr"], out)
+                 "--T", "10", "--baselines", "cart", "lr"])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     # progress lines name the dataset, the method and the split
     assert "tic-tac-toe split 0 BP10 AV" in proc.stdout
@@ -40,7 +43,7 @@ def smoke(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_raw_results_are_complete_and_sane(smoke: Path) -> None:
-    from findrs.experiments.run import KEY, read_results
+    from experiments.raw import KEY, read_results
 
     df = read_results(smoke / "raw" / "results.csv")
     assert df.select(KEY).is_duplicated().sum() == 0
@@ -89,9 +92,18 @@ def test_tables_only_regenerates_without_refitting(smoke: Path) -> None:
     before = readme.read_text()
     raw_before = (smoke / "raw" / "results.csv").read_bytes()
     readme.unlink()
-    proc = _run(["--out", str(smoke), "--tables-only"], smoke)
+    proc = _run(["--out", str(smoke), "--tables-only"])
     assert proc.returncode == 0, proc.stderr[-3000:]
     after = readme.read_text()
     assert (smoke / "raw" / "results.csv").read_bytes() == raw_before
     strip = lambda t: [line for line in t.splitlines() if "this file was written" not in line]  # noqa: E731
     assert strip(after) == strip(before)
+
+
+def test_without_a_data_dir_it_says_how_to_get_the_files(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "FINDRS_DATA_DIR"}
+    proc = subprocess.run([sys.executable, "-m", "experiments", "--out", str(tmp_path), "--datasets", "car",
+                           "--skip-baselines"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2
+    assert "FINDRS_DATA_DIR" in proc.stderr and "car.data" in proc.stderr and "Car Evaluation" in proc.stderr
+    assert not (tmp_path / "raw").exists()

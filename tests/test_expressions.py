@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from polars.testing import assert_frame_equal, assert_series_equal
 
 import findrs
-from findrs.datasets import UCI_NAMES, load_uci, train_test_split
+from experiments.uci import UCI_NAMES, load_uci
+from findrs.datasets import train_test_split
 
 from reference import normalize, rule_covers
 from strategies import codes_of, domains_of, frames, perturbed

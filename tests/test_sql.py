@@ -19,7 +19,8 @@ import pytest
 
 import findrs
 from findrs import RuleSetModel
-from findrs.datasets import UCI_NAMES, load_uci, monks, tic_tac_toe, train_test_split
+from experiments.uci import UCI_NAMES, load_uci
+from findrs.datasets import monks, tic_tac_toe, train_test_split
 from findrs.errors import FindRSInputError
 from findrs.sql import constraint_sql, model_to_sql
 

@@ -1,7 +1,7 @@
 //! Times the core on a categorical CSV whose last column is the class (no Python):
 //! `cargo run --release --example fit_csv -- FILE POSITIVE [T] [REPEAT]`, e.g.
-//! `fit_csv ../shared/datasets/tic-tac-toe.data positive 100 50` or
-//! `fit_csv ../shared/datasets/connect-4.data win 1 3`. Trains on every other row.
+//! `fit_csv "$FINDRS_DATA_DIR/tic-tac-toe.data" positive 100 50` or
+//! `fit_csv "$FINDRS_DATA_DIR/connect-4.data" win 1 3`. Trains on every other row.
 use findrs_core::data::Columns;
 use findrs_core::ensemble::Progress;
 use findrs_core::fit::{fit, FitOptions, RuleCount};
@@ -12,6 +12,15 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        eprintln!(
+            "usage: fit_csv FILE POSITIVE [T] [REPEAT], e.g. fit_csv \"$FINDRS_DATA_DIR/car.data\" unacc\n\
+             FILE is a UCI data file such as car.data (Car Evaluation), tic-tac-toe.data \
+             (Tic-Tac-Toe Endgame) or connect-4.data (Connect-4) from the UCI Machine Learning \
+             Repository (https://archive.ics.uci.edu)"
+        );
+        std::process::exit(2);
+    }
     let (file, positive) = (&args[1], &args[2]);
     let t: u32 = args.get(3).map_or(100, |s| s.parse().unwrap());
     let repeat: usize = args.get(4).map_or(20, |s| s.parse().unwrap());

@@ -37,83 +37,8 @@ from .protocol import (
     PAPER_CONNECT4_T,
     TOLERANCE,
 )
-
-COLUMNS: dict[str, pl.DataType] = {
-    "dataset": pl.String,
-    "split": pl.Int64,
-    "method": pl.String,
-    "encoding": pl.String,
-    "T": pl.Int64,  # 1 for FIND-RS, the number of runs for BO/BP, 0 for the baselines
-    "tolerance": pl.Int64,
-    "status": pl.String,  # ok | exceeded | error
-    "accuracy": pl.Float64,
-    "f1": pl.Float64,
-    "train_accuracy": pl.Float64,
-    "n_rules": pl.Int64,  # FIND-RS rules, BP's K, RIPPER rules, CART leaves
-    "n_rules_found": pl.Int64,  # BO/BP: distinct rules of the T runs
-    "cv_score": pl.Float64,  # 5-fold CV accuracy on the training half (baselines: of the best setting)
-    "fit_seconds": pl.Float64,  # the final fit on the training half
-    "select_seconds": pl.Float64,  # grid search / encoding CV on the training half
-    "seconds": pl.Float64,  # everything for this row
-    "params": pl.String,
-    "contradictions": pl.Int64,
-    "n_train": pl.Int64,
-    "n_test": pl.Int64,
-    "fits_done": pl.Int64,
-    "fits_total": pl.Int64,
-    "note": pl.String,
-}
-KEY = ("dataset", "split", "method", "encoding", "T")
-CURVE_COLUMNS: dict[str, pl.DataType] = {
-    "dataset": pl.String, "split": pl.Int64, "encoding": pl.String, "T": pl.Int64, "tolerance": pl.Int64,
-    "K": pl.Int64, "train_accuracy": pl.Float64, "test_accuracy": pl.Float64, "auto_K": pl.Int64,
-}
-
-
-# --------------------------------------------------------------------------- #
-# Storage
-# --------------------------------------------------------------------------- #
-
-
-class Store:
-    """The raw per-split rows, keyed by (dataset, split, method, encoding, T)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.rows: dict[tuple, dict[str, Any]] = {}
-        if path.exists():
-            for row in read_results(path).iter_rows(named=True):
-                self.rows[tuple(row[k] for k in KEY)] = row
-
-    def has(self, key: tuple) -> bool:
-        return key in self.rows
-
-    def put(self, row: dict[str, Any]) -> None:
-        full = {c: row.get(c) for c in COLUMNS}
-        self.rows[tuple(full[k] for k in KEY)] = full
-
-    def frame(self) -> pl.DataFrame:
-        if not self.rows:
-            return pl.DataFrame(schema=COLUMNS)
-        order = {d: i for i, d in enumerate(DATASETS + EXTRA_DATASETS)}
-        df = pl.DataFrame(list(self.rows.values()), schema=COLUMNS, orient="row")
-        return df.with_columns(pl.col("dataset").replace_strict(order, default=99).alias("_o")).sort(
-            ["_o", "split", "method", "encoding", "T"]).drop("_o")
-
-    def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        self.frame().write_csv(tmp)
-        tmp.replace(self.path)
-
-
-def read_results(path: Path) -> pl.DataFrame:
-    return pl.read_csv(path, schema=COLUMNS)
-
-
-def read_curves(path: Path) -> pl.DataFrame:
-    return pl.read_csv(path, schema=CURVE_COLUMNS)
-
+from .raw import CURVE_COLUMNS, Store, read_curves
+from .uci import load_uci, require_data_dir
 
 # --------------------------------------------------------------------------- #
 # Progress
@@ -142,8 +67,7 @@ def _read_monks_file(path: Path) -> pl.DataFrame:
 
 
 def load_dataset(name: str, data_dir: Path) -> pl.DataFrame:
-    """``findrs.datasets.load_uci`` for the paper's datasets; the authors' MONK's variant otherwise."""
-    from ..datasets import load_uci
+    """``load_uci`` for the paper's datasets; the authors' MONK's variant otherwise."""
 
     if name in AUTHORS_MONKS:
         k = AUTHORS_MONKS[name]
@@ -167,7 +91,7 @@ def _metrics(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:
 def _fit(frame: pl.DataFrame, method: str, encoding: str, tau: int, T: int, seed: int):
     import findrs
 
-    from .. import ContradictionWarning
+    from findrs import ContradictionWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContradictionWarning)
@@ -327,7 +251,7 @@ def machine_info() -> dict[str, Any]:
 
 @dataclass
 class Options:
-    data_dir: Path
+    data_dir: Path | None
     out: Path
     splits: int = 10
     datasets: list[str] = field(default_factory=lambda: list(DATASETS))
@@ -346,11 +270,11 @@ class Options:
 
 def parse_args(argv: list[str] | None) -> Options:
     ap = argparse.ArgumentParser(
-        prog="python -m findrs.experiments",
+        prog="python -m experiments",
         description="Reproduce the experiments of 'Bayes Point Rule Set Learning' (Section 5).",
     )
-    ap.add_argument("--data-dir", default=os.environ.get("FINDRS_DATA_DIR", "../shared/datasets"),
-                    help="directory with the UCI files (default: $FINDRS_DATA_DIR or ../shared/datasets)")
+    ap.add_argument("--data-dir", default=None,
+                    help="directory with the UCI files (default: $FINDRS_DATA_DIR); not needed with --tables-only")
     ap.add_argument("--out", default="results", help="output directory (default: results)")
     ap.add_argument("--splits", type=int, default=10, help="random 50/50 splits, seeds 0..N-1 (default 10)")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS + EXTRA_DATASETS),
@@ -375,7 +299,7 @@ def parse_args(argv: list[str] | None) -> Options:
     ap.add_argument("--tables-only", action="store_true", help="rebuild the tables and figure from <out>/raw")
     a = ap.parse_args(argv)
     datasets = [d for d in DATASETS + EXTRA_DATASETS if d in a.datasets]  # the paper's order, connect-4 last
-    return Options(Path(a.data_dir), Path(a.out), a.splits, datasets, a.T, list(a.baselines), a.skip_baselines,
+    return Options(Path(a.data_dir) if a.data_dir else None, Path(a.out), a.splits, datasets, a.T, list(a.baselines), a.skip_baselines,
                    a.skip_findrs, a.budget, a.large_splits, a.paper_t, a.resume, a.fresh, a.tables_only,
                    tuple(a.ripper_encodings))
 
@@ -389,15 +313,18 @@ def main(argv: list[str] | None = None) -> int:
         report.write_report(opts.out)
         print(f"wrote {opts.out / 'README.md'}")
         return 0
+    paper = [d for d in opts.datasets if d not in AUTHORS_MONKS]
+    authors = tuple(f"monks-{AUTHORS_MONKS[d]}.{part}" for d in opts.datasets if d in AUTHORS_MONKS for part in ("train", "test"))
+    data_dir = require_data_dir(opts.data_dir, paper, extra_files=authors)
     if not opts.skip_baselines:
         needed = ("sklearn", "wittgenstein", "pandas") if "ripper" in opts.baselines else ("sklearn",)
         missing = [m for m in needed if not _importable(m)]
         if missing:
-            print(f"error: the baselines need {', '.join(missing)}: pip install 'findrs[experiments]' "
+            print(f"error: the baselines need {', '.join(missing)}: pip install '.[experiments]' "
                   f"(or pass --skip-baselines)", file=sys.stderr)
             return 2
     if not _importable("sklearn"):
-        print("error: the protocol's folds and metrics need scikit-learn: pip install 'findrs[experiments]'",
+        print("error: the protocol's folds and metrics need scikit-learn: pip install '.[experiments]'",
               file=sys.stderr)
         return 2
     try:
@@ -419,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     info_path = raw / "run_info.json"
     info = json.loads(info_path.read_text()) if info_path.exists() else {"invocations": []}
     invocation = {
-        "command": "python -m findrs.experiments " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
+        "command": _command(argv if argv is not None else sys.argv[1:]),
         "started": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": machine_info(),
         "options": {"splits": opts.splits, "datasets": opts.datasets, "T": opts.T, "baselines": opts.baselines,
@@ -435,14 +362,14 @@ def main(argv: list[str] | None = None) -> int:
         from .baselines import Worker
 
         worker = Worker()
-    from ..datasets import train_test_split
+    from findrs.datasets import train_test_split
 
     log(f"findrs experiments: {len(opts.datasets)} datasets, {opts.splits} splits, T={opts.T}, "
         f"baselines: {'none' if opts.skip_baselines else ', '.join(opts.baselines)}; out {opts.out}")
     try:
         for ds in opts.datasets:
             t_ds = time.perf_counter()
-            df = load_dataset(ds, opts.data_dir)
+            df = load_dataset(ds, data_dir)
             timing = {"findrs_seconds": 0.0, "baselines_seconds": 0.0}
             if not opts.skip_findrs:
                 t0 = time.perf_counter()
@@ -476,6 +403,21 @@ def main(argv: list[str] | None = None) -> int:
     report.write_report(opts.out)
     log(f"done in {invocation['seconds']:.0f} s; wrote {opts.out / 'README.md'}")
     return 0
+
+
+def _command(argv: list[str]) -> str:
+    """The command line as recorded in run_info.json and the report: the data directory, which
+    differs from machine to machine, is written as ``"$FINDRS_DATA_DIR"``."""
+    args: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--data-dir":
+            skip = True
+        elif not a.startswith("--data-dir="):
+            args.append(shlex.quote(a))
+    return " ".join(["python -m experiments", '--data-dir "$FINDRS_DATA_DIR"', *args])
 
 
 def _save_curves(curves: dict[str, pl.DataFrame], path: Path) -> None:

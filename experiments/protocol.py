@@ -7,7 +7,7 @@ number beside ours.
 
 from __future__ import annotations
 
-from findrs.datasets import UCI_NAMES
+from .uci import UCI_NAMES
 
 # The paper's dataset order (its Table 1); connect-4 is last because it is run differently
 # (the paper evaluated it once; we run the findrs methods on all splits, the baselines on one).
