@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from experiments.uci import ENV_VAR, data_dir_from, how_to_get
+
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    """Directory holding the offline UCI files (``shared/datasets`` next to the repo).
+    """Directory holding the UCI files, from the ``FINDRS_DATA_DIR`` environment variable.
 
-    Defaults to ``<repo>/../shared/datasets``; set ``FINDRS_DATA_DIR`` to override.
-    Tests that use this fixture are skipped when the directory is absent.
+    Tests that use this fixture are skipped, with a reason that says how to get the files, when
+    the variable is not set (CI sets it and checks the files first, so they always run there); a
+    variable naming no directory is an error, not a skip.
     """
-    override = os.environ.get("FINDRS_DATA_DIR")
-    path = Path(override) if override else Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    path = data_dir_from(None)
+    if path is None:
+        pytest.skip(f"needs the UCI data sets: {how_to_get()}")
     if not path.is_dir():
-        source = "FINDRS_DATA_DIR" if override else "default location"
-        pytest.skip(f"UCI data directory not found: {path} ({source}); set FINDRS_DATA_DIR to enable")
+        pytest.fail(f"{ENV_VAR}={str(path)!r} is not a directory; {how_to_get()}", pytrace=False)
     return path
