@@ -283,13 +283,14 @@ _UCI_TITLES: tuple[tuple[str, str], ...] = (
 )
 
 
-def how_to_get() -> str:
-    """One paragraph saying which UCI files are needed and how to point findrs at them."""
+def how_to_get(then: str = f"then pass --data-dir DIR or set {ENV_VAR}=DIR") -> str:
+    """One line saying which UCI files are needed, where to get them and (``then``) how to point
+    findrs at them."""
     sets = "; ".join(f"{title}: {files}" for title, files in _UCI_TITLES)
     return (
         "the UCI files are not shipped with findrs: download these data sets from the UCI Machine "
-        f"Learning Repository (https://archive.ics.uci.edu) into one directory, as UCI ships them: "
-        f"{sets}; then pass --data-dir DIR or set {ENV_VAR}=DIR"
+        f"Learning Repository (https://archive.ics.uci.edu) into one directory DIR, as UCI ships them: "
+        f"{sets}; {then}"
     )
 
 

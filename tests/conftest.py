@@ -19,7 +19,8 @@ def data_dir() -> Path:
     """
     path = data_dir_from(None)
     if path is None:
-        pytest.skip(f"needs the UCI data sets: {how_to_get()}")
+        pytest.skip(f"{ENV_VAR} is not set; {how_to_get(then=f'then run {ENV_VAR}=DIR pytest')}")
     if not path.is_dir():
-        pytest.fail(f"{ENV_VAR}={str(path)!r} is not a directory; {how_to_get()}", pytrace=False)
+        pytest.fail(f"{ENV_VAR}={str(path)!r} is not a directory; {how_to_get(then=f'then run {ENV_VAR}=DIR pytest')}",
+                    pytrace=False)
     return path
