@@ -11,11 +11,15 @@
 //! row starts from a few chunks instead of the whole rule set, and goes through 9 groups
 //! instead of 35 terms per rule.
 //!
+//! Interval features are first recoded to cells between the voting rules' endpoints
+//! ([`interval_cells`](crate::interval_cells)), which makes them small categorical features.
+//!
 //! Invariant: for every row, the rules reported are exactly the voting rules `k < n_kept` for
 //! which `Rule::covers_row` holds, each once.
 
 use crate::bitset::{for_each_one, words_for, WORD_BITS};
 use crate::data::Columns;
+use crate::interval_cells::Cells;
 use crate::model::{Method, RuleModel};
 use crate::predict_plan::{first_bits, plan, rules_by_slot, Group};
 use rayon::prelude::*;
@@ -64,12 +68,38 @@ pub struct Predictor {
     rule_run_offsets: Vec<u32>,
     rule_runs: Vec<u32>,
     n_runs: usize,
+    /// With interval features: their recoding to cells (the layout is over the recoded rows).
+    cells: Option<Cells>,
 }
 
 impl Predictor {
     /// Compiles the voting rules of `model`. `sample` (rows like those to predict) only tunes
     /// the layout; predictions never depend on it.
     pub fn new(model: &RuleModel, sample: Option<&Columns>) -> Self {
+        if !model.schema.has_intervals() {
+            return Self::compile(model, sample);
+        }
+        let (cells, schema, voting) = Cells::derive(&model.schema, &model.rules[..model.n_kept]);
+        let derived = RuleModel {
+            schema,
+            method: model.method,
+            rules: voting,
+            weights: model.weights[..model.n_kept].to_vec(),
+            runs: model.runs.clone(),
+            n_runs: model.n_runs,
+            n_kept: model.n_kept,
+            total_weight: model.total_weight,
+        };
+        let recoded = sample.map(|d| cells.recode(d, 0, d.n_rows()));
+        let sample = sample
+            .zip(recoded.as_ref())
+            .map(|(d, r)| Cells::columns(d, r, 0, d.n_rows()));
+        let mut p = Self::compile(&derived, sample.as_ref());
+        p.cells = Some(cells);
+        p
+    }
+
+    fn compile(model: &RuleModel, sample: Option<&Columns>) -> Self {
         let schema = &model.schema;
         let n_rules = model.n_kept;
         let rules = &model.rules[..n_rules];
@@ -167,6 +197,7 @@ impl Predictor {
             rule_run_offsets,
             rule_runs,
             n_runs: model.runs.len(),
+            cells: None,
         }
     }
 
@@ -222,6 +253,15 @@ impl Predictor {
             .par_iter()
             .map(|&s| {
                 let rows = (s + BLOCK_ROWS).min(n) - s;
+                let recoded = self.cells.as_ref().map(|c| c.recode(data, s, s + rows));
+                let block;
+                let (data, s) = match &recoded {
+                    Some(r) => {
+                        block = Cells::columns(data, r, s, s + rows);
+                        (&block, 0)
+                    }
+                    None => (data, s),
+                };
                 let mut lead = vec![0u32; rows];
                 self.lead.add_combos(data, s, &mut lead);
                 // Each row's table offsets, group-major.

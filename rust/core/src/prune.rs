@@ -24,9 +24,7 @@ pub fn prune(ts: &TrainingSet, rules: &[Rule], buckets: &[Vec<u32>]) -> Vec<usiz
         }
         kept.push(i);
         rules[i].terms(&ts.schema, &mut terms);
-        for (w, m) in marked.iter_mut().enumerate() {
-            *m |= ts.positives.covered_word(&terms, w);
-        }
+        ts.positives.or_covered_into(&terms, &mut marked);
     }
     kept.reverse();
     kept

@@ -1,15 +1,19 @@
-//! Slot bitsets over a set of rows: for every slot (feature, code), the rows that hold that code.
-//! This is what makes coverage word-parallel: the rows a rule covers are the AND over its
-//! constrained features of the OR of its allowed slots' bitsets.
+//! Slot bitsets over a set of rows: for every slot (feature, code), the rows that hold that code;
+//! and for every interval feature, its prefix bitsets (index slots, see
+//! [`interval`](crate::interval)). This is what makes coverage word-parallel: the rows a rule
+//! covers are the AND over its constrained features of the OR of its allowed slots' bitsets, or
+//! of its interval's formula over the prefix bitsets.
 //!
-//! Invariant: bits are stored word-major (`bits[w * n_slots + slot]`), so one word of every slot
-//! sits together in memory; bits at row positions `>= n_rows` are zero in every slot, and every
-//! row has exactly one set bit among the slots of each feature.
+//! Invariant: bits are stored word-major (`bits[w * n_slots + slot]`, `n_slots` counting every
+//! index slot), so one word of every slot sits together in memory; bits at row positions
+//! `>= n_rows` are zero in every slot, every row has exactly one set bit among the slots of each
+//! AV or OH feature, the zero slot is empty, and an interval feature's "high digit <= a" and
+//! "low digit <= b" slots hold the non-null rows whose gap code has those digits.
 
 use crate::bitset::{valid_mask, words_for, WORD_BITS};
 use crate::data::Columns;
 use crate::rule::Terms;
-use crate::schema::Schema;
+use crate::schema::{ConstraintKind, Schema};
 
 #[derive(Clone, Debug)]
 pub struct RowIndex {
@@ -33,13 +37,36 @@ impl RowIndex {
 
     fn build(schema: &Schema, n_rows: usize, code: impl Fn(usize, usize) -> u32) -> Self {
         let n_words = words_for(n_rows);
-        let n_slots = schema.n_slots();
+        let n_slots = schema.n_index_slots();
         let mut bits = vec![0u64; n_words * n_slots];
         for f in 0..schema.n_features() {
+            if schema.kind(f) == ConstraintKind::Interval {
+                continue;
+            }
             let off = schema.offset(f);
             for i in 0..n_rows {
                 bits[(i / WORD_BITS) * n_slots + off + code(f, i) as usize] |=
                     1u64 << (i % WORD_BITS);
+            }
+        }
+        for l in schema.intervals() {
+            for i in 0..n_rows {
+                let base = (i / WORD_BITS) * n_slots;
+                let bit = 1u64 << (i % WORD_BITS);
+                let (high, low) = l.code_slots(code(l.feature, i));
+                bits[base + high as usize] |= bit;
+                if let Some(low) = low {
+                    bits[base + low as usize] |= bit;
+                }
+            }
+            // Prefix sums: "digit <= a" from "digit == a".
+            for w in 0..n_words {
+                let word = &mut bits[w * n_slots..(w + 1) * n_slots];
+                for run in [l.high..l.high + l.n_high(), l.low..l.low + l.n_low()] {
+                    for s in run.start as usize + 1..run.end as usize {
+                        word[s] |= word[s - 1];
+                    }
+                }
             }
         }
         Self {
@@ -72,13 +99,27 @@ impl RowIndex {
     }
 
     /// Rows of word `w` that satisfy `terms` (all rows when there are no terms).
-    #[inline]
+    #[inline(always)]
     pub fn covered_word(&self, terms: &Terms, w: usize) -> u64 {
         terms.eval_all(self.word(w), self.valid(w))
     }
 
+    /// ORs into `out` (one bit per row) the rows that satisfy `terms`.
+    pub fn or_covered_into(&self, terms: &Terms, out: &mut [u64]) {
+        if terms.intervals().is_empty() {
+            for (w, o) in out.iter_mut().enumerate().take(self.n_words) {
+                *o |= terms.eval_slots(self.word(w), self.valid(w));
+            }
+        } else {
+            for (w, o) in out.iter_mut().enumerate().take(self.n_words) {
+                *o |= self.covered_word(terms, w);
+            }
+        }
+    }
+
     /// Number of rows that satisfy `terms`, counting stops as soon as it exceeds `limit`
     /// (the returned value is then `> limit` but not necessarily exact).
+    #[inline(always)]
     pub fn count_covered(&self, terms: &Terms, limit: u32) -> u32 {
         let mut count = 0u32;
         for w in 0..self.n_words {
@@ -94,7 +135,31 @@ impl RowIndex {
     /// `start - 1`; also returns the word at which the count went above `limit` (else `start`).
     /// Any visiting order gives the same verdict; starting where a rule last found a covered
     /// row usually stops after one word.
+    #[inline(always)]
     pub fn count_covered_from(&self, terms: &Terms, limit: u32, start: usize) -> (u32, usize) {
+        if !terms.intervals().is_empty() {
+            return self.count_covered_from_with_intervals(terms, limit, start);
+        }
+        let mut count = 0u32;
+        let n = self.n_words;
+        let start = if start < n { start } else { 0 };
+        for w in (start..n).chain(0..start) {
+            count += terms.eval_slots(self.word(w), self.valid(w)).count_ones();
+            if count > limit {
+                return (count, w);
+            }
+        }
+        (count, start)
+    }
+
+    /// [`count_covered_from`](Self::count_covered_from) for terms with interval terms.
+    #[inline(never)]
+    fn count_covered_from_with_intervals(
+        &self,
+        terms: &Terms,
+        limit: u32,
+        start: usize,
+    ) -> (u32, usize) {
         let mut count = 0u32;
         let n = self.n_words;
         let start = if start < n { start } else { 0 };

@@ -1,16 +1,19 @@
-//! Rules (conjunctions) as sets of allowed slots, their generalization (docs/semantics.md §2 and
-//! §3), and the `Terms` through which a rule is evaluated word-parallel over a [`RowIndex`].
+//! Rules (conjunctions) as sets of allowed slots plus intervals, their generalization
+//! (docs/semantics.md §2 and §3), and the `Terms` through which a rule is evaluated word-parallel over a [`RowIndex`].
 //!
-//! Invariant: a rule is the set of (feature, code) slots it allows, unseen slots included, and
-//! that set is canonical: the unseen slot of a feature is allowed exactly when the constraint's
-//! kind says an unseen value satisfies it (AV: only `?`; OH: `|S| >= 2`). So two rules are the
-//! same rule (docs/semantics.md §2) iff their slot bitsets are equal, and a feature is
-//! unconstrained (`?`) iff all of its slots are allowed.
+//! Invariant: a rule's words are the set of (feature, code) slots it allows, unseen slots
+//! included, followed by one packed interval per interval feature
+//! ([`interval`](crate::interval)), and they are canonical: the unseen slot of a feature is
+//! allowed exactly when the constraint's kind says an unseen value satisfies it (AV: only `?`;
+//! OH: `|S| >= 2`), and an interval is in the canonical form of its module. So two rules are the
+//! same rule (docs/semantics.md §2) iff their words are equal, and a feature is unconstrained (`?`) iff all of
+//! its slots are allowed (an interval feature: iff its interval is the free one).
 //!
 //! [`RowIndex`]: crate::row_index::RowIndex
 
-use crate::bitset::{self, words_for};
+use crate::bitset;
 use crate::error::{FindRsError, Result};
+use crate::interval::{null_code, Bounds, Interval, IntervalLayout, IntervalTerm};
 use crate::schema::{ConstraintKind, Schema};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -18,38 +21,71 @@ pub struct Rule {
     allowed: Vec<u64>,
 }
 
-impl Rule {
-    /// The most specific rule covering `row` (every feature constrained to the row's code).
-    pub fn from_row(schema: &Schema, row: &[u32]) -> Self {
-        let mut allowed = vec![0u64; words_for(schema.n_slots())];
+/// Sets in `words` (zeroed, `schema.rule_words()` long) the most specific rule covering `row`.
+#[inline]
+fn fill_row(words: &mut [u64], schema: &Schema, row: &[u32]) {
+    if !schema.has_intervals() {
         for (f, &c) in row.iter().enumerate() {
-            bitset::set(&mut allowed, schema.slot(f, c));
+            bitset::set(words, schema.slot(f, c));
         }
+        return;
+    }
+    let sw = schema.slot_words();
+    for (f, &c) in row.iter().enumerate() {
+        match schema.interval_index(f) {
+            None => bitset::set(words, schema.slot(f, c)),
+            Some(j) => {
+                let l = &schema.intervals()[j];
+                words[sw + j] = Bounds::of_code(l.n_values, l.null_seen, c).pack();
+            }
+        }
+    }
+}
+
+impl Rule {
+    /// The most specific rule covering the training row `row` (every feature constrained to
+    /// the row's code).
+    pub fn from_row(schema: &Schema, row: &[u32]) -> Self {
+        let mut allowed = vec![0u64; schema.rule_words()];
+        fill_row(&mut allowed, schema, row);
         Self { allowed }
     }
 
     /// Turns this rule into the most specific rule covering `row`, reusing its allocation.
     pub fn assign_row(&mut self, schema: &Schema, row: &[u32]) {
         self.allowed.clear();
-        self.allowed.resize(words_for(schema.n_slots()), 0);
-        for (f, &c) in row.iter().enumerate() {
-            bitset::set(&mut self.allowed, schema.slot(f, c));
-        }
+        self.allowed.resize(schema.rule_words(), 0);
+        fill_row(&mut self.allowed, schema, row);
     }
 
-    /// A rule from its slot bitset ([`allowed`](Self::allowed)); an error unless the words
-    /// are a canonical rule of `schema` (the right length, no bit past the last slot, unseen
-    /// slots as docs/semantics.md §2 says).
+    /// A rule from its words ([`allowed`](Self::allowed)); an error unless the words are a
+    /// canonical rule of `schema` (the right length, no bit past the last slot, unseen slots as
+    /// docs/semantics.md §2 says, canonical intervals).
     pub fn from_words(schema: &Schema, words: Vec<u64>) -> Result<Self> {
-        if words.len() != words_for(schema.n_slots()) {
+        if words.len() != schema.rule_words() {
             return Err(FindRsError::InvalidData(format!(
                 "a rule of this schema has {} words, got {}",
-                words_for(schema.n_slots()),
+                schema.rule_words(),
                 words.len()
             )));
         }
+        let sw = schema.slot_words();
+        for (j, l) in schema.intervals().iter().enumerate() {
+            if !is_canonical_word(l, words[sw + j]) {
+                return Err(FindRsError::InvalidData(format!(
+                    "a rule's interval on feature {} is not canonical for its schema",
+                    l.feature
+                )));
+            }
+        }
         let rule = Self { allowed: words };
-        let canonical = Self::from_constraints(schema, &rule.constraints(schema))?;
+        // The slot part: rebuild it from the slot features' constraints.
+        let slot_constraints: Vec<(usize, Vec<u32>)> = (0..schema.n_features())
+            .filter(|&f| schema.interval_index(f).is_none() && !rule.is_free(schema, f))
+            .map(|f| (f, rule.slot_codes(schema, f)))
+            .collect();
+        let mut canonical = Self::from_constraints(schema, &slot_constraints)?;
+        canonical.allowed[sw..].copy_from_slice(&rule.allowed[sw..]);
         if canonical != rule {
             return Err(FindRsError::InvalidData(
                 "a rule's slot bitset is not canonical for its schema".into(),
@@ -58,13 +94,33 @@ impl Rule {
         Ok(rule)
     }
 
+    /// Words known to be a canonical rule of the schema they are used with.
+    pub(crate) fn from_words_unchecked(words: Vec<u64>) -> Self {
+        Self { allowed: words }
+    }
+
     /// A rule from its constraints: `(feature, allowed training codes)`; features not listed
-    /// are unconstrained. AV constraints must allow exactly one code.
+    /// are unconstrained. AV constraints must allow exactly one code. An interval feature's
+    /// codes are gap codes: the odd codes of a contiguous run of values, and/or its null code
+    /// (when null occurs in training), as [`constraints`](Self::constraints) lists them.
     pub fn from_constraints(schema: &Schema, constraints: &[(usize, Vec<u32>)]) -> Result<Self> {
-        let mut allowed = vec![0u64; words_for(schema.n_slots())];
+        Self::from_parts(schema, constraints, &[])
+    }
+
+    /// [`from_constraints`](Self::from_constraints) with interval features' constraints also
+    /// given as [`Interval`]s (each feature listed once in all).
+    pub fn from_parts(
+        schema: &Schema,
+        constraints: &[(usize, Vec<u32>)],
+        intervals: &[(usize, Interval)],
+    ) -> Result<Self> {
+        let mut allowed = vec![0u64; schema.rule_words()];
+        let sw = schema.slot_words();
+        for (j, l) in schema.intervals().iter().enumerate() {
+            allowed[sw + j] = Bounds::free(l.n_values).pack();
+        }
         let mut seen = vec![false; schema.n_features()];
-        for (f, codes) in constraints {
-            let f = *f;
+        let mut check_feature = |f: usize| -> Result<()> {
             if f >= schema.n_features() {
                 return Err(FindRsError::InvalidData(format!(
                     "a constraint names feature {f}, but there are {} features",
@@ -76,11 +132,33 @@ impl Rule {
                     "feature {f} is constrained twice in one rule"
                 )));
             }
+            Ok(())
+        };
+        for (f, iv) in intervals {
+            let f = *f;
+            check_feature(f)?;
+            let Some(j) = schema.interval_index(f) else {
+                return Err(FindRsError::InvalidData(format!(
+                    "an interval constrains feature {f}, which is not an interval feature"
+                )));
+            };
+            let b = schema.intervals()[j]
+                .bounds_of(iv)
+                .map_err(FindRsError::InvalidData)?;
+            allowed[sw + j] = b.pack();
+        }
+        for (f, codes) in constraints {
+            let f = *f;
+            check_feature(f)?;
             let d = schema.domain_size(f);
             if codes.is_empty() {
                 return Err(FindRsError::InvalidData(format!(
                     "the constraint on feature {f} allows no value"
                 )));
+            }
+            if let Some(j) = schema.interval_index(f) {
+                allowed[sw + j] = interval_of_codes(&schema.intervals()[j], codes)?.pack();
+                continue;
             }
             if let Some(&bad) = codes.iter().find(|&&c| c >= d) {
                 return Err(FindRsError::InvalidData(format!(
@@ -108,6 +186,8 @@ impl Rule {
         Ok(Self { allowed })
     }
 
+    /// The rule's words: its slot bitset (`schema.slot_words()` words), then one packed
+    /// interval per interval feature.
     #[inline]
     pub fn allowed(&self) -> &[u64] {
         &self.allowed
@@ -118,56 +198,177 @@ impl Rule {
         bitset::get(&self.allowed, slot)
     }
 
+    /// The interval of the `j`-th interval feature (free included).
+    #[inline]
+    pub(crate) fn bounds(&self, schema: &Schema, j: usize) -> Bounds {
+        Bounds::unpack(self.allowed[schema.slot_words() + j])
+    }
+
     /// True iff the rule covers the row given by its codes.
     pub fn covers_row(&self, schema: &Schema, row: &[u32]) -> bool {
         row.iter()
             .enumerate()
-            .all(|(f, &c)| self.allows(schema.slot(f, c)))
+            .all(|(f, &c)| match schema.interval_index(f) {
+                None => self.allows(schema.slot(f, c)),
+                Some(j) => self.bounds(schema, j).covers(schema.domain_size(f), c),
+            })
     }
 
     /// True iff feature `f` is unconstrained (`?`).
     pub fn is_free(&self, schema: &Schema, f: usize) -> bool {
-        schema.slots(f).all(|s| self.allows(s))
+        match schema.interval_index(f) {
+            None => schema.slots(f).all(|s| self.allows(s)),
+            Some(j) => self.bounds(schema, j).is_free(schema.domain_size(f)),
+        }
     }
 
-    /// The constrained features with their allowed training codes, in feature order.
+    /// The interval constraint on interval feature `f`, or None when `f` is free (or not an
+    /// interval feature).
+    pub fn interval(&self, schema: &Schema, f: usize) -> Option<Interval> {
+        let j = schema.interval_index(f)?;
+        let d = schema.domain_size(f);
+        let b = self.bounds(schema, j);
+        (!b.is_free(d)).then(|| b.to_interval(d))
+    }
+
+    fn slot_codes(&self, schema: &Schema, f: usize) -> Vec<u32> {
+        (0..schema.domain_size(f))
+            .filter(|&c| self.allows(schema.slot(f, c)))
+            .collect()
+    }
+
+    /// The constrained features with their allowed training codes, in feature order. An
+    /// interval feature lists the odd gap codes of its allowed training values, then its null
+    /// code if null is allowed (see [`interval`](Self::interval) for the compact form).
     pub fn constraints(&self, schema: &Schema) -> Vec<(usize, Vec<u32>)> {
         (0..schema.n_features())
             .filter(|&f| !self.is_free(schema, f))
-            .map(|f| {
-                let codes = (0..schema.domain_size(f))
-                    .filter(|&c| self.allows(schema.slot(f, c)))
-                    .collect();
-                (f, codes)
+            .map(|f| match schema.interval_index(f) {
+                None => (f, self.slot_codes(schema, f)),
+                Some(j) => {
+                    let d = schema.domain_size(f);
+                    let iv = self.bounds(schema, j).to_interval(d);
+                    let mut codes: Vec<u32> = match iv.values {
+                        Some((lo, hi)) => (lo..=hi).map(|r| 2 * r + 1).collect(),
+                        None => Vec::new(),
+                    };
+                    if iv.null {
+                        codes.push(null_code(d));
+                    }
+                    (f, codes)
+                }
             })
             .collect()
     }
 
-    /// Generalizes the rule to cover `row` (semantics §3): AV drops every constraint the row
-    /// violates, OH adds the row's value to each set. Returns true iff the rule changed.
+    /// Generalizes the rule to cover `row` (docs/semantics.md §3): AV drops every constraint the row
+    /// violates, OH adds the row's value to each set, an interval widens to the row's value.
+    /// Returns true iff the rule changed.
     pub fn generalize(&mut self, schema: &Schema, row: &[u32]) -> bool {
-        generalize_into(&mut self.allowed, schema, row)
+        let sw = schema.slot_words();
+        let mut changed = generalize_into(&mut self.allowed[..sw], schema, row);
+        for (j, l) in schema.intervals().iter().enumerate() {
+            let w = &mut self.allowed[sw + j];
+            let mut b = Bounds::unpack(*w);
+            if b.widen(l.n_values, l.null_seen, row[l.feature]) {
+                *w = b.pack();
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Appends to `terms` the terms that evaluate this rule (see [`Terms`]).
     pub fn terms(&self, schema: &Schema, terms: &mut Terms) {
         terms.clear();
         build_terms(&self.allowed, schema, terms);
+        if schema.has_intervals() {
+            let zero = schema.zero_slot();
+            for (j, l) in schema.intervals().iter().enumerate() {
+                let b = self.bounds(schema, j);
+                if !b.is_free(l.n_values) {
+                    terms.ivs.push(IntervalTerm::new(l, zero, b));
+                }
+            }
+        }
     }
 }
 
-/// Whether the unseen slot is allowed, given the number of allowed training codes (semantics §2).
+/// Whether `w` is a canonical packed interval of feature `l`.
+fn is_canonical_word(l: &IntervalLayout, w: u64) -> bool {
+    let b = Bounds::unpack(w);
+    if b.pack() != w {
+        return false;
+    }
+    let d = l.n_values;
+    let valid = if b.is_empty() {
+        b == Bounds { null: true, ..Bounds::nothing() } && l.null_seen
+    } else {
+        let end_ok = |c: u32, open: u32| c == open || (c % 2 == 1 && c < 2 * d);
+        b.hi <= 2 * d && end_ok(b.lo, 0) && end_ok(b.hi, 2 * d)
+    };
+    valid && b.canonical(d, l.null_seen) == b && (!b.null || l.null_seen || b.is_free(d))
+}
+
+/// The interval allowing exactly the training codes `codes` (odd gap codes of contiguous
+/// values, and/or the null code), canonical.
+fn interval_of_codes(l: &IntervalLayout, codes: &[u32]) -> Result<Bounds> {
+    let (f, d) = (l.feature, l.n_values);
+    let mut null = false;
+    let mut ranks = Vec::with_capacity(codes.len());
+    for &c in codes {
+        if c == null_code(d) && l.null_seen {
+            null = true;
+        } else if c % 2 == 1 && c < 2 * d {
+            ranks.push((c - 1) / 2);
+        } else {
+            return Err(FindRsError::InvalidData(format!(
+                "the constraint on interval feature {f} allows code {c}, not a training code \
+                 (odd codes below {} are values{})",
+                2 * d,
+                if l.null_seen {
+                    format!(", {} is null", null_code(d))
+                } else {
+                    String::new()
+                }
+            )));
+        }
+    }
+    ranks.sort_unstable();
+    ranks.dedup();
+    let values = match (ranks.first(), ranks.last()) {
+        (Some(&lo), Some(&hi)) => {
+            if (hi - lo) as usize + 1 != ranks.len() {
+                return Err(FindRsError::InvalidData(format!(
+                    "the constraint on interval feature {f} allows values that are not \
+                     contiguous (ranks {lo}..={hi} with gaps)"
+                )));
+            }
+            Some((lo, hi))
+        }
+        _ => None,
+    };
+    l.bounds_of(&Interval { values, null })
+        .map_err(FindRsError::InvalidData)
+}
+
+/// Whether the unseen slot is allowed, given the number of allowed training codes (docs/semantics.md §2).
 #[inline]
 fn unseen_allowed(kind: ConstraintKind, n_allowed_training: usize) -> bool {
     match kind {
         // AV: only `?` admits unseen values; `?` is handled by setting the whole feature.
         ConstraintKind::AttributeValue => false,
         ConstraintKind::OneHot => n_allowed_training >= 2,
+        ConstraintKind::Interval => unreachable!("interval features own no slot"),
     }
 }
 
-/// In-place generalization of an allowed-slot bitset to cover `row`; true iff it changed.
+/// In-place generalization of the slot bitset of a rule (its first `schema.slot_words()`
+/// words) to cover `row` on the AV and OH features; true iff it changed.
 pub(crate) fn generalize_into(allowed: &mut [u64], schema: &Schema, row: &[u32]) -> bool {
+    if schema.has_intervals() {
+        return generalize_slots_skipping_intervals(allowed, schema, row);
+    }
     let mut changed = false;
     for (f, &c) in row.iter().enumerate() {
         let s = schema.slot(f, c);
@@ -175,19 +376,42 @@ pub(crate) fn generalize_into(allowed: &mut [u64], schema: &Schema, row: &[u32])
             continue;
         }
         changed = true;
-        match schema.kind(f) {
-            ConstraintKind::AttributeValue => {
-                let r = schema.slots(f);
-                bitset::set_range(allowed, r.start, r.end);
-            }
-            ConstraintKind::OneHot => {
-                bitset::set(allowed, s);
-                // The set now holds at least two training codes (it held one or more before).
-                bitset::set(allowed, schema.unseen_slot(f));
-            }
-        }
+        generalize_slot(allowed, schema, f, s);
     }
     changed
+}
+
+fn generalize_slots_skipping_intervals(allowed: &mut [u64], schema: &Schema, row: &[u32]) -> bool {
+    let mut changed = false;
+    for (f, &c) in row.iter().enumerate() {
+        if schema.kind(f) == ConstraintKind::Interval {
+            continue;
+        }
+        let s = schema.slot(f, c);
+        if bitset::get(allowed, s) {
+            continue;
+        }
+        changed = true;
+        generalize_slot(allowed, schema, f, s);
+    }
+    changed
+}
+
+/// Allows slot `s` of feature `f`, which the rule does not allow yet (docs/semantics.md §3).
+#[inline]
+fn generalize_slot(allowed: &mut [u64], schema: &Schema, f: usize, s: usize) {
+    match schema.kind(f) {
+        ConstraintKind::AttributeValue => {
+            let r = schema.slots(f);
+            bitset::set_range(allowed, r.start, r.end);
+        }
+        ConstraintKind::OneHot => {
+            bitset::set(allowed, s);
+            // The set now holds at least two training codes (it held one or more before).
+            bitset::set(allowed, schema.unseen_slot(f));
+        }
+        ConstraintKind::Interval => unreachable!("interval features own no slot"),
+    }
 }
 
 /// One multi-slot or negated term: the rows whose code of one feature lies in a slot list
@@ -202,14 +426,17 @@ struct Span {
 
 /// The terms of a rule in evaluation order: one per constrained feature. A term allowing a
 /// single slot is kept in `singles` (its word is ANDed in directly, the common case, and the one
-/// that zeroes a word fastest); any other term is a short OR of slot bitsets (the allowed slots,
-/// or the complement of the disallowed ones, whichever list is shorter).
+/// that zeroes a word fastest); any other slot term is a short OR of slot bitsets (the allowed
+/// slots, or the complement of the disallowed ones, whichever list is shorter); an interval
+/// feature's term is an [`IntervalTerm`] over the index's prefix bitsets. The *slot terms* are
+/// the singles and the spans ([`len`](Self::len) of them); the interval terms come last.
 #[derive(Clone, Debug, Default)]
 pub struct Terms {
     singles: Vec<u32>,
     single_features: Vec<u32>,
     slots: Vec<u32>,
     spans: Vec<Span>,
+    ivs: Vec<IntervalTerm>,
 }
 
 #[derive(Clone, Copy)]
@@ -245,21 +472,60 @@ impl Terms {
         self.single_features.clear();
         self.slots.clear();
         self.spans.clear();
+        self.ivs.clear();
     }
 
+    /// Number of slot terms (singles and spans; the interval terms are [`intervals`](Self::intervals)).
     #[inline]
     pub fn len(&self) -> usize {
         self.singles.len() + self.spans.len()
     }
 
+    /// True iff there is no term at all (the rule covers every row).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len() == 0 && self.ivs.is_empty()
     }
 
-    /// Rows of one word (given that word of every slot) that satisfy every term, within `valid`.
+    /// The interval terms.
     #[inline]
+    pub fn intervals(&self) -> &[IntervalTerm] {
+        &self.ivs
+    }
+
+    /// Appends an interval term.
+    #[inline]
+    pub fn push_interval(&mut self, t: IntervalTerm) {
+        self.ivs.push(t);
+    }
+
+    /// Rows of one word (given that word of every index slot) that satisfy every term, within
+    /// `valid`.
+    #[inline(always)]
     pub fn eval_all(&self, word_of_slot: &[u64], valid: u64) -> u64 {
+        let acc = self.eval_slots(word_of_slot, valid);
+        if acc == 0 || self.ivs.is_empty() {
+            return acc;
+        }
+        self.eval_intervals(word_of_slot, acc)
+    }
+
+    /// Rows of `acc` (one word) that satisfy every interval term.
+    #[inline]
+    pub fn eval_intervals(&self, word_of_slot: &[u64], mut acc: u64) -> u64 {
+        for t in &self.ivs {
+            acc &= t.eval(word_of_slot);
+            if acc == 0 {
+                return 0;
+            }
+        }
+        acc
+    }
+
+    /// Rows of one word that satisfy every slot term (the interval terms are not evaluated:
+    /// this is [`eval_all`](Self::eval_all) for terms without any).
+    #[inline(always)]
+    pub fn eval_slots(&self, word_of_slot: &[u64], valid: u64) -> u64 {
         let mut acc = valid;
         for chunk in self.singles.chunks(4) {
             for &s in chunk {
@@ -282,6 +548,22 @@ impl Terms {
     #[inline]
     pub fn singles(&self) -> &[u32] {
         &self.singles
+    }
+
+    /// Term `k` (`k < singles().len()`), a single slot.
+    #[inline]
+    pub fn single(&self, k: usize) -> TermRef<'_> {
+        TermRef {
+            slots: &self.singles[k..k + 1],
+            negate: false,
+            feature: self.single_features[k] as usize,
+        }
+    }
+
+    /// Number of multi-slot or negated slot terms.
+    #[inline]
+    pub fn n_spans(&self) -> usize {
+        self.spans.len()
     }
 
     /// Term `singles().len() + i`.
@@ -327,6 +609,7 @@ impl Terms {
             single_features: Vec::with_capacity(n_features),
             slots: Vec::new(),
             spans: Vec::new(),
+            ivs: Vec::new(),
         }
     }
 
@@ -349,7 +632,7 @@ impl Terms {
     }
 
     /// Appends a copy of `t`.
-    #[inline]
+    #[inline(always)]
     pub fn push_term(&mut self, t: TermRef<'_>) {
         if t.slots.len() == 1 && !t.negate {
             self.push_single(t.slots[0], t.feature as u32);

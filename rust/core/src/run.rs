@@ -20,11 +20,20 @@
 //! bound. The filters are exact, never a guess: a rejection is proven by negatives the
 //! generalization would cover, and every accepted generalization has been counted on the
 //! negatives' bitsets.
+//!
+//! Interval features own no slot: their part of both filters (per rule, thresholds on the
+//! positive's code derived from the near-miss negatives' codes, and per witness a range of
+//! codes) lives in [`intervals`]. A run over a schema without interval features compiles
+//! without that part (`IV = false`), so AV and OH runs execute exactly the code they did before.
+
+mod intervals;
 
 use crate::bitset::{self, WORD_BITS};
-use crate::rule::{generalize_into, Rule, Terms};
+use crate::interval::IntervalTerm;
+use crate::rule::{generalize_into, Rule, TermRef, Terms};
 use crate::schema::ConstraintKind;
 use crate::training::TrainingSet;
+use intervals::{Check, IvFilter};
 
 /// The rules of one run before pruning, with their buckets (positive indices, in the order they
 /// were absorbed) and the number of training negatives each covers.
@@ -57,6 +66,8 @@ struct RunState<'a> {
     wit_next: Vec<u8>,
     // scratch
     candidate: Terms,
+    /// The interval features' filters (empty without interval features).
+    ivf: IvFilter,
     slot_counts: Vec<u32>,
     feature_counts: Vec<u32>,
     word_terms: Vec<u64>,
@@ -94,8 +105,14 @@ impl<'a> Runner<'a> {
     /// One run over the positives in `order`; its rules and buckets are then readable here.
     pub fn run(&mut self, order: &[u32]) {
         self.0.reset();
-        for &p in order {
-            self.0.present(p as usize);
+        if self.0.ts.schema.has_intervals() {
+            for &p in order {
+                self.0.present::<true>(p as usize);
+            }
+        } else {
+            for &p in order {
+                self.0.present::<false>(p as usize);
+            }
         }
     }
 
@@ -128,6 +145,7 @@ impl<'a> RunState<'a> {
             wit_mask: Vec::new(),
             wit_next: Vec::new(),
             candidate: Terms::new(),
+            ivf: IvFilter::new(&ts.schema),
             slot_counts: vec![0; ts.schema.n_slots()],
             feature_counts: vec![0; ts.schema.n_features()],
             word_terms: Vec::new(),
@@ -153,34 +171,72 @@ impl<'a> RunState<'a> {
         self.wit_need.clear();
         self.wit_mask.clear();
         self.wit_next.clear();
+        self.ivf.reset();
     }
 
-    fn present(&mut self, p: usize) {
+    /// `IV`: the schema has interval features (checked once per run). Kept out of line so that
+    /// each variant is optimized on its own.
+    #[inline(never)]
+    fn present<const IV: bool>(&mut self, p: usize) {
         let pm = self.ts.pos_slots(p);
         let mut from = 0;
-        while let Some((i, covers)) = self.scan(pm, from) {
+        loop {
+            let next = if IV {
+                self.scan_iv(p, pm, from)
+            } else {
+                self.scan(pm, from)
+            };
+            let Some((i, covers)) = next else { break };
             if covers {
                 // The rule already covers p: generalize(r, p) = r, which covers <= tau.
                 self.buckets[i].push(p as u32);
                 return;
             }
             from = i + 1;
-            if !self.within_bound(i, pm) || self.covered[i] + self.witness_hits(i, pm) > self.tau {
+            if !self.within_bound::<IV>(i, p, pm)
+                || self.covered[i] + self.witness_hits::<IV>(i, p, pm) > self.tau
+            {
                 continue;
             }
-            self.build_candidate(i, p);
+            self.build_candidate::<IV>(i, p);
             let (n, at) =
                 self.ts
                     .negatives
                     .count_covered_from(&self.candidate, self.tau, self.witness[i]);
             if n <= self.tau {
-                self.absorb(i, p, n);
+                self.absorb::<IV>(i, p, n);
                 return;
             }
             self.witness[i] = at;
-            self.add_witness(i, at);
+            self.add_witness::<IV>(i, at);
         }
-        self.add_rule(p);
+        self.add_rule::<IV>(p);
+    }
+
+    /// [`scan`](Self::scan) with interval features: a rule's slot part first (one AND rejects
+    /// most), then its intervals ([`IvFilter::check`]).
+    fn scan_iv(&self, p: usize, pm: &[u64], from: usize) -> Option<(usize, bool)> {
+        let sw = self.sw;
+        let pc = self.ts.pos_intervals(p);
+        for k in from..self.rules.len() {
+            let a = &self.allowed[k * sw..(k + 1) * sw];
+            let b = &self.blocked[k * sw..(k + 1) * sw];
+            let (mut out, mut hit) = (0u64, 0u64);
+            for ((&p, &a), &b) in pm.iter().zip(a).zip(b) {
+                let o = p & !a;
+                out |= o;
+                hit |= o & b;
+            }
+            if hit != 0 {
+                continue;
+            }
+            match self.ivf.check(k, pc) {
+                Check::Blocked => continue,
+                Check::Covers => return Some((k, out == 0)),
+                Check::Candidate => return Some((k, false)),
+            }
+        }
+        None
     }
 
     /// The first rule from `from` on that covers the positive with slot mask `pm` (`true`), or
@@ -244,7 +300,7 @@ impl<'a> RunState<'a> {
     }
 
     /// For tau > 0: the near-miss lower bound of the candidate's coverage is within tau.
-    fn within_bound(&self, i: usize, pm: &[u64]) -> bool {
+    fn within_bound<const IV: bool>(&self, i: usize, p: usize, pm: &[u64]) -> bool {
         if self.tau == 0 {
             return true;
         }
@@ -260,50 +316,66 @@ impl<'a> RunState<'a> {
                 x &= x - 1;
             }
         }
+        if IV {
+            extra += self.ivf.near_extra(i, self.ts.pos_intervals(p));
+        }
         self.covered[i] + extra <= self.tau
     }
 
     /// The terms of generalize(rule i, p), patched from the rule's own terms.
-    fn build_candidate(&mut self, i: usize, p: usize) {
+    fn build_candidate<const IV: bool>(&mut self, i: usize, p: usize) {
         let schema = &self.ts.schema;
         let codes = self.ts.pos_codes(p);
         let rule = &self.rules[i];
+        let terms = &self.terms[i];
         self.candidate.clear();
-        for t in self.terms[i].iter() {
-            let f = t.feature;
-            let ps = schema.slot(f, codes[f]) as u32;
-            if rule.allows(ps as usize) {
-                self.candidate.push_term(t);
-                continue;
-            }
-            match schema.kind(f) {
-                ConstraintKind::AttributeValue => {} // the constraint is dropped
-                ConstraintKind::OneHot => self.candidate.push_term_with(t, ps),
+        let candidate = &mut self.candidate;
+        for k in 0..terms.singles().len() {
+            patch_slot_term(candidate, schema, rule, codes, terms.single(k));
+        }
+        for q in 0..terms.n_spans() {
+            patch_slot_term(candidate, schema, rule, codes, terms.span(q));
+        }
+        if IV {
+            let zero = schema.zero_slot();
+            for t in self.terms[i].intervals() {
+                let f = t.feature as usize;
+                let j = schema.interval_index(f).expect("an interval feature");
+                let l = &schema.intervals()[j];
+                let mut b = rule.bounds(schema, j);
+                if !b.widen(l.n_values, l.null_seen, codes[f]) {
+                    self.candidate.push_interval(*t);
+                } else if !b.is_free(l.n_values) {
+                    self.candidate.push_interval(IntervalTerm::new(l, zero, b));
+                }
             }
         }
     }
 
-    fn absorb(&mut self, i: usize, p: usize, covered: u32) {
+    fn absorb<const IV: bool>(&mut self, i: usize, p: usize, covered: u32) {
         let sw = self.sw;
         let codes = self.ts.pos_codes(p);
         let schema = &self.ts.schema;
         generalize_into(&mut self.allowed[i * sw..(i + 1) * sw], schema, codes);
         self.rules[i].generalize(schema, codes);
+        if IV {
+            self.ivf.set_bounds(schema, i, &self.rules[i]);
+        }
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rules[i].terms(schema, &mut self.terms[i]);
-        self.refresh_near_misses(i);
+        self.refresh_near_misses::<IV>(i);
         for k in 0..WITNESSES {
             let n = self.wit_neg[i * WITNESSES + k];
             if n != NONE {
-                self.set_witness(i, k, n);
+                self.set_witness::<IV>(i, k, n);
             }
         }
     }
 
     /// Number of witnesses of rule `i` that generalize(rule i, p) covers.
     #[inline]
-    fn witness_hits(&self, i: usize, pm: &[u64]) -> u32 {
+    fn witness_hits<const IV: bool>(&self, i: usize, p: usize, pm: &[u64]) -> u32 {
         let sw = self.sw;
         let a = &self.allowed[i * sw..(i + 1) * sw];
         let mut hits = 0;
@@ -316,14 +388,19 @@ impl<'a> RunState<'a> {
             let n: u32 = (0..sw)
                 .map(|w| (pm[w] & !a[w] & mask[w]).count_ones())
                 .sum();
-            hits += (n == self.wit_need[j]) as u32;
+            if IV {
+                let covers = self.ivf.witness_covers(j, self.ts.pos_intervals(p));
+                hits += (n == self.wit_need[j] && covers) as u32;
+            } else {
+                hits += (n == self.wit_need[j]) as u32;
+            }
         }
         hits
     }
 
     /// Records as a witness of rule `i` a negative covered by the candidate in word `w` that
     /// rule `i` itself does not cover.
-    fn add_witness(&mut self, i: usize, w: usize) {
+    fn add_witness<const IV: bool>(&mut self, i: usize, w: usize) {
         let mut bits = self.ts.negatives.covered_word(&self.candidate, w);
         while bits != 0 {
             let n = (w * WORD_BITS + bits.trailing_zeros() as usize) as u32;
@@ -333,7 +410,7 @@ impl<'a> RunState<'a> {
                 return;
             }
             let k = self.wit_next[i] as usize;
-            self.set_witness(i, k, n);
+            self.set_witness::<IV>(i, k, n);
             if self.wit_neg[i * WITNESSES + k] != NONE {
                 self.wit_next[i] = ((k + 1) % WITNESSES) as u8;
                 return;
@@ -344,8 +421,8 @@ impl<'a> RunState<'a> {
     /// Witness `k` of rule `i` := negative `n` with its mask relative to the rule now (empty if
     /// the rule covers `n`). AV: the rule's disallowed slots of each feature `n` fails (the
     /// positive must fail that feature too); OH: `n`'s own slot there (the positive must have
-    /// that value).
-    fn set_witness(&mut self, i: usize, k: usize, n: u32) {
+    /// that value); an interval feature: the range of codes that widens over `n`'s.
+    fn set_witness<const IV: bool>(&mut self, i: usize, k: usize, n: u32) {
         let sw = self.sw;
         let schema = &self.ts.schema;
         let j = i * WITNESSES + k;
@@ -370,14 +447,16 @@ impl<'a> RunState<'a> {
                         }
                     }
                     ConstraintKind::OneHot => bitset::set(mask, slot),
+                    ConstraintKind::Interval => {} // never: interval features own no slot
                 }
             }
         }
+        let iv_fails = IV && self.ivf.set_witness(self.ts, i, j, n as usize);
         self.wit_need[j] = need;
-        self.wit_neg[j] = if need == 0 { NONE } else { n };
+        self.wit_neg[j] = if need == 0 && !iv_fails { NONE } else { n };
     }
 
-    fn add_rule(&mut self, p: usize) {
+    fn add_rule<const IV: bool>(&mut self, p: usize) {
         let schema = &self.ts.schema;
         let row = self.ts.pos_codes(p);
         let rule = match self.spare_rules.pop() {
@@ -398,7 +477,7 @@ impl<'a> RunState<'a> {
         let mut counts = self.spare_counts.pop().unwrap_or_default();
         counts.clear();
         let covered = self.ts.negatives.count_covered(&terms, self.tau);
-        self.allowed.extend_from_slice(rule.allowed());
+        self.allowed.extend_from_slice(&rule.allowed()[..self.sw]);
         self.blocked.extend(std::iter::repeat_n(0, self.sw));
         self.near.extend(std::iter::repeat_n(0, self.sw));
         self.counts.push(counts);
@@ -408,6 +487,9 @@ impl<'a> RunState<'a> {
         self.wit_mask
             .extend(std::iter::repeat_n(0, WITNESSES * self.sw));
         self.wit_next.push(0);
+        if IV {
+            self.ivf.push_rule(schema, &rule, covered > self.tau, WITNESSES);
+        }
         self.rules.push(rule);
         self.terms.push(terms);
         self.buckets.push(bucket);
@@ -422,21 +504,23 @@ impl<'a> RunState<'a> {
                 .iter_mut()
                 .for_each(|x| *x = !0);
         } else {
-            self.refresh_near_misses(i);
+            self.refresh_near_misses::<IV>(i);
         }
     }
 
-    /// Recomputes `blocked`, `near` and `counts` of rule `i` from the negatives' bitsets.
-    fn refresh_near_misses(&mut self, i: usize) {
+    /// Recomputes `blocked`, `near` and `counts` of rule `i` from the negatives' bitsets (and
+    /// with `IV` its interval thresholds).
+    fn refresh_near_misses<const IV: bool>(&mut self, i: usize) {
         let ts = self.ts;
         let schema = &ts.schema;
         let terms = &self.terms[i];
         let k = terms.len();
         let singles = terms.singles();
         let ns = singles.len();
+        let ivs = terms.intervals();
         self.slot_counts.iter_mut().for_each(|c| *c = 0);
         self.feature_counts.iter_mut().for_each(|c| *c = 0);
-        self.word_terms.resize(k, 0);
+        self.word_terms.resize(if IV { k + ivs.len() } else { k }, 0);
         let negs = &ts.negatives;
         for w in 0..negs.n_words() {
             let valid = negs.valid(w);
@@ -468,6 +552,15 @@ impl<'a> RunState<'a> {
                 two |= one & fail;
                 one |= fail;
             }
+            if IV {
+                for (q, t) in ivs.iter().enumerate() {
+                    let sat = t.eval(slots);
+                    self.word_terms[k + q] = sat;
+                    let fail = !sat & valid;
+                    two |= one & fail;
+                    one |= fail;
+                }
+            }
             if two == valid {
                 continue;
             }
@@ -492,6 +585,16 @@ impl<'a> RunState<'a> {
                                 self.slot_counts[s] += (near & slots[s]).count_ones();
                             }
                         }
+                    }
+                    ConstraintKind::Interval => {} // never: interval features own no slot
+                }
+            }
+            if IV {
+                for (q, t) in ivs.iter().enumerate() {
+                    let near = exactly_one & !self.word_terms[k + q];
+                    if near != 0 {
+                        let j = schema.interval_index(t.feature as usize).expect("interval");
+                        self.ivf.collect(ts, j, near, w);
                     }
                 }
             }
@@ -526,6 +629,32 @@ impl<'a> RunState<'a> {
             self.counts[i].clear();
             self.counts[i].extend_from_slice(&self.slot_counts);
         }
+        if IV {
+            self.ivf.finish_refresh(i, covered, self.tau);
+        }
+    }
+}
+
+/// Appends to `candidate` the slot term `t` of `rule` generalized to the row `codes`: kept when
+/// the row satisfies it, dropped (AV) or widened by the row's slot (OH) otherwise.
+#[inline(always)]
+fn patch_slot_term(
+    candidate: &mut Terms,
+    schema: &crate::schema::Schema,
+    rule: &Rule,
+    codes: &[u32],
+    t: TermRef,
+) {
+    let f = t.feature;
+    let ps = schema.slot(f, codes[f]) as u32;
+    if rule.allows(ps as usize) {
+        candidate.push_term(t);
+        return;
+    }
+    match schema.kind(f) {
+        ConstraintKind::AttributeValue => {} // the constraint is dropped
+        ConstraintKind::OneHot => candidate.push_term_with(t, ps),
+        ConstraintKind::Interval => {} // never: interval features own no slot
     }
 }
 

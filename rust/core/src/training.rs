@@ -2,13 +2,16 @@
 //! (and positives) as slot bitsets. Built once per fit and shared, read-only, by every run.
 //!
 //! Invariant: positive `i` is data row `pos_rows[i]`; `pos_codes` holds its codes row-major and
-//! `pos_slots` its one-slot-per-feature mask; `negatives` indexes the negative rows in data order.
+//! `pos_slots` its one-slot-per-AV-or-OH-feature mask; `negatives` indexes the negative rows in
+//! data order. With interval features, `pos_intervals(i)` holds positive `i`'s codes of the
+//! interval features (in their order) and `neg_interval(j)` every negative's code of interval
+//! feature `j`.
 
 use crate::bitset::{self, words_for};
 use crate::data::Columns;
 use crate::error::{FindRsError, Result};
 use crate::row_index::RowIndex;
-use crate::schema::Schema;
+use crate::schema::{ConstraintKind, Schema};
 
 pub struct TrainingSet {
     pub schema: Schema,
@@ -19,6 +22,8 @@ pub struct TrainingSet {
     pos_slots: Vec<u64>,
     neg_slots: Vec<u64>,
     slot_words: usize,
+    pos_iv: Vec<u32>,
+    neg_iv: Vec<u32>,
     pub negatives: RowIndex,
     pub positives: RowIndex,
 }
@@ -48,21 +53,39 @@ impl TrainingSet {
         let slot_words = words_for(schema.n_slots());
         let mut pos_codes = Vec::with_capacity(pos_rows.len() * m);
         let mut pos_slots = vec![0u64; pos_rows.len() * slot_words];
+        // Interval features own no slot.
+        let slotted: Vec<bool> = (0..m)
+            .map(|f| schema.kind(f) != ConstraintKind::Interval)
+            .collect();
+        let all_slotted = !schema.has_intervals();
         for (i, &r) in pos_rows.iter().enumerate() {
             let mask = &mut pos_slots[i * slot_words..(i + 1) * slot_words];
             for f in 0..m {
                 let c = data.code(r as usize, f);
                 pos_codes.push(c);
-                bitset::set(mask, schema.slot(f, c));
+                if all_slotted || slotted[f] {
+                    bitset::set(mask, schema.slot(f, c));
+                }
             }
         }
         let mut neg_slots = vec![0u64; neg_rows.len() * slot_words];
         for (i, &r) in neg_rows.iter().enumerate() {
             let mask = &mut neg_slots[i * slot_words..(i + 1) * slot_words];
             for f in 0..m {
-                bitset::set(mask, schema.slot(f, data.code(r as usize, f)));
+                if all_slotted || slotted[f] {
+                    bitset::set(mask, schema.slot(f, data.code(r as usize, f)));
+                }
             }
         }
+        let ivs = schema.intervals();
+        let pos_iv: Vec<u32> = pos_rows
+            .iter()
+            .flat_map(|&r| ivs.iter().map(move |l| data.code(r as usize, l.feature)))
+            .collect();
+        let neg_iv: Vec<u32> = ivs
+            .iter()
+            .flat_map(|l| neg_rows.iter().map(|&r| data.code(r as usize, l.feature)))
+            .collect();
         let negatives = RowIndex::from_rows(&schema, data, &neg_rows);
         let positives = RowIndex::from_rows(&schema, data, &pos_rows);
         Ok(Self {
@@ -74,6 +97,8 @@ impl TrainingSet {
             pos_slots,
             neg_slots,
             slot_words,
+            pos_iv,
+            neg_iv,
             negatives,
             positives,
         })
@@ -151,10 +176,24 @@ impl TrainingSet {
         &self.neg_slots[i * self.slot_words..(i + 1) * self.slot_words]
     }
 
-    /// Slot mask of positive `i` (one slot per feature).
+    /// Slot mask of positive `i` (one slot per AV or OH feature).
     #[inline]
     pub fn pos_slots(&self, i: usize) -> &[u64] {
         &self.pos_slots[i * self.slot_words..(i + 1) * self.slot_words]
+    }
+
+    /// Codes of positive `i` on the interval features, in their order.
+    #[inline]
+    pub fn pos_intervals(&self, i: usize) -> &[u32] {
+        let k = self.schema.intervals().len();
+        &self.pos_iv[i * k..(i + 1) * k]
+    }
+
+    /// Every negative's code on the `j`-th interval feature, indexed like `neg_rows`.
+    #[inline]
+    pub fn neg_interval(&self, j: usize) -> &[u32] {
+        let n = self.neg_rows.len();
+        &self.neg_iv[j * n..(j + 1) * n]
     }
 }
 
