@@ -27,6 +27,8 @@
 //! without that part (`IV = false`), so AV and OH runs execute exactly the code they did before.
 
 mod intervals;
+#[cfg(test)]
+pub(crate) mod interval_tests;
 
 use crate::bitset::{self, WORD_BITS};
 use crate::interval::IntervalTerm;
