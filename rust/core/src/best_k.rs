@@ -167,4 +167,41 @@ mod tests {
         assert_eq!(c.auto_k(1.0), 5);
         assert_eq!(c.auto_k(0.0), 1);
     }
+
+    /// The curve over interval rules: at every K, the rows whose covering top-K weights sum
+    /// above the threshold, counted naively with `Rule::covers_row`.
+    #[test]
+    fn curve_with_interval_rules_matches_naive_vote() {
+        use crate::data::Columns;
+        use crate::run::interval_tests::{av, iv, mixed_schema, random_rows, random_rule};
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let schema = mixed_schema(&[iv(6, true), av(2), iv(150, false)]);
+        for _ in 0..10 {
+            let n = 200;
+            let cols = random_rows(&mut rng, &schema, n);
+            let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            let labels: Vec<bool> = (0..n).map(|_| rng.random_bool(0.5)).collect();
+            let rules: Vec<Rule> = (0..30).map(|_| random_rule(&mut rng, &schema, 0.3)).collect();
+            let alpha: Vec<u32> = (0..30).map(|i| 30 - i).collect();
+            let index = RowIndex::from_all(&schema, &data);
+            let curve = pruning_curve(&schema, &index, &labels, &rules, &alpha, 40);
+            let total: u64 = alpha.iter().map(|&a| a as u64).sum();
+            for k in 1..=rules.len() {
+                let kept: u64 = alpha[..k].iter().map(|&a| a as u64).sum();
+                let t = threshold(kept, total, 40);
+                let correct = (0..n)
+                    .filter(|&r| {
+                        let row = data.row(r);
+                        let score: u64 = (0..k)
+                            .filter(|&i| rules[i].covers_row(&schema, &row))
+                            .map(|i| alpha[i] as u64)
+                            .sum();
+                        (score > t) == labels[r]
+                    })
+                    .count() as u32;
+                assert_eq!(curve.correct[k - 1], correct, "K = {k}");
+            }
+        }
+    }
 }

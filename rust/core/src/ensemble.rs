@@ -149,4 +149,30 @@ mod tests {
         assert_eq!(agg.rules, vec![r(1, 1), r(0, 1), r(0, 0)]);
         assert_eq!(agg.runs, vec![vec![2, 0], vec![0, 1], vec![1, 0]]);
     }
+
+    /// Rule identity with intervals is equality of constraints: the same interval reached by
+    /// widening, from codes or from an `Interval` is one rule, and aggregation merges it.
+    #[test]
+    fn aggregate_merges_equal_interval_rules() {
+        use crate::interval::Interval;
+        use crate::run::interval_tests::{av, iv, mixed_schema};
+        let schema = mixed_schema(&[iv(5, true), av(2)]);
+        // Values 1, 3, 5, 7, 9; null 11.
+        let mut widened = Rule::from_row(&schema, &[5, 0]);
+        widened.generalize(&schema, &[3, 0]);
+        widened.generalize(&schema, &[11, 0]);
+        let coded = Rule::from_constraints(&schema, &[(0, vec![3, 5, 11]), (1, vec![0])]).unwrap();
+        let interval = Rule::from_parts(
+            &schema,
+            &[(1, vec![0])],
+            &[(0, Interval { values: Some((1, 2)), null: true })],
+        )
+        .unwrap();
+        assert_eq!(widened, coded);
+        assert_eq!(widened, interval);
+        let other = Rule::from_row(&schema, &[3, 0]);
+        let agg = aggregate(vec![vec![widened, other.clone()], vec![coded], vec![interval, other]]);
+        assert_eq!(agg.alpha, vec![3, 2]);
+        assert_eq!(agg.runs, vec![vec![0, 1], vec![0], vec![0, 1]]);
+    }
 }

@@ -74,7 +74,7 @@ impl Cells {
 
     fn derive_rule(&self, schema: &Schema, derived: &Schema, cuts: &[Vec<u32>], r: &Rule) -> Rule {
         let mut words = vec![0u64; words_for(derived.n_slots())];
-        for f in 0..schema.n_features() {
+        for (f, cuts) in cuts.iter().enumerate() {
             let out = derived.slots(f);
             match schema.interval_index(f) {
                 None => {
@@ -94,7 +94,7 @@ impl Cells {
                     let map = self.maps[f].as_ref().expect("an interval feature");
                     if !b.is_empty() {
                         let (first, last) = (map[b.lo as usize], map[b.hi as usize]);
-                        debug_assert_eq!(cuts[f][first as usize], b.lo);
+                        debug_assert_eq!(cuts[first as usize], b.lo);
                         bitset::set_range(
                             &mut words,
                             out.start + first as usize,

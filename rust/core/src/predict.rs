@@ -471,4 +471,96 @@ mod tests {
             }
         }
     }
+
+    /// Models with interval features (wide and narrow, with and without null, free on some
+    /// rules) predict exactly the naive coverage on rows in every gap, beyond both ends and
+    /// null, for every method, with and without a sample; a model's coverage counts agree.
+    #[test]
+    fn predictor_with_intervals_matches_naive_coverage() {
+        use crate::run::interval_tests::{av, iv, mixed_schema, oh, random_rows, random_rule};
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let spec_sets = [
+            vec![iv(4, true), av(3), iv(300, false), oh(3)],
+            vec![iv(9, false)],
+            vec![iv(2000, true), iv(1, true), av(2)],
+        ];
+        for case in 0..24 {
+            let schema = mixed_schema(&spec_sets[case % 3]);
+            let n_rows = rng.random_range(1..400);
+            let cols = random_rows(&mut rng, &schema, n_rows);
+            let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            let want_rules = if case % 4 == 3 { 1200 } else { rng.random_range(0..60) };
+            let p_free = rng.random_range(0.1..0.8);
+            let mut rules: Vec<Rule> = Vec::new();
+            for _ in 0..want_rules {
+                let rule = random_rule(&mut rng, &schema, p_free);
+                if !rules.contains(&rule) {
+                    rules.push(rule);
+                }
+            }
+            let n = rules.len();
+            let covers: Vec<Vec<u32>> = (0..n_rows)
+                .map(|row| {
+                    let codes = data.row(row);
+                    (0..n as u32)
+                        .filter(|&i| rules[i as usize].covers_row(&schema, &codes))
+                        .collect()
+                })
+                .collect();
+            let runs: Vec<Vec<u32>> = (0..5)
+                .map(|_| (0..n as u32).filter(|_| rng.random_bool(0.3)).collect())
+                .collect();
+            for method in [Method::FindRs, Method::Bo, Method::Bp] {
+                let n_kept = if method == Method::Bp { n - n / 3 } else { n };
+                let model = RuleModel {
+                    schema: schema.clone(),
+                    method,
+                    weights: (0..n as u32).map(|i| i % 3 + 1).collect(),
+                    rules: rules.clone(),
+                    runs: if method == Method::Bo { runs.clone() } else { Vec::new() },
+                    n_runs: 5,
+                    n_kept,
+                    total_weight: 3 * n as u64,
+                };
+                for sample in [None, Some(&data)] {
+                    let p = Predictor::new(&model, sample);
+                    let (offsets, ids) = p.fired(&data);
+                    let scores = p.scores(&data);
+                    for row in 0..n_rows {
+                        let want: Vec<u32> =
+                            covers[row].iter().copied().filter(|&i| (i as usize) < n_kept).collect();
+                        let got = &ids[offsets[row] as usize..offsets[row + 1] as usize];
+                        assert_eq!(got, want.as_slice(), "case {case} {method:?} row {row}");
+                        let score = match method {
+                            Method::FindRs => !want.is_empty() as u32,
+                            Method::Bp => want.iter().map(|&i| model.weights[i as usize]).sum(),
+                            Method::Bo => runs
+                                .iter()
+                                .filter(|run| run.iter().any(|i| want.contains(i)))
+                                .count() as u32,
+                        };
+                        assert_eq!(scores[row], score, "case {case} {method:?} row {row}");
+                    }
+                }
+            }
+            let labels: Vec<bool> = (0..n_rows).map(|r| r % 3 == 0).collect();
+            let model = RuleModel {
+                schema: schema.clone(),
+                method: Method::FindRs,
+                weights: vec![1; n],
+                rules: rules.clone(),
+                runs: Vec::new(),
+                n_runs: 1,
+                n_kept: n,
+                total_weight: n as u64,
+            };
+            let (pos, neg) = model.coverage_counts(&data, &labels);
+            for i in 0..n {
+                let rows: Vec<usize> =
+                    (0..n_rows).filter(|&r| covers[r].contains(&(i as u32))).collect();
+                let p = rows.iter().filter(|&&r| labels[r]).count() as u32;
+                assert_eq!((pos[i], neg[i]), (p, rows.len() as u32 - p), "case {case} rule {i}");
+            }
+        }
+    }
 }

@@ -801,4 +801,101 @@ mod tests {
         assert!(Rule::from_constraints(&s, &[(5, vec![0])]).is_err());
         assert!(Rule::from_constraints(&s, &[(0, vec![3])]).is_err());
     }
+
+    /// Features: a (AV, 3 codes), x (interval, 4 values, null seen), b (OH, 2 codes),
+    /// y (interval, 200 values, no null).
+    fn mixed() -> Schema {
+        use ConstraintKind::*;
+        Schema::with_nulls(
+            vec![3, 4, 2, 200],
+            vec![AttributeValue, Interval, OneHot, Interval],
+            vec![false, true, false, false],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn interval_rules_read_as_intervals_and_cover_gaps() {
+        let s = mixed();
+        // x: values 1, 3, 5, 7 (ranks 0..3), gaps 0, 2, 4, 6, 8, null 9.
+        let mut r = Rule::from_row(&s, &[1, 3, 0, 101]);
+        assert_eq!(r.interval(&s, 1), Some(Interval { values: Some((1, 1)), null: false }));
+        assert!(r.covers_row(&s, &[1, 3, 0, 101]));
+        assert!(!r.covers_row(&s, &[1, 4, 0, 101]), "a gap next to a point fails");
+        r.generalize(&s, &[1, 5, 0, 101]);
+        assert_eq!(r.interval(&s, 1), Some(Interval { values: Some((1, 2)), null: false }));
+        assert_eq!(r.constraints(&s)[1], (1, vec![3, 5]));
+        assert!(r.covers_row(&s, &[1, 4, 0, 101]), "a gap strictly inside passes");
+        assert!(!r.covers_row(&s, &[1, 6, 0, 101]) && !r.covers_row(&s, &[1, 2, 0, 101]));
+        assert!(!r.covers_row(&s, &[1, 9, 0, 101]), "null fails");
+        r.generalize(&s, &[1, 7, 0, 101]);
+        assert_eq!(r.interval(&s, 1), Some(Interval { values: Some((1, 3)), null: false }));
+        assert!(r.covers_row(&s, &[1, 8, 0, 101]), "open above: beyond the last value passes");
+        assert!(!r.covers_row(&s, &[1, 0, 0, 101]), "closed below");
+        r.generalize(&s, &[1, 9, 0, 101]);
+        assert_eq!(r.constraints(&s)[1], (1, vec![3, 5, 7, 9]), "`x >= v_1 or x is null`");
+        r.generalize(&s, &[1, 1, 0, 101]);
+        assert!(r.is_free(&s, 1) && r.interval(&s, 1).is_none());
+        // y has no null in training: its whole range is `?` and admits null.
+        r.generalize(&s, &[1, 1, 0, 1]);
+        r.generalize(&s, &[1, 1, 0, 399]);
+        assert!(r.is_free(&s, 3) && r.covers_row(&s, &[1, 1, 0, 401]));
+        // A rule from a null row: `x is null`; widened by a value: the point plus null.
+        let mut n = Rule::from_row(&s, &[0, 9, 1, 5]);
+        assert_eq!(n.interval(&s, 1), Some(Interval { values: None, null: true }));
+        assert!(!n.covers_row(&s, &[0, 3, 1, 5]));
+        n.generalize(&s, &[0, 3, 1, 5]);
+        assert_eq!(n.interval(&s, 1), Some(Interval { values: Some((1, 1)), null: true }));
+    }
+
+    #[test]
+    fn interval_rules_round_trip_and_reject_non_canonical_words() {
+        let s = mixed();
+        let rows = [[0, 9, 1, 5], [0, 3, 1, 7], [1, 1, 1, 5], [0, 5, 0, 399], [0, 7, 1, 1]];
+        let mut r = Rule::from_row(&s, &rows[0]);
+        for row in &rows[1..] {
+            for rule in [r.clone(), Rule::from_row(&s, row)] {
+                let back = Rule::from_constraints(&s, &rule.constraints(&s)).unwrap();
+                assert_eq!(back, rule);
+                assert_eq!(Rule::from_words(&s, rule.allowed().to_vec()).unwrap(), rule);
+                let ivs: Vec<(usize, Interval)> =
+                    [1, 3].iter().filter_map(|&f| rule.interval(&s, f).map(|i| (f, i))).collect();
+                let cons: Vec<(usize, Vec<u32>)> =
+                    rule.constraints(&s).into_iter().filter(|c| c.0 % 2 == 0).collect();
+                assert_eq!(Rule::from_parts(&s, &cons, &ivs).unwrap(), rule);
+            }
+            r.generalize(&s, row);
+        }
+        let sw = s.slot_words();
+        let with = |j: usize, b: Bounds| {
+            let mut w = Rule::from_row(&s, &rows[1]).allowed().to_vec();
+            w[sw + j] = b.pack();
+            Rule::from_words(&s, w)
+        };
+        let b = |lo, hi, null| Bounds { lo, hi, null };
+        assert!(with(0, b(3, 5, false)).is_ok());
+        assert!(with(0, b(1, 5, false)).is_err(), "rank 0 must be open below");
+        assert!(with(0, b(3, 7, false)).is_err(), "the last rank must be open above");
+        assert!(with(0, b(4, 5, false)).is_err(), "ends are values");
+        assert!(with(0, b(3, 9, false)).is_err(), "past 2d");
+        assert!(with(0, b(5, 3, false)).is_err());
+        assert!(with(0, Bounds::nothing()).is_err(), "no value and no null");
+        assert!(with(0, Bounds { null: true, ..Bounds::nothing() }).is_ok());
+        assert!(with(1, Bounds { null: true, ..Bounds::nothing() }).is_err(), "y has no null");
+        assert!(with(1, b(0, 400, false)).is_err(), "y's whole range admits null");
+        assert!(with(1, b(0, 400, true)).is_ok());
+        assert!(with(1, b(3, 101, true)).is_err(), "null never seen in y");
+        // Constraints given as codes: contiguous values, null only where seen.
+        assert!(Rule::from_constraints(&s, &[(1, vec![3, 7])]).is_err(), "not contiguous");
+        assert!(Rule::from_constraints(&s, &[(1, vec![4])]).is_err(), "a gap is no training code");
+        assert!(Rule::from_constraints(&s, &[(3, vec![401])]).is_err(), "y has no null");
+        assert!(Rule::from_constraints(&s, &[(1, vec![9])]).is_ok());
+        let iv = |values, null| Interval { values, null };
+        assert!(Rule::from_parts(&s, &[], &[(0, iv(Some((0, 1)), false))]).is_err());
+        assert!(Rule::from_parts(&s, &[], &[(1, iv(Some((2, 4)), false))]).is_err());
+        assert!(Rule::from_parts(&s, &[], &[(1, iv(None, false))]).is_err());
+        assert!(Rule::from_parts(&s, &[(1, vec![3])], &[(1, iv(None, true))]).is_err());
+        let free = Rule::from_parts(&s, &[], &[(3, iv(Some((0, 199)), false))]).unwrap();
+        assert_eq!(free, Rule::from_constraints(&s, &[]).unwrap(), "canonical: `?`");
+    }
 }

@@ -60,10 +60,10 @@ impl TrainingSet {
         let all_slotted = !schema.has_intervals();
         for (i, &r) in pos_rows.iter().enumerate() {
             let mask = &mut pos_slots[i * slot_words..(i + 1) * slot_words];
-            for f in 0..m {
+            for (f, &slotted) in slotted.iter().enumerate() {
                 let c = data.code(r as usize, f);
                 pos_codes.push(c);
-                if all_slotted || slotted[f] {
+                if all_slotted || slotted {
                     bitset::set(mask, schema.slot(f, c));
                 }
             }
@@ -71,8 +71,8 @@ impl TrainingSet {
         let mut neg_slots = vec![0u64; neg_rows.len() * slot_words];
         for (i, &r) in neg_rows.iter().enumerate() {
             let mask = &mut neg_slots[i * slot_words..(i + 1) * slot_words];
-            for f in 0..m {
-                if all_slotted || slotted[f] {
+            for (f, &slotted) in slotted.iter().enumerate() {
+                if all_slotted || slotted {
                     bitset::set(mask, schema.slot(f, data.code(r as usize, f)));
                 }
             }

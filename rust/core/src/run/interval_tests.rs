@@ -172,7 +172,7 @@ fn to_rule(schema: &Schema, specs: &[Spec], rule: &[Naive]) -> Rule {
             Naive::Oh(set) => cons.push((f, set.clone())),
             Naive::Iv { lo, hi, null } => {
                 let values = (lo <= hi).then_some((*lo, *hi));
-                let whole = values == Some((0, specs[f].d - 1));
+                let whole = values == Some((0, specs[f].d.wrapping_sub(1)));
                 if !(whole && (*null || !specs[f].null)) {
                     ivs.push((f, Interval { values, null: *null }));
                 }
@@ -295,4 +295,55 @@ fn interval_buckets_keep_proposition_4_1_and_prune_coverage() {
             }
         }
     }
+}
+
+/// A random rule over a mixed schema: each feature free with probability `p_free`, else a
+/// random value (AV), value set (OH) or interval with or without null (interval).
+pub(crate) fn random_rule(rng: &mut rand_chacha::ChaCha8Rng, schema: &Schema, p_free: f64) -> Rule {
+    use rand::RngExt;
+    let mut cons = Vec::new();
+    let mut ivs = Vec::new();
+    for f in 0..schema.n_features() {
+        if rng.random_bool(p_free) {
+            continue;
+        }
+        let d = schema.domain_size(f);
+        match schema.kind(f) {
+            ConstraintKind::AttributeValue => cons.push((f, vec![rng.random_range(0..d)])),
+            ConstraintKind::OneHot => {
+                let mut v: Vec<u32> = (0..d).filter(|_| rng.random_bool(0.5)).collect();
+                if v.is_empty() {
+                    v.push(rng.random_range(0..d));
+                }
+                cons.push((f, v));
+            }
+            ConstraintKind::Interval => {
+                let seen = schema.null_seen(f);
+                let values = (d > 0 && !(seen && rng.random_bool(0.15))).then(|| {
+                    let a = rng.random_range(0..d);
+                    let b = rng.random_range(0..d);
+                    // Often an open end.
+                    match rng.random_range(0..4) {
+                        0 => (0, a.max(b)),
+                        1 => (a.min(b), d - 1),
+                        _ => (a.min(b), a.max(b)),
+                    }
+                });
+                let null = seen && (values.is_none() || rng.random_bool(0.3));
+                if values == Some((0, d.wrapping_sub(1))) && !seen {
+                    continue;
+                }
+                ivs.push((f, Interval { values, null }));
+            }
+        }
+    }
+    Rule::from_parts(schema, &cons, &ivs).unwrap()
+}
+
+/// Random rows to predict: any code up to `max_code` (unseen values, every gap, null).
+pub(crate) fn random_rows(rng: &mut rand_chacha::ChaCha8Rng, schema: &Schema, n: usize) -> Vec<Vec<u32>> {
+    use rand::RngExt;
+    (0..schema.n_features())
+        .map(|f| (0..n).map(|_| rng.random_range(0..=schema.max_code(f))).collect())
+        .collect()
 }

@@ -176,11 +176,10 @@ impl IvFilter {
     pub fn near_extra(&self, i: usize, pc: &[u32]) -> u32 {
         let mut extra = 0;
         let mut start = 0usize;
-        for j in 0..self.n {
+        for (j, &c) in pc.iter().enumerate() {
             let k = i * self.n + j;
             let end = self.near_ends[k] as usize;
             let s = &self.state[k];
-            let c = pc[j];
             if !(s.lo <= c && c <= s.hi) {
                 if c == self.null_codes[j] {
                     if s.null & NULL_OK == 0 {
