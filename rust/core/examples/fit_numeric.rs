@@ -58,7 +58,11 @@ fn read_table(
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut rows = Vec::new();
     let mut labels = Vec::new();
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !skip(l)) {
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !skip(l))
+    {
         let mut fields: Vec<String> = line.split(',').map(|f| f.trim().to_string()).collect();
         let class = fields.remove(class_col);
         labels.push(class.trim_end_matches('.') == positive);
@@ -73,7 +77,12 @@ fn datasets(dir: &std::path::Path, names: &[String]) -> Vec<Dataset> {
         match name.as_str() {
             "banknote" => out.push(Dataset {
                 name: "banknote".into(),
-                train: read_table(&dir.join("data_banknote_authentication.txt"), 4, "1", |_| false),
+                train: read_table(
+                    &dir.join("data_banknote_authentication.txt"),
+                    4,
+                    "1",
+                    |_| false,
+                ),
                 test: None,
                 numeric: (0..4).collect(),
             }),
@@ -119,7 +128,11 @@ fn number(s: &str) -> Option<f64> {
 
 impl Encoder {
     fn fit(col: &[&str], numeric: bool, intervals: bool) -> Self {
-        let nums: Vec<f64> = if numeric { col.iter().filter_map(|s| number(s)).collect() } else { vec![] };
+        let nums: Vec<f64> = if numeric {
+            col.iter().filter_map(|s| number(s)).collect()
+        } else {
+            vec![]
+        };
         let mut distinct = nums.clone();
         distinct.sort_by(|a, b| a.partial_cmp(b).unwrap());
         distinct.dedup();
@@ -129,18 +142,28 @@ impl Encoder {
             values.sort_unstable();
             values.dedup();
             return Self::Categorical(
-                values.iter().enumerate().map(|(i, v)| (v.to_string(), i as u32)).collect(),
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (v.to_string(), i as u32))
+                    .collect(),
             );
         }
         if intervals {
             let null_seen = col.iter().any(|s| number(s).is_none());
-            return Self::Interval { values: distinct, null_seen };
+            return Self::Interval {
+                values: distinct,
+                null_seen,
+            };
         }
         let finite: Vec<f64> = nums.iter().copied().filter(|x| x.is_finite()).collect();
         let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let inner: Vec<f64> = (1..10).map(|i| lo + (hi - lo) * i as f64 / 10.0).collect();
-        let mut enc = Self::Bins { inner, occupied: Vec::new() };
+        let mut enc = Self::Bins {
+            inner,
+            occupied: Vec::new(),
+        };
         let mut occupied: Vec<u32> = nums.iter().map(|&x| enc.bin(x)).collect();
         occupied.sort_unstable();
         occupied.dedup();
@@ -152,8 +175,14 @@ impl Encoder {
 
     /// KBinsDiscretizer's bin of `x` (null stays with the caller).
     fn bin(&self, x: f64) -> u32 {
-        let Self::Bins { inner, .. } = self else { unreachable!() };
-        let nudged = if x.is_infinite() { x } else { x + (1e-8 + 1e-5 * x.abs()) };
+        let Self::Bins { inner, .. } = self else {
+            unreachable!()
+        };
+        let nudged = if x.is_infinite() {
+            x
+        } else {
+            x + (1e-8 + 1e-5 * x.abs())
+        };
         inner.partition_point(|&e| e <= nudged) as u32
     }
 
@@ -208,7 +237,11 @@ fn widen(schema: &Schema, rule: &Rule, negatives: &[Vec<u32>]) -> Rule {
     let m = schema.n_features();
     let mut rule = rule.clone();
     for f in (0..m).filter(|&f| schema.kind(f) == ConstraintKind::Interval) {
-        let Some(Interval { values: Some((lo, hi)), null }) = rule.interval(schema, f) else {
+        let Some(Interval {
+            values: Some((lo, hi)),
+            null,
+        }) = rule.interval(schema, f)
+        else {
             continue;
         };
         let d = schema.domain_size(f);
@@ -239,11 +272,22 @@ fn widen(schema: &Schema, rule: &Rule, negatives: &[Vec<u32>]) -> Rule {
         let mut ivs: Vec<(usize, Interval)> = Vec::new();
         for g in 0..m {
             if g == f {
-                ivs.push((g, Interval { values: Some((lo, hi)), null }));
+                ivs.push((
+                    g,
+                    Interval {
+                        values: Some((lo, hi)),
+                        null,
+                    },
+                ));
             } else if let Some(iv) = rule.interval(schema, g) {
                 ivs.push((g, iv));
             } else if !rule.is_free(schema, g) {
-                let codes = rule.constraints(schema).into_iter().find(|c| c.0 == g).unwrap().1;
+                let codes = rule
+                    .constraints(schema)
+                    .into_iter()
+                    .find(|c| c.0 == g)
+                    .unwrap()
+                    .1;
                 cons.push((g, codes));
             }
         }
@@ -283,7 +327,15 @@ fn run(
         .collect();
     let nulls = encoders
         .iter()
-        .map(|e| matches!(e, Encoder::Interval { null_seen: true, .. }))
+        .map(|e| {
+            matches!(
+                e,
+                Encoder::Interval {
+                    null_seen: true,
+                    ..
+                }
+            )
+        })
         .collect();
     let schema = Schema::with_nulls(encoders.iter().map(Encoder::domain).collect(), kinds, nulls)
         .expect("schema");
@@ -303,15 +355,23 @@ fn run(
         n_runs: if method == Method::FindRs { 1 } else { 100 },
         seed: 0,
         shuffle: true,
-        n_rules: RuleCount::Auto { accuracy_ratio: 0.99 },
+        n_rules: RuleCount::Auto {
+            accuracy_ratio: 0.99,
+        },
     };
     let mut times = Vec::new();
     let mut fitted = None;
     for _ in 0..repeat {
         let start = Instant::now();
         fitted = Some(
-            fit(schema.clone(), &train_data, &train.labels, &opts, &Progress::default())
-                .expect("fit"),
+            fit(
+                schema.clone(),
+                &train_data,
+                &train.labels,
+                &opts,
+                &Progress::default(),
+            )
+            .expect("fit"),
         );
         times.push(start.elapsed().as_secs_f64());
     }
@@ -328,7 +388,11 @@ fn run(
         }
     }
     let pred = model.predict(&test_data);
-    let correct = pred.iter().zip(&test.labels).filter(|(p, y)| p == y).count();
+    let correct = pred
+        .iter()
+        .zip(&test.labels)
+        .filter(|(p, y)| p == y)
+        .count();
     let voting = &model.rules[..model.n_kept];
     let conditions: usize = voting
         .iter()
@@ -383,7 +447,10 @@ fn main() {
             "--datasets" => names = value().split(',').map(String::from).collect(),
             "--encoding" => kind = ConstraintKind::parse(&value()).expect("--encoding av|oh"),
             "--methods" => {
-                methods = value().split(',').map(|m| Method::parse(m).expect("method")).collect()
+                methods = value()
+                    .split(',')
+                    .map(|m| Method::parse(m).expect("method"))
+                    .collect()
             }
             "--numeric" => {
                 numeric = value()
@@ -420,15 +487,32 @@ fn main() {
                         Some((tr, te)) => (tr, te),
                         None => (&ds.train, test),
                     };
-                    let reps = if ds.name == "adult" { repeat.min(3) } else { repeat };
-                    let o = run(tr, te, &ds.numeric, intervals, kind, method, reps, widen_ends);
+                    let reps = if ds.name == "adult" {
+                        repeat.min(3)
+                    } else {
+                        repeat
+                    };
+                    let o = run(
+                        tr,
+                        te,
+                        &ds.numeric,
+                        intervals,
+                        kind,
+                        method,
+                        reps,
+                        widen_ends,
+                    );
                     acc.push(o.accuracy);
                     rules.push(o.rules as f64);
                     conds.push(o.conditions);
                     ms.push(o.ms);
                 }
                 let (a, sd) = mean_sd(&acc);
-                let acc_text = if n_splits > 1 { format!("{a:.3} ± {sd:.3}") } else { format!("{a:.3}") };
+                let acc_text = if n_splits > 1 {
+                    format!("{a:.3} ± {sd:.3}")
+                } else {
+                    format!("{a:.3}")
+                };
                 println!(
                     "| {} | {} | {} | {} | {:.1} | {:.2} | {:.1} |",
                     ds.name,
@@ -437,7 +521,11 @@ fn main() {
                         (true, true) => "intervals, widened",
                         _ => "10 bins",
                     },
-                    if method == Method::FindRs { "FIND-RS" } else { "BP100" },
+                    if method == Method::FindRs {
+                        "FIND-RS"
+                    } else {
+                        "BP100"
+                    },
                     acc_text,
                     mean_sd(&rules).0,
                     mean_sd(&conds).0,

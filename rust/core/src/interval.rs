@@ -177,7 +177,11 @@ impl Bounds {
     pub fn to_interval(self, d: u32) -> Interval {
         let values = (!self.is_empty()).then(|| {
             let lo = if self.lo == 0 { 0 } else { (self.lo - 1) / 2 };
-            let hi = if self.hi == 2 * d { d - 1 } else { (self.hi - 1) / 2 };
+            let hi = if self.hi == 2 * d {
+                d - 1
+            } else {
+                (self.hi - 1) / 2
+            };
             (lo, hi)
         });
         Interval {
@@ -374,13 +378,23 @@ mod tests {
         assert!(b.covers(d, 4), "a gap strictly inside passes");
         assert!(!b.widen(d, seen, 5));
         assert!(b.widen(d, seen, 1));
-        assert_eq!((b.lo, b.hi), (0, 5), "reaching v_0 opens the interval below");
+        assert_eq!(
+            (b.lo, b.hi),
+            (0, 5),
+            "reaching v_0 opens the interval below"
+        );
         assert!(b.covers(d, 0), "below every training value passes");
         assert!(b.widen(d, seen, 9));
         assert!(b.null && b.covers(d, 9));
         assert!(b.widen(d, seen, 7));
         assert!(b.is_free(d));
-        assert_eq!(b.to_interval(d), Interval { values: Some((0, 3)), null: true });
+        assert_eq!(
+            b.to_interval(d),
+            Interval {
+                values: Some((0, 3)),
+                null: true
+            }
+        );
     }
 
     #[test]
@@ -388,9 +402,21 @@ mod tests {
         let d = 3;
         let mut b = Bounds::of_code(d, true, null_code(d));
         assert!(b.is_empty() && b.null);
-        assert_eq!(b.to_interval(d), Interval { values: None, null: true });
+        assert_eq!(
+            b.to_interval(d),
+            Interval {
+                values: None,
+                null: true
+            }
+        );
         b.widen(d, true, 3);
-        assert_eq!(b.to_interval(d), Interval { values: Some((1, 1)), null: true });
+        assert_eq!(
+            b.to_interval(d),
+            Interval {
+                values: Some((1, 1)),
+                null: true
+            }
+        );
         // Without null in training the whole range is `?` (admits null).
         let mut b = Bounds::of_code(d, false, 1);
         b.widen(d, false, 5);
@@ -411,7 +437,11 @@ mod tests {
             Bounds::free(d),
             Bounds::of_code(d, true, null_code(d)),
             Bounds::of_code(d, true, 5),
-            Bounds { lo: 3, hi: 10, null: true },
+            Bounds {
+                lo: 3,
+                hi: 10,
+                null: true,
+            },
         ] {
             assert_eq!(Bounds::unpack(b.pack()), b);
             assert_eq!(Bounds::from_interval(&b.to_interval(d), d), b);

@@ -1,13 +1,14 @@
 //! Rules (conjunctions) as sets of allowed slots plus intervals, their generalization
-//! (docs/semantics.md §2 and §3), and the `Terms` through which a rule is evaluated word-parallel over a [`RowIndex`].
+//! (docs/semantics.md §2 and §3), and the `Terms` through which a rule is evaluated
+//! word-parallel over a [`RowIndex`].
 //!
 //! Invariant: a rule's words are the set of (feature, code) slots it allows, unseen slots
 //! included, followed by one packed interval per interval feature
 //! ([`interval`](crate::interval)), and they are canonical: the unseen slot of a feature is
 //! allowed exactly when the constraint's kind says an unseen value satisfies it (AV: only `?`;
 //! OH: `|S| >= 2`), and an interval is in the canonical form of its module. So two rules are the
-//! same rule (docs/semantics.md §2) iff their words are equal, and a feature is unconstrained (`?`) iff all of
-//! its slots are allowed (an interval feature: iff its interval is the free one).
+//! same rule (docs/semantics.md §2) iff their words are equal, and a feature is unconstrained
+//! (`?`) iff all of its slots are allowed (an interval feature: iff its interval is the free one).
 //!
 //! [`RowIndex`]: crate::row_index::RowIndex
 

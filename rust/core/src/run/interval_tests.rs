@@ -21,13 +21,25 @@ pub(crate) struct Spec {
 }
 
 pub(crate) const fn av(d: u32) -> Spec {
-    Spec { kind: ConstraintKind::AttributeValue, d, null: false }
+    Spec {
+        kind: ConstraintKind::AttributeValue,
+        d,
+        null: false,
+    }
 }
 pub(crate) const fn oh(d: u32) -> Spec {
-    Spec { kind: ConstraintKind::OneHot, d, null: false }
+    Spec {
+        kind: ConstraintKind::OneHot,
+        d,
+        null: false,
+    }
 }
 pub(crate) const fn iv(d: u32, null: bool) -> Spec {
-    Spec { kind: ConstraintKind::Interval, d, null }
+    Spec {
+        kind: ConstraintKind::Interval,
+        d,
+        null,
+    }
 }
 
 pub(crate) fn mixed_schema(specs: &[Spec]) -> Schema {
@@ -71,10 +83,17 @@ pub(crate) fn mixed_data(
             })
             .collect();
         let noise = next() % 3 != 0;
-        let y = match specs.iter().position(|s| s.kind == ConstraintKind::Interval && s.d > 1) {
+        let y = match specs
+            .iter()
+            .position(|s| s.kind == ConstraintKind::Interval && s.d > 1)
+        {
             Some(f) if structured => {
                 let low = row[f] < specs[f].d;
-                if next() % 5 == 0 { noise } else { low }
+                if next() % 5 == 0 {
+                    noise
+                } else {
+                    low
+                }
             }
             _ => noise,
         };
@@ -90,7 +109,11 @@ enum Naive {
     Av(Option<u32>),
     Oh(Vec<u32>),
     /// Ranks `lo..=hi` (none when `lo > hi`), and null.
-    Iv { lo: u32, hi: u32, null: bool },
+    Iv {
+        lo: u32,
+        hi: u32,
+        null: bool,
+    },
 }
 
 fn most_specific(specs: &[Spec], rows: &[&Vec<u32>]) -> Vec<Naive> {
@@ -144,14 +167,24 @@ fn naive_run(
     order: &[usize],
     tau: usize,
 ) -> Vec<Vec<usize>> {
-    let negs: Vec<&Vec<u32>> = rows.iter().zip(labels).filter(|(_, &y)| !y).map(|(r, _)| r).collect();
+    let negs: Vec<&Vec<u32>> = rows
+        .iter()
+        .zip(labels)
+        .filter(|(_, &y)| !y)
+        .map(|(r, _)| r)
+        .collect();
     let mut buckets: Vec<Vec<usize>> = Vec::new();
     'outer: for &p in order {
         for b in buckets.iter_mut() {
             let mut members: Vec<&Vec<u32>> = b.iter().map(|&i| &rows[i]).collect();
             members.push(&rows[p]);
             let rule = most_specific(specs, &members);
-            if negs.iter().filter(|n| naive_covers(specs, &rule, n)).count() <= tau {
+            if negs
+                .iter()
+                .filter(|n| naive_covers(specs, &rule, n))
+                .count()
+                <= tau
+            {
                 b.push(p);
                 continue 'outer;
             }
@@ -174,7 +207,13 @@ fn to_rule(schema: &Schema, specs: &[Spec], rule: &[Naive]) -> Rule {
                 let values = (lo <= hi).then_some((*lo, *hi));
                 let whole = values == Some((0, specs[f].d.wrapping_sub(1)));
                 if !(whole && (*null || !specs[f].null)) {
-                    ivs.push((f, Interval { values, null: *null }));
+                    ivs.push((
+                        f,
+                        Interval {
+                            values,
+                            null: *null,
+                        },
+                    ));
                 }
             }
         }
@@ -196,20 +235,30 @@ fn check_mixed(specs: &[Spec], seeds: std::ops::Range<u64>, max_rows: usize) {
             for shuffle in [false, true] {
                 let order = run_order(ts.n_positives(), seed, tau as u64, shuffle);
                 let fast = find_rs(&ts, &order, tau);
-                let rows_order: Vec<usize> =
-                    order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
+                let rows_order: Vec<usize> = order
+                    .iter()
+                    .map(|&i| ts.pos_rows[i as usize] as usize)
+                    .collect();
                 let buckets = naive_run(specs, &rows, &labels, &rows_order, tau as usize);
                 let fast_buckets: Vec<Vec<usize>> = fast
                     .buckets
                     .iter()
-                    .map(|b| b.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect())
+                    .map(|b| {
+                        b.iter()
+                            .map(|&i| ts.pos_rows[i as usize] as usize)
+                            .collect()
+                    })
                     .collect();
                 let ctx = format!("specs {specs:?} seed {seed} tau {tau} shuffle {shuffle}");
                 assert_eq!(fast_buckets, buckets, "{ctx}");
                 for (i, b) in buckets.iter().enumerate() {
                     let members: Vec<&Vec<u32>> = b.iter().map(|&r| &rows[r]).collect();
                     let naive = most_specific(specs, &members);
-                    assert_eq!(fast.rules[i], to_rule(&schema, specs, &naive), "rule {i}, {ctx}");
+                    assert_eq!(
+                        fast.rules[i],
+                        to_rule(&schema, specs, &naive),
+                        "rule {i}, {ctx}"
+                    );
                     let negs = rows
                         .iter()
                         .zip(&labels)
@@ -238,7 +287,11 @@ fn run_tests_columns(rows: &[Vec<u32>], m: usize) -> Vec<Vec<u32>> {
 #[test]
 fn interval_runs_match_naive_algorithm_1() {
     // Mixed kinds, nulls, a wide interval feature (sqrt-split prefix bitsets).
-    check_mixed(&[iv(5, true), av(3), oh(4), iv(300, false), iv(2, true)], 0..40, 60);
+    check_mixed(
+        &[iv(5, true), av(3), oh(4), iv(300, false), iv(2, true)],
+        0..40,
+        60,
+    );
     // Only interval features: rules have no slot at all.
     check_mixed(&[iv(7, true), iv(150, false), iv(1, true)], 0..40, 60);
     // An all-null interval feature, many rows (several negative words), few values.
@@ -265,8 +318,7 @@ fn interval_buckets_keep_proposition_4_1_and_prune_coverage() {
         }
         for (rows, labels, clean) in [(&kr, &kl, true), (&rows, &labels, false)] {
             let cols = run_tests_columns(rows, specs.len());
-            let data =
-                Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
             let Ok(ts) = TrainingSet::new(schema.clone(), &data, labels) else {
                 continue;
             };
@@ -341,9 +393,17 @@ pub(crate) fn random_rule(rng: &mut rand_chacha::ChaCha8Rng, schema: &Schema, p_
 }
 
 /// Random rows to predict: any code up to `max_code` (unseen values, every gap, null).
-pub(crate) fn random_rows(rng: &mut rand_chacha::ChaCha8Rng, schema: &Schema, n: usize) -> Vec<Vec<u32>> {
+pub(crate) fn random_rows(
+    rng: &mut rand_chacha::ChaCha8Rng,
+    schema: &Schema,
+    n: usize,
+) -> Vec<Vec<u32>> {
     use rand::RngExt;
     (0..schema.n_features())
-        .map(|f| (0..n).map(|_| rng.random_range(0..=schema.max_code(f))).collect())
+        .map(|f| {
+            (0..n)
+                .map(|_| rng.random_range(0..=schema.max_code(f)))
+                .collect()
+        })
         .collect()
 }

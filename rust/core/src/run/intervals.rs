@@ -128,7 +128,8 @@ impl IvFilter {
         self.near.push(near);
         self.near_ends.extend(std::iter::repeat_n(0, self.n));
         self.null_near.extend(std::iter::repeat_n(0, self.n));
-        self.wit.extend(std::iter::repeat_n(ANY, witnesses * self.n));
+        self.wit
+            .extend(std::iter::repeat_n(ANY, witnesses * self.n));
     }
 
     /// Takes rule `i`'s ranges after a generalization (thresholds follow in the refresh).
