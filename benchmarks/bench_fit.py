@@ -28,14 +28,15 @@ from pathlib import Path
 import numpy as np
 
 import findrs
-from findrs import _core
 from findrs.datasets import train_test_split
 
 # The UCI loader belongs to the paper reproduction (experiments/uci.py), beside this directory.
 ROOT = str(Path(__file__).resolve().parents[1])
 sys.path.insert(0, ROOT)
 from experiments.uci import UCI_NAMES, load_uci, require_data_dir  # noqa: E402
-from findrs.encode import fit_transform
+from findrs.encode import encode_frame, fit_encoders
+from findrs.model import RuleSetModel
+from findrs.params import check_params
 from findrs.target import binarize
 
 # The authors' Python implementation, seconds per fit (figures from the project's issues).
@@ -58,12 +59,12 @@ def timed(fn, repeat: int) -> tuple[float, object]:
 
 def core_only(train, method: str, T: int, tau: int, n_jobs: int | None):
     """The Rust fit alone, on codes encoded beforehand."""
-    y, _ = binarize(train, "class", None)
+    y, target = binarize(train, "class", None)
     feats = [c for c in train.columns if c != "class"]
-    enc, codes = fit_transform(train, feats, 10)
-    sizes = [e.domain_size for e in enc]
-    ratio = 0.99 if method == "bp" else None
-    return lambda: _core.fit(codes, sizes, ["av"] * len(sizes), y, method, tau, T, 0, True, None, ratio, n_jobs, None)
+    enc = fit_encoders(train, feats, 10)
+    codes = encode_frame(train, enc)
+    params = check_params({"method": method, "T": T, "tolerance": tau, "random_state": 0})
+    return lambda: RuleSetModel._fit(codes, y, enc, target, params, n_jobs, None)
 
 
 def main() -> int:

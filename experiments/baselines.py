@@ -80,7 +80,7 @@ def build_data(train: pl.DataFrame, test: pl.DataFrame, target: str = "class") -
     """AV codes, category strings and one-hot matrices of one split (encoders fit on train)."""
     from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncoder
 
-    from findrs.encode import fit_transform
+    from findrs.encode import encode_frame, fit_encoders
 
     names = [c for c in train.columns if c != target]
     numeric = [c for c in names if train.schema[c].is_float()]
@@ -104,7 +104,8 @@ def build_data(train: pl.DataFrame, test: pl.DataFrame, target: str = "class") -
             kb.fit(x_tr)
         b_tr, b_te = _paper_bins(x_tr, kb.bin_edges_), _paper_bins(x_te, kb.bin_edges_)
         # The same bins as findrs: its encoder's codes are dense ranks of the occupied bins.
-        encoders, codes = fit_transform(train, numeric, BINS)
+        encoders = fit_encoders(train, numeric, BINS)
+        codes = encode_frame(train, encoders)
         for j, (enc, code) in enumerate(zip(encoders, codes)):
             findrs_bins = np.asarray(enc.values, dtype=np.int64)[code]
             if not np.array_equal(findrs_bins, b_tr[:, j]):

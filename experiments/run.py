@@ -123,28 +123,28 @@ def run_findrs(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, opt
             t0 = time.perf_counter()
             model = _fit(train, method, enc, tau, T, split)
             fit_s = time.perf_counter() - t0
-            acc, f1 = _metrics(y_te, model.predict_mask(test))
-            train_acc = float(np.mean(model.predict_mask(train) == y_tr))
+            acc, f1 = _metrics(y_te, model.predict(test, labels=False).to_numpy())
+            train_acc = float(np.mean(model.predict(train, labels=False).to_numpy() == y_tr))
             cv, select_s, cv_all = None, None, None
             if do_cv and cv_this:
                 t1 = time.perf_counter()
                 scores, scores_all = [], []
                 for tr, va in folds:
                     m = _fit(train[tr], method, enc, tau, T, split)
-                    scores.append(float(np.mean(m.predict_mask(train[va]) == y_tr[va])))
+                    scores.append(float(np.mean(m.predict(train[va], labels=False).to_numpy() == y_tr[va])))
                     if method == "bp":
                         full = m.with_n_rules(m.n_rules_found)
-                        scores_all.append(float(np.mean(full.predict_mask(train[va]) == y_tr[va])))
+                        scores_all.append(float(np.mean(full.predict(train[va], labels=False).to_numpy() == y_tr[va])))
                 cv, select_s = float(np.mean(scores)), time.perf_counter() - t1
                 cv_all = float(np.mean(scores_all)) if scores_all else None
             if method == "bp":
                 # The same BP model voting with all its rules (no best-K pruning), as a separate row.
                 full = model.with_n_rules(model.n_rules_found)
-                acc_all, f1_all = _metrics(y_te, full.predict_mask(test))
+                acc_all, f1_all = _metrics(y_te, full.predict(test, labels=False).to_numpy())
                 store.put({
                     "dataset": ds, "split": split, "method": "bp-all", "encoding": enc, "T": T, "tolerance": tau,
                     "status": "ok", "accuracy": acc_all, "f1": f1_all,
-                    "train_accuracy": float(np.mean(full.predict_mask(train) == y_tr)),
+                    "train_accuracy": float(np.mean(full.predict(train, labels=False).to_numpy() == y_tr)),
                     "n_rules": model.n_rules_found, "n_rules_found": model.n_rules_found, "cv_score": cv_all,
                     "fit_seconds": fit_s, "select_seconds": select_s, "seconds": time.perf_counter() - t0,
                     "params": json.dumps({"tolerance": tau, "T": T, "random_state": split, "n_jobs": 1,

@@ -4,7 +4,7 @@ Everything works on code tuples (one code per feature, codes ``0..domain_size-1`
 ``findrs.encode.encode_frame``). A rule is a list of Python sets, one per feature: the training
 codes the rule allows for that feature (semantics §2). No bitsets, no shortcuts: sets and loops.
 
-The output is the canonical form of ``model._core.rules()``: a list of rules, each a list of
+The output is the canonical form of a model's rules (:func:`rules_of`): a list of rules, each a list of
 ``(feature_index, sorted allowed codes)`` for the constrained features only. A feature is
 unconstrained iff its allowed set is its whole domain, except that a feature whose domain has
 a single value stays constrained (``[0]``), since docs/semantics.md §2 reads |S| = 1 as ``a = v``.
@@ -130,9 +130,14 @@ def find_rs(
     return [canonical(rules[i], domains) for i in kept]
 
 
-def normalize(core_rules) -> list[Canonical]:
-    """``model._core.rules()`` as plain Python lists of ``(int, list[int])``."""
-    return [[(int(f), [int(c) for c in codes]) for f, codes in rule] for rule in core_rules]
+def rules_of(model) -> list[Canonical]:
+    """Every rule a model found (voting or not), in model order, as plain lists of
+    ``(feature index, allowed codes)``, read from its public view (``model.vote``; a BP model
+    is first given every rule as a voter)."""
+    if model.method == "bp" and model.n_rules != model.n_rules_found:
+        model = model.with_n_rules(model.n_rules_found)
+    v = model.vote
+    return [[(c.feature, list(c.codes)) for c in v.rule(i)] for i in range(len(v.rules))]
 
 
 # --------------------------------------------------------------------------- #

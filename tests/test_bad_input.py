@@ -205,12 +205,12 @@ def bp_model() -> RuleSetModel:
     return findrs.fit(MONKS, "class", method="bp", T=5, random_state=0)
 
 
-@pytest.mark.parametrize("method", ["predict", "predict_mask", "decision_function"])
+@pytest.mark.parametrize("method", ["predict", "decision_function", "explain"])
 def test_predict_missing_feature(small_model: RuleSetModel, method: str) -> None:
     _expect(lambda: getattr(small_model, method)(SMALL.drop("b")), "'b'", "missing")
 
 
-@pytest.mark.parametrize("method", ["predict", "predict_mask", "decision_function"])
+@pytest.mark.parametrize("method", ["predict", "decision_function", "explain"])
 def test_predict_string_feature_became_int(small_model: RuleSetModel, method: str) -> None:
     changed = SMALL.with_columns(a=pl.Series([1, 2, 1, 3, 2, 3]))
     _expect(lambda: getattr(small_model, method)(changed), "'a'", "String", "Int64")
@@ -240,7 +240,7 @@ def test_score_missing_target(small_model: RuleSetModel) -> None:
 
 def test_predict_on_empty_frame_is_fine(small_model: RuleSetModel) -> None:
     assert small_model.predict(SMALL.head(0)).len() == 0
-    assert small_model.predict_mask(SMALL.head(0)).shape == (0,)
+    assert small_model.predict(SMALL.head(0), labels=False).to_numpy().shape == (0,)
 
 
 def test_with_n_rules_errors(small_model: RuleSetModel, bp_model: RuleSetModel) -> None:
@@ -308,10 +308,10 @@ def test_from_json_wrong_format(model_dict: dict[str, Any], fmt: Any) -> None:
     _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "format")
 
 
-@pytest.mark.parametrize("version", [0, 2, 99, "1", None, 1.5])
+@pytest.mark.parametrize("version", [0, 3, 99, "2", None, 2.5])
 def test_from_json_wrong_version(model_dict: dict[str, Any], version: Any) -> None:
     d = {**model_dict, "version": version}
-    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "version", repr(version))
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "version", json.dumps(version))
 
 
 def test_from_json_missing_version(model_dict: dict[str, Any]) -> None:
@@ -320,51 +320,133 @@ def test_from_json_missing_version(model_dict: dict[str, Any]) -> None:
     _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "version")
 
 
-REQUIRED_FIELDS = ["method", "encoding", "params", "T", "n_rules", "total_weight", "target", "features", "rules", "training"]
+def _edited(d: Any, path: str, value: Any = ..., *, drop: bool = False) -> Any:
+    """A deep copy of ``d`` with the field at ``path`` (dotted, list indices as numbers) set to
+    ``value`` or dropped."""
+    d = json.loads(json.dumps(d))
+    *parents, last = path.split(".")
+    node = d
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    key = int(last) if isinstance(node, list) else last
+    if drop:
+        del node[key]
+    else:
+        node[key] = value
+    return d
+
+
+REQUIRED_FIELDS = [
+    "target", "features", "params", "training", "model", "model.method", "model.T", "model.schema",
+    "model.constraints", "model.rule_sets", "model.rule_sets.0.rules", "model.rule_sets.0.n_rules",
+    "model.rule_sets.0.rules.0.weight", "model.schema.kinds", "params.tolerance", "target.positive",
+    "features.0.family",
+]
 
 
 @pytest.mark.parametrize("field", REQUIRED_FIELDS)
 def test_from_json_missing_field(model_dict: dict[str, Any], field: str) -> None:
-    d = dict(model_dict)
-    d.pop(field)
-    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), field)
+    d = _edited(model_dict, field, drop=True)
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), field.split(".")[-1])
 
 
 BAD_FIELDS = [
-    ("method", "zz"),
-    ("encoding", "zz"),
-    ("T", 0),
-    ("T", -1),
-    ("T", "many"),
-    ("T", None),
-    ("n_rules", -1),
-    ("n_rules", 10**6),
-    ("total_weight", -1),
+    ("model.method", "zz"),
+    ("params.encoding", "zz"),
+    ("model.T", 0),
+    ("model.T", -1),
+    ("model.T", "many"),
+    ("model.T", None),
+    ("model.rule_sets.0.n_rules", -1),
+    ("model.rule_sets.0.n_rules", 10**6),
     ("target", None),
     ("target", {}),
     ("params", None),
     ("training", None),
     ("features", None),
-    ("rules", None),
-    ("rules", [{"weight": -1, "constraints": []}]),
-    ("rules", [{"weight": 1, "constraints": [{"feature": "a1", "values": [99]}]}]),
-    ("rules", [{"weight": 1, "constraints": [{"feature": "nope", "values": [1]}]}]),
-    ("runs", [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10**6]]),
+    ("model.rule_sets.0.rules", None),
+    ("model.rule_sets.0.rules.0.weight", -1),
+    ("model.rule_sets.0.rules.0.weight", 2**32 - 1),
+    ("model.constraints.0.codes", [99]),
+    ("model.constraints.0.feature", 99),
+    ("model.rule_sets.0.runs.0", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10**6]),
 ]
 
 
 @pytest.mark.parametrize(("field", "value"), BAD_FIELDS, ids=[f"{f}={v!r}"[:40] for f, v in BAD_FIELDS])
 def test_from_json_malformed_field(model_dict: dict[str, Any], field: str, value: Any) -> None:
-    d = {**model_dict, field: value}
+    d = _edited(model_dict, field, value)
     _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "findrs model")
 
 
-def test_json_io_leaves_the_garbage_collector_as_it_was(model_dict: dict[str, Any]) -> None:
-    # Loading and saving pause the cyclic GC (speed); errors must not leave it off, nor
+@pytest.fixture(scope="module")
+def v1_dicts() -> dict[str, dict[str, Any]]:
+    """Version-1 files of the 11 UCI data sets' fixtures: a FIND-RS one and a binned BP one."""
+    import gzip
+    from pathlib import Path
+
+    here = Path(__file__).parent / "data" / "v1"
+    return {
+        name: json.loads(gzip.decompress((here / f"{name}.json.gz").read_bytes()))
+        for name in ("car-find-rs-av", "wine-bp-av-T5")
+    }
+
+
+# issue 10 item 13: corrupt files that used to load and fail later (KeyError, IndexError,
+# AttributeError) are refused at load, saying what is wrong; in both format versions.
+CORRUPT = [
+    ("empty params", "params", {}, ["params", "missing"]),
+    ("n_rules 0 on FIND-RS", "model.rule_sets.0.n_rules", 0, ["K", "0"]),
+    ("unknown kind", "features.0.kind", "ordinal", ["kind", "'ordinal'"]),
+    ("mixed-type values", "features.0.values", ["high", 3, "low", "med"], ["string", "3"]),
+    ("duplicate values", "features.0.values", ["high", "high", "low", "med"], ["repeat"]),
+    ("duplicate feature names", "features.1.name", "buying", ["'buying'", "repeat"]),
+    ("contradicting encoding", "params.encoding", "oh", ["encoding", "'oh'"]),
+    ("positive null", "target.positive", None, ["positive", "null"]),
+    ("weight above T", "model.rule_sets.0.rules.0.weight", 2**32 - 1, ["weighs", "T = 1"]),
+]
+CORRUPT_V1 = [
+    ("empty params", "params", {}, ["params", "missing"]),
+    ("n_rules 0 on FIND-RS", "n_rules", 0, ["K", "0"]),
+    ("unknown kind", "features.0.kind", "ordinal", ["kind", "'ordinal'"]),
+    ("mixed-type values", "features.0.values", ["high", 3, "low", "med"], ["3"]),
+    ("duplicate values", "features.0.values", ["high", "high", "low", "med"], ["repeat"]),
+    ("duplicate feature names", "features.1.name", "buying", ["repeat"]),
+    ("contradicting encoding", "encoding", "oh", ["encoding"]),
+    ("positive null", "target.positive", None, ["positive", "null"]),
+    ("weight above T", "rules.0.weight", 2**32 - 1, ["total_weight"]),
+]
+
+
+@pytest.mark.parametrize(("what", "field", "value", "fragments"), CORRUPT, ids=[c[0] for c in CORRUPT])
+def test_corrupt_v2_models_are_refused_at_load(v1_dicts, what: str, field: str, value: Any, fragments: list[str]) -> None:
+    v2 = json.loads(RuleSetModel.from_json(json.dumps(v1_dicts["car-find-rs-av"])).to_json())
+    d = _edited(v2, field, value)
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "findrs model", *fragments)
+
+
+@pytest.mark.parametrize(("what", "field", "value", "fragments"), CORRUPT_V1, ids=[c[0] for c in CORRUPT_V1])
+def test_corrupt_v1_models_are_refused_at_load(v1_dicts, what: str, field: str, value: Any, fragments: list[str]) -> None:
+    d = _edited(v1_dicts["car-find-rs-av"], field, value)
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "findrs model", *fragments)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_string_bin_edges_are_refused(v1_dicts, version: int) -> None:
+    d = v1_dicts["wine-bp-av-T5"]
+    if version == 2:
+        d = json.loads(RuleSetModel.from_json(json.dumps(d)).to_json())
+    edges = d["features"][0]["edges"]
+    d = _edited(d, "features.0.edges", [str(e) for e in edges])
+    _expect(lambda: RuleSetModel.from_json(json.dumps(d)), "findrs model", "edges", "finite numbers")
+
+
+def test_json_io_leaves_the_garbage_collector_as_it_was(v1_dicts) -> None:
+    # Loading a version-1 file pauses the cyclic GC (speed); errors must not leave it off, nor
     # must they turn it on for a caller who had it off.
     import gc
 
-    text = json.dumps(model_dict)
+    text = json.dumps(v1_dicts["car-find-rs-av"])
     for enabled in (True, False):
         (gc.enable if enabled else gc.disable)()
         try:
@@ -372,7 +454,7 @@ def test_json_io_leaves_the_garbage_collector_as_it_was(model_dict: dict[str, An
             with pytest.raises(FindRSInputError):
                 RuleSetModel.from_json(text[: len(text) // 2])
             with pytest.raises(FindRSInputError):
-                RuleSetModel.from_dict({**model_dict, "rules": 5})
+                RuleSetModel.from_json(json.dumps({**v1_dicts["car-find-rs-av"], "rules": 5}))
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
@@ -381,7 +463,7 @@ def test_json_io_leaves_the_garbage_collector_as_it_was(model_dict: dict[str, An
 def test_from_json_round_trip_of_the_fixture_works(model_dict: dict[str, Any]) -> None:
     # The fixture itself is a valid model (the cases above really are the corruption).
     m = RuleSetModel.from_json(json.dumps(model_dict))
-    assert m.predict_mask(MONKS).dtype == np.bool_
+    assert m.predict(MONKS, labels=False).to_numpy().dtype == np.bool_
 
 
 def test_infinities_fall_into_the_end_bins() -> None:

@@ -117,7 +117,7 @@ def test_float_column_is_binned() -> None:
     assert model.score(df) == 1.0
     # New data is binned with the training edges; values outside fall into the end bins.
     new = pl.DataFrame({"x": [7.3, 4.99, 5.01, 100.0, -5.0]})
-    assert model.predict_mask(new).tolist() == [True, False, True, True, False]
+    assert model.predict(new, labels=False).to_numpy().tolist() == [True, False, True, True, False]
 
 
 # semantics §2: null never occurred in training, so it is an unseen value: it passes the OH constraint
@@ -127,7 +127,7 @@ def test_interval_text_is_exact_for_an_unseen_null() -> None:
     df = _threshold_frame()
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
     null_row = pl.DataFrame({"x": [None]}, schema={"x": pl.Float64})
-    assert model.predict_mask(null_row).tolist() == [True]  # docs/semantics.md §2
+    assert model.predict(null_row, labels=False).to_numpy().tolist() == [True]  # docs/semantics.md §2
     (text,) = model.rules["text"].to_list()
     assert "null" in text or " not in " in text, f"{text!r} reads as if a null x failed the rule"
 
@@ -155,7 +155,7 @@ def test_many_valued_int_column_is_binned_few_valued_is_not() -> None:
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
     assert [e.kind for e in model.encoders] == ["binned", "categorical"]
     assert model.rules["text"].to_list() == ["(n >= 49.5 or n is null)"]  # semantics §2: unseen null passes
-    assert model.predict_mask(pl.DataFrame({"n": [1000, 10], "k": [7, 7]})).tolist() == [True, False]
+    assert model.predict(pl.DataFrame({"n": [1000, 10], "k": [7, 7]}), labels=False).to_numpy().tolist() == [True, False]
 
 
 def test_float_column_with_nulls_and_nan() -> None:
@@ -166,7 +166,7 @@ def test_float_column_with_nulls_and_nan() -> None:
     (enc,) = model.encoders
     assert enc.values[-1] is None  # NaN and null are the same value: null
     assert model.score(df) == 1.0
-    assert model.predict_mask(pl.DataFrame({"x": [None, float("nan"), 9.5, 0.5]})).tolist() == [True, True, True, False]
+    assert model.predict(pl.DataFrame({"x": [None, float("nan"), 9.5, 0.5]}), labels=False).to_numpy().tolist() == [True, True, True, False]
 
 
 # --------------------------------------------------------------------------- #
@@ -188,9 +188,9 @@ def test_rule_can_say_a_equals_null(encoding: str) -> None:
     assert model.rules["text"].to_list() == ["a = null"]
     assert model.rules["constraints"].to_list() == [[{"feature": "a", "values": ["null"]}]]
     assert model.encoders[0].values == ("p", "q", None)
-    np.testing.assert_array_equal(model.predict_mask(df), df["y"].to_numpy())
+    np.testing.assert_array_equal(model.predict(df, labels=False).to_numpy(), df["y"].to_numpy())
     new = pl.DataFrame({"a": [None, "p", "unseen", None], "b": [2, 2, 2, 99]})
-    assert model.predict_mask(new).tolist() == [True, False, False, True]
+    assert model.predict(new, labels=False).to_numpy().tolist() == [True, False, False, True]
     # The reference agrees on the rule (null has the last code).
     rows = codes_of(df, model)
     assert reference.find_rs(rows, df["y"].to_list(), domains_of(model), encoding, 0) == [[(0, [2])]]
@@ -207,7 +207,7 @@ def test_null_in_int_and_string_features(encoding: str) -> None:
     )
     model = findrs.fit(df, "y", encoding=encoding, shuffle=False)
     assert model.rules["text"].to_list() == ["a = u and n = null"]
-    assert model.predict_mask(pl.DataFrame({"a": ["u", "u"], "n": [None, 1]})).tolist() == [True, False]
+    assert model.predict(pl.DataFrame({"a": ["u", "u"], "n": [None, 1]}), labels=False).to_numpy().tolist() == [True, False]
 
 
 def test_null_excluded_by_oh_set() -> None:
@@ -215,7 +215,7 @@ def test_null_excluded_by_oh_set() -> None:
     df = pl.DataFrame({"a": ["p", "q", None], "y": [True, True, False]})
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
     assert model.rules["text"].to_list() == ["a not in {null}"]
-    assert model.predict_mask(pl.DataFrame({"a": ["p", None, "new"]})).tolist() == [True, False, True]
+    assert model.predict(pl.DataFrame({"a": ["p", None, "new"]}), labels=False).to_numpy().tolist() == [True, False, True]
 
 
 # The docstring examples of the package are user-facing documentation: they must be true.
@@ -237,10 +237,10 @@ def test_null_and_the_string_null_read_differently() -> None:
     model = findrs.fit(df, "y", shuffle=False)
     assert model.encoders[0].values == ("null", "x", None)
     (text,) = model.rules["text"].to_list()
-    assert reference.normalize(model._core.rules()) == [[(0, [0])]]  # the string "null"
+    assert reference.rules_of(model) == [[(0, [0])]]  # the string "null"
     df2 = pl.DataFrame({"a": [None, "x", "null", None], "y": [True, False, False, True]})
     model2 = findrs.fit(df2, "y", shuffle=False)
-    assert reference.normalize(model2._core.rules()) == [[(0, [2])]]  # the real null
+    assert reference.rules_of(model2) == [[(0, [2])]]  # the real null
     (text2,) = model2.rules["text"].to_list()
     assert text != text2, f"both rules read {text!r}"
     assert model.rules["constraints"].to_list() != model2.rules["constraints"].to_list()

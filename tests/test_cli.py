@@ -13,6 +13,7 @@ import findrs
 from findrs import RuleSetModel
 from findrs.cli import build_parser, main
 from findrs.datasets import tic_tac_toe, train_test_split
+from findrs.encode import encode_frame
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def test_fit_prints_the_model_and_saves_it(files, capsys) -> None:
     assert model.method == "find-rs" and model.n_rules == 8 and model.random_state == 0
     train = pl.read_csv(files["train"])
     direct = findrs.fit(train, "class", "positive", random_state=0)
-    assert model.to_dict()["rules"] == direct.to_dict()["rules"]
+    assert json.loads(model.to_json())["model"] == json.loads(direct.to_json())["model"]
 
 
 @pytest.mark.parametrize(
@@ -121,8 +122,9 @@ def test_predict_reads_csv_columns_as_the_model_saw_them(tmp_path, capsys) -> No
 
 def _reference_fired(model: RuleSetModel, df: pl.DataFrame) -> list[list[int]]:
     """docs/semantics.md §2 coverage of each voting rule, row by row (plain Python)."""
-    codes = [c.tolist() for c in model._codes(df)]
-    rules = model._core.rules()[: model.n_rules]
+    codes = [c.tolist() for c in encode_frame(df, model.encoders)]
+    v = model.vote
+    rules = [[(c.feature, list(c.codes)) for c in v.rule(j)] for j in range(len(v.rules))]
     out = []
     for i in range(df.height):
         fired = []
@@ -147,8 +149,8 @@ def test_explain_table_is_spec2_coverage(method) -> None:
     table = model.explain(test)
     assert table["class_predicted"].to_list() == model.predict(test).to_list()
     assert table["fired_rules"].to_list() == _reference_fired(model, test)
-    score = table["class_score"].to_numpy()
-    assert ((score > 0) == model.predict_mask(test)).all()
+    decision = table["class_decision"].to_numpy()
+    assert ((decision > 0) == model.predict(test, labels=False).to_numpy()).all()
     texts = model.rules["text"].to_list()
     assert table["fired_texts"].to_list() == [[texts[i] for i in ids] for ids in table["fired_rules"].to_list()]
 
@@ -159,12 +161,12 @@ def test_explain_prints_each_row(files, capsys) -> None:
     test = pl.read_csv(files["test"])
     assert main(["explain", str(path), str(files["test"]), "--top", "2"]) == 0
     out = capsys.readouterr().out
-    heads = re.findall(r"^row (\d+): class = '(\w+)'  score ([+-]\d\.\d{4})$", out, flags=re.M)
+    heads = re.findall(r"^row (\d+): class = '(\w+)'  decision ([+-]\d\.\d{4})$", out, flags=re.M)
     assert [int(h[0]) for h in heads] == list(range(test.height))
     assert [h[1] for h in heads] == model.predict(test).to_list()
     fired = _reference_fired(model, test)
     blocks = re.split(r"^row \d+:.*$", out, flags=re.M)[1:]
-    weights = model._core.weights
+    weights = model.rules["weight"].to_list()
     for ids, block in zip(fired, blocks):
         if not ids:
             assert "no voting rule fires" in block

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import numpy as np
@@ -22,7 +23,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 def _coverage(model: RuleSetModel, df: pl.DataFrame) -> np.ndarray:
     """covered[i, r]: rule r (in model order) covers row i, by the semantics §2 reading in Python."""
-    rules = reference.normalize(model._core.rules())
+    rules = reference.rules_of(model)
     domains = domains_of(model)
     codes = codes_of(df, model)
     out = np.zeros((len(codes), len(rules)), dtype=bool)
@@ -61,12 +62,12 @@ def test_T1_ensembles_equal_one_run(df: pl.DataFrame, seed: int, encoding: str, 
     bp = findrs.fit(df, "y", method="bp", T=1, n_rules=None, **kw)
     other = perturbed(df, seed % 2**32)
     for frame in (df, other):
-        expected = single.predict_mask(frame)
-        np.testing.assert_array_equal(bo.predict_mask(frame), expected)
-        np.testing.assert_array_equal(bp.predict_mask(frame), expected)
+        expected = single.predict(frame, labels=False).to_numpy()
+        np.testing.assert_array_equal(bo.predict(frame, labels=False).to_numpy(), expected)
+        np.testing.assert_array_equal(bp.predict(frame, labels=False).to_numpy(), expected)
     # Same rules, same order (ties by discovery), all of weight 1.
-    assert bo._core.rules() == single._core.rules()
-    assert bp._core.rules() == single._core.rules()
+    assert reference.rules_of(bo) == reference.rules_of(single)
+    assert reference.rules_of(bp) == reference.rules_of(single)
     assert bp.rules["weight"].to_list() == [1] * single.n_rules
 
 
@@ -76,7 +77,7 @@ def test_T1_on_monks() -> None:
         single = findrs.fit(df, "class", random_state=seed)
         for method, extra in (("bo", {}), ("bp", {"n_rules": None})):
             ens = findrs.fit(df, "class", method=method, T=1, random_state=seed, **extra)
-            np.testing.assert_array_equal(ens.predict_mask(df), single.predict_mask(df))
+            np.testing.assert_array_equal(ens.predict(df, labels=False).to_numpy(), single.predict(df, labels=False).to_numpy())
 
 
 # --------------------------------------------------------------------------- #
@@ -101,11 +102,11 @@ def test_bp_all_rules_is_weighted_vote(df: pl.DataFrame, seed: int, encoding: st
     assert weights == sorted(weights, reverse=True)
     assert all(1 <= w <= T for w in weights)
     # Unique rules (docs/semantics.md §2: same constraints = same rule).
-    rules = reference.normalize(model._core.rules())
+    rules = reference.rules_of(model)
     assert len({repr(r) for r in rules}) == len(rules)
     for frame in (df, perturbed(df, seed)):
         expected, sums = _slow_bp(model, frame)
-        np.testing.assert_array_equal(model.predict_mask(frame), expected)
+        np.testing.assert_array_equal(model.predict(frame, labels=False).to_numpy(), expected)
         # Score: sum / T minus the threshold 1/2.
         score = model.decision_function(frame).to_numpy()
         np.testing.assert_allclose(score, [float(s / T - Fraction(1, 2)) for s in sums], atol=1e-12)
@@ -118,10 +119,10 @@ def test_bp_all_rules_is_weighted_vote(df: pl.DataFrame, seed: int, encoding: st
 def test_bo_is_majority_vote_of_runs_and_bp_weights_count_runs(df: pl.DataFrame, seed: int, T: int, encoding: str) -> None:
     bo = findrs.fit(df, "y", method="bo", T=T, encoding=encoding, random_state=seed)
     bp = findrs.fit(df, "y", method="bp", T=T, n_rules=None, encoding=encoding, random_state=seed)
-    runs = [list(r) for r in bo._core.runs]
+    runs = [list(r) for r in bo.vote.runs]
     assert len(runs) == T
     # The same unique rules, ranked the same, with alpha = number of runs holding the rule.
-    assert bo._core.rules() == bp._core.rules()
+    assert reference.rules_of(bo) == reference.rules_of(bp)
     alpha = [sum(r in set(run) for run in runs) for r in range(bo.n_rules_found)]
     assert bo.rules["weight"].to_list() == alpha == bp.rules["weight"].to_list()
     # Ties by first discovery (run index, then position).
@@ -135,7 +136,7 @@ def test_bo_is_majority_vote_of_runs_and_bp_weights_count_runs(df: pl.DataFrame,
     for frame in (df, perturbed(df, seed)):
         cov = _coverage(bo, frame)
         votes = np.array([sum(cov[i, run].any() for run in runs) for i in range(cov.shape[0])])
-        np.testing.assert_array_equal(bo.predict_mask(frame), 2 * votes > T)
+        np.testing.assert_array_equal(bo.predict(frame, labels=False).to_numpy(), 2 * votes > T)
         np.testing.assert_allclose(bo.decision_function(frame).to_numpy(), votes / T - 0.5, atol=1e-12)
 
 
@@ -145,10 +146,10 @@ def test_bo_tie_is_negative() -> None:
     train, _ = findrs.datasets.train_test_split(df)
     model = findrs.fit(train, "class", method="bo", T=2, random_state=0)
     cov = _coverage(model, df)
-    runs = [list(r) for r in model._core.runs]
+    runs = [list(r) for r in model.vote.runs]
     votes = np.array([sum(cov[i, run].any() for run in runs) for i in range(cov.shape[0])])
     assert (votes == 1).any()
-    mask = model.predict_mask(df)
+    mask = model.predict(df, labels=False).to_numpy()
     assert not mask[votes == 1].any()
     assert mask[votes == 2].all()
 
@@ -166,8 +167,8 @@ def test_bp_top_k_uses_gamma_k_threshold(df: pl.DataFrame, seed: int, T: int, da
     assert fixed.to_json() == RuleSetModel.from_json(fixed.to_json()).to_json()
     for frame in (df, perturbed(df, seed)):
         expected, sums = _slow_bp(model, frame, k)
-        np.testing.assert_array_equal(top.predict_mask(frame), expected)
-        np.testing.assert_array_equal(fixed.predict_mask(frame), expected)
+        np.testing.assert_array_equal(top.predict(frame, labels=False).to_numpy(), expected)
+        np.testing.assert_array_equal(fixed.predict(frame, labels=False).to_numpy(), expected)
         weights = model.rules["weight"].to_list()
         gamma = Fraction(sum(weights[:k]), sum(weights))
         expected_score = [float(s / T - gamma / 2) for s in sums]
@@ -185,14 +186,14 @@ def _check_auto_k(model: RuleSetModel, train: pl.DataFrame, target: str, ratio: 
     curve = model.pruning_curve(train)
     assert curve["K"].to_list() == list(range(1, model.n_rules_found + 1))
     acc = curve["train_accuracy"].to_list()
-    # The stored curve (correct counts) is the same curve.
-    correct = model._training["curve"]
+    # The curve stored in the model file (correct counts) is the same curve.
+    correct = json.loads(model.to_json())["model"]["rule_sets"][0]["curve"]
     assert len(correct) == len(acc)
     np.testing.assert_allclose(np.array(correct) / n, acc)
     # Each point of the curve is the accuracy of the top-K model (same gamma_K threshold).
     for k in sorted({1, 2, model.n_rules, model.n_rules_found} & set(range(1, model.n_rules_found + 1))):
         top = model.with_n_rules(k)
-        assert np.mean(top.predict_mask(train) == y.to_numpy()) == pytest.approx(acc[k - 1])
+        assert np.mean(top.predict(train, labels=False).to_numpy() == y.to_numpy()) == pytest.approx(acc[k - 1])
     full = correct[-1]
     K = model.n_rules
     assert correct[K - 1] >= ratio * full - 1e-9
@@ -257,7 +258,7 @@ def test_ensembles_consistent_on_consistent_data(df: pl.DataFrame, seed: int, T:
     for method in ("bo", "bp"):
         extra = {"n_rules": None} if method == "bp" else {}
         model = findrs.fit(df, "y", method=method, T=T, tolerance=0, encoding=encoding, random_state=seed, **extra)
-        np.testing.assert_array_equal(model.predict_mask(df), y)
+        np.testing.assert_array_equal(model.predict(df, labels=False).to_numpy(), y)
 
 
 # --------------------------------------------------------------------------- #
@@ -276,9 +277,9 @@ def test_decision_function_sign_matches_predict(df: pl.DataFrame, seed: int, T: 
             for frame in (df, other):
                 score = model.decision_function(frame)
                 assert score.dtype == pl.Float64 and score.len() == frame.height
-                np.testing.assert_array_equal(score.to_numpy() > 0, model.predict_mask(frame))
+                np.testing.assert_array_equal(score.to_numpy() > 0, model.predict(frame, labels=False).to_numpy())
                 pred = model.predict(frame)
-                np.testing.assert_array_equal(pred.to_numpy() == model.positive, model.predict_mask(frame))
+                np.testing.assert_array_equal(pred.to_numpy() == model.positive, model.predict(frame, labels=False).to_numpy())
 
 
 def test_decision_function_find_rs_values() -> None:

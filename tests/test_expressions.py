@@ -13,7 +13,8 @@ import findrs
 from experiments.uci import UCI_NAMES, load_uci
 from findrs.datasets import train_test_split
 
-from reference import normalize, rule_covers
+import reference
+from reference import rule_covers
 from strategies import codes_of, domains_of, frames, perturbed
 
 TOLERANCE = {"monk-2": 1, "monk-3": 1, "vote": 1}
@@ -21,12 +22,12 @@ METHODS = [("find-rs", {}), ("bo", {"T": 15}), ("bp", {"T": 15})]
 
 
 def _all_forms_agree(model: findrs.RuleSetModel, df: pl.DataFrame) -> None:
-    truth = model.predict_mask(df)
+    truth = model.predict(df, labels=False).to_numpy()
     for engine in ("plugin", "compiled"):
         mask = df.select(model.predict_expr(labels=False, engine=engine)).to_series().to_numpy()
         np.testing.assert_array_equal(mask, truth, err_msg=f"{engine} mask")
-        score = df.select(model.score_expr(engine=engine)).to_series()
-        np.testing.assert_allclose(score.to_numpy(), model.decision_function(df).to_numpy(), err_msg=f"{engine} score")
+        decision = df.select(model.decision_expr(engine=engine)).to_series()
+        np.testing.assert_allclose(decision.to_numpy(), model.decision_function(df).to_numpy(), err_msg=f"{engine} decision")
     np.testing.assert_array_equal(df.select(model.to_expr()).to_series().to_numpy(), truth)
     labels = df.select(model.predict_expr()).to_series()
     assert_series_equal(labels, model.predict(df).alias(labels.name))
@@ -57,7 +58,7 @@ def test_streaming_equals_eager_and_group_by_works() -> None:
     model = df.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
     big = pl.concat([df] * 50).with_row_index("i")
     for engine in ("plugin", "compiled"):
-        lazy = big.lazy().with_columns(model.predict_expr(engine=engine), model.score_expr(engine=engine))
+        lazy = big.lazy().with_columns(model.predict_expr(engine=engine), model.decision_expr(engine=engine))
         assert_frame_equal(lazy.collect(engine="streaming"), lazy.collect())
     by = (
         big.lazy()
@@ -67,23 +68,24 @@ def test_streaming_equals_eager_and_group_by_works() -> None:
         .collect(engine="streaming")
     )
     expected = (
-        big.with_columns(rate=pl.Series(model.predict_mask(big)).cast(pl.Float64)).group_by("a1").agg(pl.col("rate").mean()).sort("a1")
+        big.with_columns(rate=pl.Series(model.predict(big, labels=False).to_numpy()).cast(pl.Float64)).group_by("a1").agg(pl.col("rate").mean()).sort("a1")
     )
     np.testing.assert_allclose(by["rate"].to_numpy(), expected["rate"].to_numpy())
     # filter with the expression
-    assert big.filter(model.predict_expr(labels=False)).height == int(model.predict_mask(big).sum())
+    assert big.filter(model.predict_expr(labels=False)).height == int(model.predict(big, labels=False).to_numpy().sum())
 
 
-def test_voting_rules_and_constraint_counts_come_from_the_core() -> None:
-    # The expression builders ask the core for the voting rules only (a big BP model keeps
-    # every rule found) and for their constraint count.
+def test_the_vote_view_holds_the_voting_rules_only() -> None:
+    # Exporters print model.vote: the voting rules only (a big BP model keeps every rule
+    # found), with their weights, in rule order.
     df = findrs.datasets.monks(2)
-    model = df.findrs.fit("class", method="bp", T=20, random_state=0).with_n_rules(5)
-    everything = model._core.rules()
-    assert len(everything) > 5
-    assert model._core.rules(5) == everything[:5]
-    assert model._core.rules(10**6) == everything
-    assert model._core.n_constraints(5) == sum(len(r) for r in everything[:5])
+    full = df.findrs.fit("class", method="bp", T=20, random_state=0, n_rules=None)
+    model = full.with_n_rules(5)
+    everything = reference.rules_of(full)
+    assert len(everything) > 5 == len(model.vote.rules)
+    assert [[(c.feature, list(c.codes)) for c in model.vote.rule(i)] for i in range(5)] == everything[:5]
+    assert list(model.vote.weights) == full.rules["weight"].head(5).to_list()
+    assert model.vote.groups == tuple((i,) for i in range(5))
 
 
 def test_namespaces_on_dataframe_and_lazyframe() -> None:
@@ -94,7 +96,7 @@ def test_namespaces_on_dataframe_and_lazyframe() -> None:
     assert_frame_equal(eager, lazy)
     assert (eager["class_predicted"] == df["class"]).all()
     ex = df.lazy().findrs.explain(model, top=1).collect()
-    assert ex.columns[-4:] == ["class_predicted", "class_score", "fired_rules", "fired_texts"]
+    assert ex.columns[-4:] == ["class_predicted", "class_decision", "fired_rules", "fired_texts"]
     assert_frame_equal(ex.select(ex.columns[-4:]), model.explain(df, top=1))
 
 
@@ -106,11 +108,11 @@ def test_explain_lists_exactly_the_rules_that_cover_the_row(df: pl.DataFrame) ->
             model = findrs.fit(df, "y", method=method, encoding=encoding, random_state=2, **extra)
             data = pl.concat([df, perturbed(df, 5)])
             ex = model.explain(data)
-            rules = normalize(model._core.rules())[: model.n_rules]
+            rules = reference.rules_of(model)[: model.n_rules]
             domains = domains_of(model)
-            weights = model._core.weights
-            threshold = model._core.threshold()
-            for row, fired, pred in zip(codes_of(data, model), ex["fired_rules"].to_list(), model.predict_mask(data)):
+            weights = model.rules["weight"].to_list()
+            threshold = model.vote.threshold
+            for row, fired, pred in zip(codes_of(data, model), ex["fired_rules"].to_list(), model.predict(data, labels=False).to_numpy()):
                 expected = [i for i, r in enumerate(rules) if rule_covers(r, row, domains, encoding)]
                 assert fired == expected
                 if method == "bp" and pred:
@@ -128,7 +130,7 @@ def test_explain_top_keeps_the_heaviest() -> None:
     full = model.explain(df)["fired_rules"].to_list()
     top = model.explain(df, top=2)["fired_rules"].to_list()
     assert top == [f[:2] for f in full]
-    weights = model._core.weights
+    weights = model.rules["weight"].to_list()
     assert all(weights[a] >= weights[b] for f in full for a, b in zip(f, f[1:]))
 
 

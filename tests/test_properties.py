@@ -44,7 +44,7 @@ def test_tau0_consistent_on_training_data(df: pl.DataFrame, shuffle: bool, seed:
     for encoding in ("av", "oh"):
         model = findrs.fit(df, "y", encoding=encoding, tolerance=0, shuffle=shuffle, random_state=seed)
         assert model.contradictions == 0
-        np.testing.assert_array_equal(model.predict_mask(df), y)
+        np.testing.assert_array_equal(model.predict(df, labels=False).to_numpy(), y)
         assert model.score(df) == 1.0
         # Every rule covers no training negative.
         assert (model.rules["train_negatives"] == 0).all()
@@ -57,7 +57,7 @@ def test_contradictions_are_counted_and_warned() -> None:
         model = findrs.fit(df, "y", shuffle=False)
     assert model.contradictions == 2
     # The contradictory positive still gets a rule of its own (semantics §3), so it is covered.
-    assert model.predict_mask(df).tolist() == [True, True, True, True, False]
+    assert model.predict(df, labels=False).to_numpy().tolist() == [True, True, True, True, False]
 
 
 # --------------------------------------------------------------------------- #
@@ -73,7 +73,7 @@ def test_every_training_positive_is_covered(df: pl.DataFrame, tau: int, shuffle:
     y = labels_of(df)
     for encoding in ("av", "oh"):
         model = findrs.fit(df, "y", encoding=encoding, tolerance=tau, shuffle=shuffle, random_state=seed)
-        mask = model.predict_mask(df)
+        mask = model.predict(df, labels=False).to_numpy()
         assert mask[y].all(), f"uncovered positives at rows {np.flatnonzero(y & ~mask).tolist()}"
 
 
@@ -123,7 +123,7 @@ def test_no_shuffle_ignores_random_state() -> None:
     df = findrs.datasets.monks(1)
     a = findrs.fit(df, "class", shuffle=False, random_state=1)
     b = findrs.fit(df, "class", shuffle=False, random_state=2)
-    assert a._core.rules() == b._core.rules()
+    assert reference.rules_of(a) == reference.rules_of(b)
 
 
 # --------------------------------------------------------------------------- #
@@ -138,7 +138,7 @@ def _assert_same_model(m: RuleSetModel, back: RuleSetModel, frames_: list[pl.Dat
     assert back.contradictions == m.contradictions
     assert str(back) == str(m)
     for f in frames_:
-        np.testing.assert_array_equal(back.predict_mask(f), m.predict_mask(f))
+        np.testing.assert_array_equal(back.predict(f, labels=False).to_numpy(), m.predict(f, labels=False).to_numpy())
         assert_series_equal(back.predict(f), m.predict(f))
         assert_series_equal(back.decision_function(f), m.decision_function(f))
 
@@ -158,7 +158,7 @@ def test_json_round_trip(df: pl.DataFrame, encoding: str, tau: int, seed: int) -
         back = RuleSetModel.from_json(text)
         _assert_same_model(m, back, [df, other])
         assert back.to_json() == text
-        assert back._core.rules() == m._core.rules()
+        assert reference.rules_of(back) == reference.rules_of(m)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -167,7 +167,7 @@ def test_json_round_trip_via_file(tmp_path: Path, method: str, encoding: str) ->
     df = findrs.datasets.tic_tac_toe()
     m = findrs.fit(df, "class", "positive", method=method, encoding=encoding, T=7, random_state=3)
     path = tmp_path / "model.json"
-    text = m.to_json(path, indent=2)
+    text = m.to_json(path)
     assert json.loads(path.read_text()) == json.loads(text)
     for source in (path, str(path)):
         back = RuleSetModel.from_json(source)
@@ -206,11 +206,11 @@ def test_oh_unseen_value_passes_not_in_and_fails_equals() -> None:
     df = _oh_frame()
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
     assert model.rules["text"].to_list() == ["a not in {z} and b = p"]
-    assert reference.normalize(model._core.rules()) == [[(0, [0, 1]), (1, [0])]]
+    assert reference.rules_of(model) == [[(0, [0, 1]), (1, [0])]]
     new = pl.DataFrame({"a": ["w", "w", "z", None, "x"], "b": ["p", "r", "p", "p", None]})
     # w is unseen: passes `a not in {z}`; r unseen: fails `b = p`; null unseen (no null in
     # training): also passes `a not in {z}` and fails `b = p`.
-    assert model.predict_mask(new).tolist() == [True, False, False, True, False]
+    assert model.predict(new, labels=False).to_numpy().tolist() == [True, False, False, True, False]
     assert model.rules["constraints"].to_list() == [
         [{"feature": "a", "values": ["x", "y"]}, {"feature": "b", "values": ["p"]}]
     ]
@@ -223,12 +223,12 @@ def test_av_unseen_value_fails_constraint() -> None:
     # (x,p) -> a=x,b=p; (y,p): `b = p` covers (z,p) -> new rule a=y,b=p.
     assert model.rules["text"].to_list() == ["a = x and b = p", "a = y and b = p"]
     new = pl.DataFrame({"a": ["w", "x", "y", None], "b": ["p", "p", "r", "p"]})
-    assert model.predict_mask(new).tolist() == [False, True, False, False]
+    assert model.predict(new, labels=False).to_numpy().tolist() == [False, True, False, False]
     # An unconstrained feature admits anything.
     df2 = pl.DataFrame({"a": ["x", "y", "x"], "b": ["p", "p", "q"], "y": [True, True, False]})
     m2 = findrs.fit(df2, "y", encoding="av", shuffle=False)
     assert m2.rules["text"].to_list() == ["b = p"]
-    assert m2.predict_mask(pl.DataFrame({"a": ["w", None], "b": ["p", "p"]})).tolist() == [True, True]
+    assert m2.predict(pl.DataFrame({"a": ["w", None], "b": ["p", "p"]}), labels=False).to_numpy().tolist() == [True, True]
 
 
 # semantics §2: a one-value domain stays `a = v`; an unseen value fails it in both encodings.
@@ -236,8 +236,8 @@ def test_av_unseen_value_fails_constraint() -> None:
 def test_one_value_domain_stays_constrained(encoding: str) -> None:
     df = pl.DataFrame({"a": ["k", "k", "k"], "b": ["p", "q", "r"], "y": [True, True, False]})
     model = findrs.fit(df, "y", encoding=encoding, shuffle=False)
-    assert reference.normalize(model._core.rules())[0][0] == (0, [0])
-    assert model.predict_mask(pl.DataFrame({"a": ["other"], "b": ["p"]})).tolist() == [False]
+    assert reference.rules_of(model)[0][0] == (0, [0])
+    assert model.predict(pl.DataFrame({"a": ["other"], "b": ["p"]}), labels=False).to_numpy().tolist() == [False]
 
 
 # semantics §2: on any frame (unseen values and nulls included) the model predicts what the semantics §2
@@ -248,12 +248,12 @@ def test_prediction_follows_spec2_semantics(df: pl.DataFrame, seed: int, tau: in
     new = perturbed(df, seed)
     for encoding in ("av", "oh"):
         model = findrs.fit(df, "y", encoding=encoding, tolerance=tau, random_state=seed)
-        rules = reference.normalize(model._core.rules())
+        rules = reference.rules_of(model)
         domains = domains_of(model)
         for frame in (df, new):
             codes = codes_of(frame, model)
             expected = [any(reference.rule_covers(r, row, domains, encoding) for r in rules) for row in codes]
-            assert model.predict_mask(frame).tolist() == expected
+            assert model.predict(frame, labels=False).to_numpy().tolist() == expected
 
 
 # docs/semantics.md §2: rule text follows the constraint's reading.
@@ -292,7 +292,7 @@ def test_predict_returns_original_labels() -> None:
     pred = model.predict(df)
     assert pred.name == "class" and pred.dtype == pl.Int64
     assert set(pred.unique().to_list()) <= {0, 1}
-    assert_series_equal(pred, pl.Series("class", np.where(model.predict_mask(df), 1, 0)))
+    assert_series_equal(pred, pl.Series("class", np.where(model.predict(df, labels=False).to_numpy(), 1, 0)))
 
 
 def test_one_vs_rest_predicts_booleans() -> None:

@@ -20,7 +20,7 @@ def _check_against_reference(df: pl.DataFrame, encoding: str, tau: int) -> None:
     labels = labels_of(df).tolist()
     domains = domains_of(model)
     expected = reference.find_rs(rows, labels, domains, encoding, tau)
-    got = reference.normalize(model._core.rules())
+    got = reference.rules_of(model)
     assert got == expected, f"encoding={encoding} tau={tau}\n{df}"
     # The rules table reports, per rule, the training positives and negatives it covers.
     rules = model.rules
@@ -97,7 +97,7 @@ def test_package_prunes_like_reference() -> None:
         }
     )
     model = findrs.fit(df, "y", shuffle=False, encoding="av")
-    assert reference.normalize(model._core.rules()) == [[(0, [2])], [(0, [1])]]
+    assert reference.rules_of(model) == [[(0, [2])], [(0, [1])]]
     assert model.rules["text"].to_list() == ["a = 2", "a = 1"]
     assert model.n_rules == 2
 
@@ -107,7 +107,7 @@ def test_package_prunes_like_reference() -> None:
 def test_package_hand_example(encoding: str) -> None:
     df = pl.DataFrame({"a": ["p", "p", "q", "q"], "b": ["u", "v", "v", "u"], "y": [True, True, True, False]})
     model = findrs.fit(df, "y", shuffle=False, encoding=encoding)
-    assert reference.normalize(model._core.rules()) == [[(0, [0])], [(0, [1]), (1, [1])]]
+    assert reference.rules_of(model) == [[(0, [0])], [(0, [1]), (1, [1])]]
     assert model.rules["text"].to_list() == ["a = p", "a = q and b = v"]
     model = findrs.fit(df, "y", shuffle=False, encoding=encoding, tolerance=1)
     assert model.rules["text"].to_list() == ["TRUE"]
@@ -158,5 +158,5 @@ def test_prune_is_not_the_authors_sweep() -> None:
 
     df = pl.DataFrame({f"f{k}": [r[k] for r in rows] for k in range(5)}).with_columns(y=pl.Series(labels))
     model = findrs.fit(df, "y", shuffle=False, encoding="av", tolerance=1)
-    assert reference.normalize(model._core.rules()) == [reference.canonical(rules[i], domains) for i in ours]
-    assert model.predict_mask(df)[pl.Series(labels).to_numpy()].all()
+    assert reference.rules_of(model) == [reference.canonical(rules[i], domains) for i in ours]
+    assert model.predict(df, labels=False).to_numpy()[pl.Series(labels).to_numpy()].all()

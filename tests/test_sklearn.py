@@ -4,6 +4,7 @@ behind it (inputs, labels, scores, pickling, model selection)."""
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 
 import numpy as np
@@ -306,7 +307,7 @@ def test_predict_proba_and_decision_function_agree(params, problem) -> None:
         assert (clf.classes_[np.argmax(proba, axis=1)] == pred).all()
         assert ((proba >= 0) & (proba <= 1)).all()
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-        assert (pred == clf.classes_[clf.model_.predict_mask(X.pipe(pl.from_pandas)).astype(int)]).all()
+        assert (pred == clf.classes_[clf.model_.predict(X.pipe(pl.from_pandas), labels=False).to_numpy().astype(int)]).all()
         np.testing.assert_array_equal(d, clf.model_.decision_function(pl.from_pandas(X)).to_numpy())
         # proba is a strictly increasing function of the decision value
         order = np.argsort(d, kind="stable")
@@ -436,10 +437,12 @@ def _monks_numpy(problem: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _documented_proba(model: findrs.RuleSetModel, d: np.ndarray) -> np.ndarray:
     """predict_proba[:, 1] as the class docstring defines it, from the model's JSON."""
-    spec = model.to_dict()
+    spec = json.loads(model.to_json())["model"]
     if spec["method"] == "bp":
-        kept = sum(r["weight"] for r in spec["rules"][: spec["n_rules"]])
-        theta, top = kept / spec["total_weight"] / 2, kept / spec["T"]
+        (rule_set,) = spec["rule_sets"]
+        weights = [r["weight"] for r in rule_set["rules"]]
+        kept = sum(weights[: rule_set["n_rules"]])
+        theta, top = kept / sum(weights) / 2, kept / spec["T"]
     else:
         theta, top = 0.5, 1.0
     u = d + theta

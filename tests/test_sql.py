@@ -1,7 +1,8 @@
 """SQL export (findrs.sql.model_to_sql): the SQL computes exactly what the model computes.
 
 Every test fits a model, runs the generated SQL over a test frame (DuckDB; SQLite for the second
-dialect) and compares row by row with ``model.predict`` and the core's integer scores. semantics §2
+dialect) and compares row by row with ``model.predict``, the votes of the rules that fire
+(``model.explain``) and ``decision_function``. semantics §2
 (one value `a = v`, a set `a not in (domain - S)`, unseen values and null) and semantics §5 (BO's vote,
 BP's gamma_K threshold) are what the SQL must reproduce.
 """
@@ -22,14 +23,16 @@ from findrs import RuleSetModel
 from experiments.uci import UCI_NAMES, load_uci
 from findrs.datasets import monks, tic_tac_toe, train_test_split
 from findrs.errors import FindRSInputError
-from findrs.sql import constraint_sql, model_to_sql
+from findrs.encode import encode_frame
+from findrs.sql import constraint_sql
+from findrs.view import Constraint
 
 duckdb = pytest.importorskip("duckdb")
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 
 METHODS = ["find-rs", "bo", "bp"]
-OUTPUTS = ("predict", "score", "decision")
+OUTPUTS = ("predict", "votes", "decision")
 ENCODINGS = ["av", "oh"]
 
 
@@ -54,8 +57,24 @@ def _expected_decision(model: RuleSetModel, s: np.ndarray) -> list[float]:
         return (s - 0.5).tolist()
     if model.method == "bo":
         return (s / model.T - 0.5).tolist()
-    kept = float(sum(model._core.weights[: model.n_rules]))
-    return (s / model.T - kept / float(model._core.total_weight) / 2.0).tolist()
+    weights = model.rules["weight"].cast(pl.Int64)
+    kept = float(weights.head(model.n_rules).sum())
+    return (s / model.T - kept / float(weights.sum()) / 2.0).tolist()
+
+
+def _votes(model: RuleSetModel, frame: pl.DataFrame) -> np.ndarray:
+    """The votes of each row from the voting rules that fire on it (docs/semantics.md §5): any
+    (FIND-RS), the runs holding one (BO, the vote's groups), their weights' sum (BP)."""
+    fired = model.explain(frame)["fired_rules"].to_list()
+    weights = model.rules["weight"].to_list()
+    if model.method == "find-rs":
+        return np.array([int(bool(f)) for f in fired], dtype=np.uint64)
+    if model.method == "bp":
+        return np.array([sum(weights[i] for i in f) for f in fired], dtype=np.uint64)
+    v = model.vote
+    return np.array(
+        [sum(w for g, w in zip(v.groups, v.group_weights) if set(g) & set(f)) for f in fired], dtype=np.uint64
+    )
 
 
 def _duckdb_column(con, sql: str, frame: pl.DataFrame) -> list:
@@ -67,18 +86,18 @@ def _duckdb_column(con, sql: str, frame: pl.DataFrame) -> list:
 
 
 def check_duckdb(con, model: RuleSetModel, test: pl.DataFrame, outputs: Sequence[str] = OUTPUTS) -> None:
-    """The SQL's outputs equal predict, the core's integer scores and the decision values."""
+    """The SQL's outputs equal predict, the votes of the fired rules and the decision values."""
     if "predict" in outputs:
-        predicted = _duckdb_column(con, model_to_sql(model, table="test_frame"), test)
+        predicted = _duckdb_column(con, model.to_sql(table="test_frame"), test)
         expected = model.predict(test).to_list()
         bad = [i for i, (a, b) in enumerate(zip(predicted, expected)) if a != b or type(a) is not type(b)]
         assert len(predicted) == len(expected) and not bad, f"rows {bad[:10]}: {[predicted[i] for i in bad[:3]]}"
-    scores = model._core.scores(model._codes(test))
-    if "score" in outputs:
-        got = _duckdb_column(con, model_to_sql(model, table="test_frame", output="score"), test)
+    scores = _votes(model, test)
+    if "votes" in outputs:
+        got = _duckdb_column(con, model.to_sql(table="test_frame", output="votes"), test)
         assert got == scores.tolist()
     if "decision" in outputs:
-        got = _duckdb_column(con, model_to_sql(model, table="test_frame", output="decision"), test)
+        got = _duckdb_column(con, model.to_sql(table="test_frame", output="decision"), test)
         assert got == _expected_decision(model, scores)  # exact: the same IEEE operations
         assert got == model.decision_function(test).to_list()
 
@@ -106,15 +125,15 @@ def check_sqlite(model: RuleSetModel, test: pl.DataFrame, con: sqlite3.Connectio
     """The SQLite dialect over the same rows: the three outputs."""
     own = con is None
     con = sqlite_table(test) if con is None else con
-    got = [r[-1] for r in con.execute(model_to_sql(model, table="t", dialect="sqlite")).fetchall()]
+    got = [r[-1] for r in con.execute(model.to_sql(table="t", dialect="sqlite")).fetchall()]
     expected = model.predict(test).to_list()
     if isinstance(expected[0], bool):
         got = [bool(g) for g in got]
     assert got == expected
-    got = [r[-1] for r in con.execute(model_to_sql(model, table="t", dialect="sqlite", output="score")).fetchall()]
-    scores = model._core.scores(model._codes(test))
+    got = [r[-1] for r in con.execute(model.to_sql(table="t", dialect="sqlite", output="votes")).fetchall()]
+    scores = _votes(model, test)
     assert got == scores.tolist()
-    got = [r[-1] for r in con.execute(model_to_sql(model, table="t", dialect="sqlite", output="decision")).fetchall()]
+    got = [r[-1] for r in con.execute(model.to_sql(table="t", dialect="sqlite", output="decision")).fetchall()]
     assert got == _expected_decision(model, scores)
     if own:
         con.close()
@@ -148,7 +167,7 @@ def test_one_vs_rest_is_boolean(con, method: str) -> None:
     model = _fit(train, "a1", 1, method=method, encoding="oh")
     assert model.target.negative is None
     check_duckdb(con, model, test)
-    sql = model_to_sql(model)
+    sql = model.to_sql()
     assert sql.rstrip().endswith("ELSE FALSE END") and "THEN TRUE" in sql
 
 
@@ -241,7 +260,7 @@ def test_floats_nulls_unseen(con, method: str, encoding: str, tolerance: int) ->
     assert kinds["big n"][0] == "binned" and kinds["k"] == ("categorical", False)
     assert kinds["s"] == ("categorical", True) and kinds["cat"] == ("categorical", False)
     # The test frame really holds unseen codes of every feature.
-    codes = model._codes(test)
+    codes = encode_frame(test, model.encoders)
     for enc, c in zip(model.encoders, codes):
         if enc.name not in ("x", 'f"32'):  # x: every bin and null occupied in training
             assert (c == enc.domain_size).any(), enc.name
@@ -255,19 +274,20 @@ def test_json_round_trip_gives_the_same_sql() -> None:
     for method in METHODS:
         model = _fit(train, "label", "yes", method=method, encoding="oh")
         loaded = RuleSetModel.from_json(model.to_json())
-        for output in ("predict", "score", "decision"):
-            assert model_to_sql(loaded, output=output) == model_to_sql(model, output=output)
+        for output in ("predict", "votes", "decision"):
+            assert loaded.to_sql(output=output) == model.to_sql(output=output)
 
 
 # --------------------------------------------------------------------------- constraints one by one
 def _one_column_check(con, enc, codes: list[int], values: pl.Series) -> None:
     """constraint_sql against docs/semantics.md §2 over the encoder's codes of ``values``."""
-    got = _duckdb_column(con, f"SELECT CASE WHEN {constraint_sql(enc, codes)} THEN TRUE ELSE FALSE END FROM test_frame", values.to_frame())
-    c = enc.encode(values)
+    # semantics §2 (OH): unseen values pass `not in` (two or more values), fail `a = v`.
+    c = Constraint(0, tuple(codes), len(codes) >= 2)
+    got = _duckdb_column(con, f"SELECT CASE WHEN {constraint_sql(enc, c)} THEN TRUE ELSE FALSE END FROM test_frame", values.to_frame())
     ok = np.zeros(enc.domain_size + 1, dtype=bool)
-    ok[codes] = True
-    ok[enc.domain_size] = len(codes) >= 2  # semantics §2: unseen passes `not in`, fails `a = v`
-    assert got == ok[c].tolist(), (codes, constraint_sql(enc, codes))
+    ok[list(codes)] = True
+    ok[enc.domain_size] = c.unseen_passes
+    assert got == ok[enc.encode(values)].tolist(), (codes, constraint_sql(enc, c))
 
 
 def test_every_constraint_of_small_domains(con) -> None:
@@ -297,11 +317,11 @@ def test_every_constraint_of_small_domains(con) -> None:
 def test_quoting() -> None:
     df = pl.DataFrame({'we"ird col': ["it's", "b", "it's", "b"], "y": [1, 0, 1, 0]})
     model = _fit(df, "y", shuffle=False)
-    sql = model_to_sql(model, table='my "table"')
+    sql = model.to_sql(table='my "table"')
     assert '"we""ird col" = \'it\'\'s\'' in sql
     assert sql.endswith('AS "y_predicted"\nFROM "my ""table"""')
-    assert model_to_sql(model, table="main.games").endswith('FROM "main"."games"')
-    assert model_to_sql(model, table=["a.b", "c"]).endswith('FROM "a.b"."c"')
+    assert model.to_sql(table="main.games").endswith('FROM "main"."games"')
+    assert model.to_sql(table=["a.b", "c"]).endswith('FROM "a.b"."c"')
     con = duckdb.connect()
     con.execute('CREATE TABLE "my ""table""" AS SELECT * FROM df')
     assert [r[-1] for r in con.execute(sql).fetchall()] == [1, 0, 1, 0]
@@ -312,22 +332,22 @@ def test_model_to_sql_method() -> None:
     model = _fit(tic_tac_toe(), "class", "positive", method="bp")
     if not hasattr(model, "to_sql"):
         pytest.skip("RuleSetModel.to_sql is not there")
-    for output in ("predict", "score"):
-        assert model.to_sql(table="t", output=output) == model_to_sql(model, table="t", output=output)
-    assert model.to_sql() == model_to_sql(model)
+    for output in ("predict", "votes"):
+        assert model.to_sql(table="t", output=output) == model.to_sql(table="t", output=output)
+    assert model.to_sql() == model.to_sql()
 
 
 def test_bad_arguments() -> None:
     model = _fit(tic_tac_toe(), "class", "positive", shuffle=False)
     with pytest.raises(FindRSInputError, match="dialect"):
-        model_to_sql(model, dialect="oracle")
+        model.to_sql(dialect="oracle")
     with pytest.raises(FindRSInputError, match="output"):
-        model_to_sql(model, output="proba")
+        model.to_sql(output="proba")
 
 
 def test_tic_tac_toe_find_rs_reads_as_a_dnf() -> None:
     model = _fit(tic_tac_toe(), "class", "positive", shuffle=False)
-    sql = model_to_sql(model)
+    sql = model.to_sql()
     lines = sql.splitlines()
     assert lines[0] == "CASE"
     assert lines[1] == "  WHEN (\"top_left\" = 'x' AND \"top_middle\" = 'x' AND \"top_right\" = 'x') THEN 'positive'"
@@ -340,7 +360,7 @@ def test_bp_uses_only_kept_rules_and_the_gamma_threshold(con) -> None:
     full = _fit(train, "class", method="bp", encoding="av", tolerance=1, n_rules=None)
     for k in sorted({1, 2, full.n_rules_found // 3 or 1, full.n_rules_found}):
         model = full.with_n_rules(k)
-        sql = model_to_sql(model, output="score")
+        sql = model.to_sql(output="votes")
         assert sql.count("CASE WHEN") == k
         check_duckdb(con, model, test)
 

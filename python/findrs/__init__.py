@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from . import datasets
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
-from ._core import __version__
 from .errors import ContradictionWarning, FindRSInputError
 from .learn import fit
-from .model import RuleSetModel
+from .model import RuleSetModel, __version__
 
 __all__ = ["ContradictionWarning", "FindRSInputError", "RuleSetModel", "__version__", "datasets", "fit"]

@@ -62,7 +62,7 @@ _EXPLAIN_EXAMPLES = """examples:
   findrs explain model.json new.csv
   findrs explain model.json new.parquet --top 1
 
-For each row: the prediction, the score (above 0 exactly where the prediction is positive) and
+For each row: the prediction, the decision value (above 0 exactly where the prediction is positive) and
 the voting rules that fire on the row (id, weight, text), heaviest first.
 """
 
@@ -211,7 +211,7 @@ def _fit(args: argparse.Namespace) -> int:
         elapsed = time.perf_counter() - start
     for w in caught:
         print(f"findrs: warning: {w.message}", file=sys.stderr)
-    model.to_json(args.output, indent=1)
+    model.to_json(args.output)
     print(model)
     print(f"fitted on {df.height} rows in {elapsed:.2f} s; training accuracy {model.score(df):.4f}")
     print(f"model saved to {args.output}")
@@ -227,7 +227,7 @@ def _predict(args: argparse.Namespace) -> int:
     out = df.with_columns(pred.alias(f"{model.target.name}_predicted"))
     _write_frame(out, args.output)
     if args.output != "-":
-        n_pos = int(model.predict_mask(df).sum())
+        n_pos = int(model.predict(df, labels=False).sum())
         print(f"{df.height} rows, {n_pos} predicted {model.target.name} = {model.target.positive!r}; written to {args.output}")
     return 0
 
@@ -237,11 +237,11 @@ def _explain(args: argparse.Namespace) -> int:
     df = _read_frame(args.data, _training_schema(model))
     table = model.explain(df)
     name = model.target.name
-    weights = model._core.weights
+    weights = model.rules["weight"].to_list()
     voting = "rules" if model.method == "find-rs" else "voting rules"
     lines = []
-    for i, (label, score, ids, texts) in enumerate(table.select(f"{name}_predicted", f"{name}_score", "fired_rules", "fired_texts").iter_rows()):
-        lines.append(f"row {i}: {name} = {label!r}  score {score:+.4f}")
+    for i, (label, decision, ids, texts) in enumerate(table.select(f"{name}_predicted", f"{name}_decision", "fired_rules", "fired_texts").iter_rows()):
+        lines.append(f"row {i}: {name} = {label!r}  decision {decision:+.4f}")
         if not ids:
             lines.append(f"  no {voting[:-1]} fires")
             continue
@@ -340,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_predict)
 
     p = sub.add_parser(
-        "explain", help="per row: prediction, score and the rules that fire",
+        "explain", help="per row: prediction, decision value and the rules that fire",
         description="Explain the model's prediction of each row of DATA.", epilog=_EXPLAIN_EXAMPLES, formatter_class=raw,
     )
     p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")

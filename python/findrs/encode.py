@@ -7,8 +7,11 @@ between its training min and max, as scikit-learn's ``KBinsDiscretizer(strategy=
 does (values outside the range fall into the end bins); the occupied bins become the codes.
 Any value never seen in training encodes to ``k`` (the "unseen" code, docs/semantics.md §2).
 
-All the work is done by Polars expressions (one ``select`` for all columns), so no Python loop
-runs per row, and ``FeatureEncoder.expr`` can be used inside lazy queries.
+All the work is done by Polars expressions, so no Python loop runs per row. There is one
+encoder: :func:`fit_encoders` learns each column's domain, and the codes of every frame, the
+training frame included, come from :meth:`FeatureEncoder.expr` (:func:`encode_frame` for
+NumPy codes; the prediction expressions use it in lazy queries), so training and prediction
+codes agree by construction.
 """
 
 from __future__ import annotations
@@ -92,13 +95,13 @@ class FeatureEncoder:
 
     @staticmethod
     def fit(s: pl.Series, bins: int) -> "FeatureEncoder":
-        """Learns the encoder of one training column (see :func:`fit_transform`).
+        """Learns the encoder of one training column (see :func:`fit_encoders`).
 
         Raises:
             FindRSInputError: the column's dtype cannot be a feature (list, struct, temporal...),
                 or a numeric column has no finite value to bin.
         """
-        return fit_transform(pl.DataFrame([s]), [s.name], bins)[0][0]
+        return fit_encoders(pl.DataFrame([s]), [s.name], bins)[0]
 
     def _bin_expr(self, x: pl.Expr) -> pl.Expr:
         """Bin index of a Float64 expression (null stays null), as KBinsDiscretizer computes it:
@@ -164,7 +167,8 @@ class FeatureEncoder:
         return v
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"name": self.name, "dtype": self.dtype, "kind": self.kind}
+        """The encoder as plain data (an entry of a model file's ``features``)."""
+        d: dict[str, Any] = {"name": self.name, "dtype": self.dtype, "family": self.family, "kind": self.kind}
         if self.kind == "binned":
             d["edges"] = list(self.edges or ())
             d["bins"] = list(self.values)
@@ -173,19 +177,81 @@ class FeatureEncoder:
         return d
 
     @staticmethod
-    def from_dict(d: dict[str, Any]) -> "FeatureEncoder":
-        kind = d["kind"]
+    def from_dict(d: Any, *, legacy: bool = False) -> "FeatureEncoder":
+        """An encoder from :meth:`to_dict`'s output, checked: a name, a dtype, a known family and
+        kind, distinct values of the family (null only last), finite ascending bin edges and
+        occupied bins within them. ``legacy``: a version-1 entry, which has no ``family``
+        (it is inferred from the values, as version 1 did).
+
+        Raises:
+            FindRSInputError: what is wrong, naming the feature.
+        """
+        if not isinstance(d, dict):
+            raise FindRSInputError(f"a feature must be an object, got {d!r}")
+        name = d.get("name")
+        if not isinstance(name, str):
+            raise FindRSInputError(f"a feature's name must be a string, got {name!r}")
+
+        def bad(what: str) -> FindRSInputError:
+            return FindRSInputError(f"feature {name!r}: {what}")
+
+        kind = d.get("kind")
+        keys = {"name", "dtype", "kind"} | ({"edges", "bins"} if kind == "binned" else {"values"}) | (set() if legacy else {"family"})
+        if set(d) != keys:
+            raise bad(f"has the fields {sorted(d)}, expected {sorted(keys)}")
+        dtype = d["dtype"]
+        if not isinstance(dtype, str):
+            raise bad(f"dtype must be a string, got {dtype!r}")
         if kind == "binned":
-            return FeatureEncoder(d["name"], d["dtype"], kind, tuple(d["bins"]), tuple(d["edges"]), "float")
-        values = tuple(d["values"])
-        known = [v for v in values if v is not None]
-        if all(isinstance(v, bool) for v in known) and known:
-            family = "boolean"
-        elif all(isinstance(v, int) and not isinstance(v, bool) for v in known):
-            family = "integer"
+            edges, bins = d["edges"], d["bins"]
+            if not isinstance(edges, list) or len(edges) < 2 or not all(_is_finite_number(e) for e in edges):
+                raise bad(f"edges must be a list of at least 2 finite numbers, got {edges!r}")
+            if any(a > b for a, b in zip(edges, edges[1:])):
+                raise bad(f"edges must be ascending, got {edges!r}")
+            n_bins = len(edges) - 1
+            known = bins[:-1] if isinstance(bins, list) and bins and bins[-1] is None else bins
+            if not isinstance(known, list) or not all(_is_int(b) and 0 <= b < n_bins for b in known):
+                raise bad(f"bins must list bin indices from 0 to {n_bins - 1} (then null), got {bins!r}")
+            if any(a >= b for a, b in zip(known, known[1:])):
+                raise bad(f"bins must be ascending and distinct, got {bins!r}")
+            family = "float" if legacy else d["family"]
+            if family != "float":
+                raise bad(f"a binned feature's family is 'float', got {family!r}")
+            return FeatureEncoder(name, dtype, kind, tuple(bins), tuple(float(e) for e in edges), "float")
+        if kind != "categorical":
+            raise bad(f"kind must be 'categorical' or 'binned', got {kind!r}")
+        values = d["values"]
+        if not isinstance(values, list):
+            raise bad(f"values must be a list, got {values!r}")
+        known = values[:-1] if values and values[-1] is None else values
+        if legacy:
+            if known and all(isinstance(v, bool) for v in known):
+                family = "boolean"
+            elif all(_is_int(v) for v in known):
+                family = "integer"
+            else:
+                family = "string"
         else:
-            family = "string"
-        return FeatureEncoder(d["name"], d["dtype"], kind, values, None, family)
+            family = d["family"]
+        check = {"string": lambda v: isinstance(v, str), "integer": _is_int, "boolean": lambda v: isinstance(v, bool)}
+        if family not in check:
+            raise bad(f"a categorical feature's family is 'string', 'integer' or 'boolean', got {family!r}")
+        wrong = [v for v in known if not check[family](v)]
+        if wrong:
+            raise bad(f"its {family} values include {wrong[0]!r}")
+        if len(set(known)) != len(known):
+            raise bad(f"its values repeat: {values!r}")
+        if not values:
+            raise bad("it has no value")
+        return FeatureEncoder(name, dtype, kind, tuple(values), None, family)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_finite_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _num(x: float) -> str:
@@ -209,88 +275,69 @@ def _float(col: pl.Expr) -> pl.Expr:
     return pl.when(x.is_nan()).then(None).otherwise(x)
 
 
-def fit_transform(
-    df: pl.DataFrame, features: Sequence[str], bins: int
-) -> tuple[list[FeatureEncoder], list[np.ndarray]]:
-    """Learns one encoder per feature column and encodes the training frame.
+def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[FeatureEncoder]:
+    """Learns one encoder per feature column of the training frame.
 
-    Two Polars ``select`` calls do the work for every column at once: one for the domains
-    (distinct values, min and max), one for the codes (dense ranks of categorical values, bin
-    indices of numeric ones), so small frames fit in well under a millisecond of Polars time.
+    Polars ``select`` calls do the work for every column at once: one for the domains (distinct
+    values, min and max), and, when there are numeric columns to bin, one for the bins their
+    training values occupy.
 
     Raises:
-        FindRSInputError: see :meth:`FeatureEncoder.fit`.
+        FindRSInputError: a column's dtype cannot be a feature (list, struct, temporal...), or a
+            numeric column has no finite value to bin.
     """
     schema = df.schema
-    kinds: dict[str, str] = {}
+    families: dict[str, str] = {}
     stats: list[pl.Expr] = []
     for name in features:
         dtype = schema[name]
         _check_usable(name, dtype)
         family = dtype_family(dtype)
         col = pl.col(name)
-        if family in ("string", "boolean") or family == "integer":
+        if family in ("string", "boolean", "integer"):
             key = col.cast(pl.String) if family == "string" else col
-            # Null, if present, sorts first; it is taken out below (dropping it here costs more).
+            # Null, if present, sorts first; it is taken out below.
             stats.append(key.unique().sort().implode().alias(f"{name}\0values"))
         if family in ("integer", "float"):
             # Bin edges span the finite values; infinities fall into the end bins.
             x = _float(col)
             x = x.filter(x.is_finite())
             stats += [x.min().alias(f"{name}\0min"), x.max().alias(f"{name}\0max")]
-        kinds[name] = family
+        families[name] = family
     row = df.select(stats).row(0, named=True)
     encoders: list[FeatureEncoder] = []
-    code_exprs: list[pl.Expr] = []
+    occupied: list[pl.Expr] = []
     for name in features:
-        family, dtype = kinds[name], schema[name]
+        family, dtype = families[name], schema[name]
         values = row.get(f"{name}\0values")
         has_null = bool(values) and values[0] is None
         if has_null:
             values = values[1:]
-        categorical = family in ("string", "boolean") or (family == "integer" and len(values) <= bins)
-        col = pl.col(name)
-        if categorical:
-            enc = FeatureEncoder(name, str(dtype), "categorical", tuple(values) + ((None,) if has_null else ()), None, family)
-            if family == "string":
-                # An Enum cast is a hash lookup: far cheaper than ranking strings.
-                code = col.cast(pl.String).cast(pl.Enum(values)).to_physical().cast(pl.UInt32)
-            else:
-                code = (col.rank("dense") - 1).cast(pl.UInt32)
-            code_exprs.append(code.fill_null(len(values)).alias(name))
-        else:
-            lo, hi = row[f"{name}\0min"], row[f"{name}\0max"]
-            if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-                raise FindRSInputError(
-                    f"numeric feature column {name!r} has no finite value to bin; "
-                    f"drop it with features=[...] or fill it, e.g. pl.col({name!r}).fill_null(0)"
-                )
-            edges = tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
-            enc = FeatureEncoder(name, str(dtype), "binned", (), edges, "float")
-            code_exprs.append(enc._bin_expr(_float(col)).alias(name))
+        if family in ("string", "boolean") or (family == "integer" and len(values) <= bins):
+            encoders.append(
+                FeatureEncoder(name, str(dtype), "categorical", tuple(values) + ((None,) if has_null else ()), None, family)
+            )
+            continue
+        lo, hi = row[f"{name}\0min"], row[f"{name}\0max"]
+        if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+            raise FindRSInputError(
+                f"numeric feature column {name!r} has no finite value to bin; "
+                f"drop it with features=[...] or fill it, e.g. pl.col({name!r}).fill_null(0)"
+            )
+        edges = tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
+        enc = FeatureEncoder(name, str(dtype), "binned", (), edges, "float")
         encoders.append(enc)
-    coded = df.select(code_exprs)
-    codes: list[np.ndarray] = []
-    for i, enc in enumerate(encoders):
-        s = coded.get_column(enc.name)
-        if enc.kind == "binned":
-            # Occupied bins become the training values; their dense rank is the code.
-            has_null = s.null_count() > 0
-            b = s.to_numpy()
-            valid = b[~np.isnan(b)].astype(np.int64) if has_null else b.astype(np.int64)
-            occupied = np.unique(valid)
-            code = np.full(len(b), len(occupied), dtype=np.uint32)
-            if has_null:
-                mask = ~np.isnan(b)
-                code[mask] = np.searchsorted(occupied, b[mask].astype(np.int64))
-            else:
-                code[:] = np.searchsorted(occupied, valid)
-            values = tuple(int(v) for v in occupied) + ((None,) if has_null else ())
-            encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, "float")
-            codes.append(code)
-        else:
-            codes.append(_to_codes(s))
-    return encoders, codes
+        # The occupied bins, ascending, null (if any) first.
+        occupied.append(enc._bin_expr(_float(pl.col(name))).unique().sort().implode().alias(name))
+    if occupied:
+        found = df.select(occupied).row(0, named=True)
+        for i, enc in enumerate(encoders):
+            if enc.kind == "binned":
+                b = found[enc.name]
+                has_null = bool(b) and b[0] is None
+                values = tuple(int(v) for v in (b[1:] if has_null else b)) + ((None,) if has_null else ())
+                encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, "float")
+    return encoders
 
 
 def check_columns(df: pl.DataFrame | pl.LazyFrame, encoders: Sequence[FeatureEncoder]) -> None:
@@ -315,7 +362,12 @@ def check_columns(df: pl.DataFrame | pl.LazyFrame, encoders: Sequence[FeatureEnc
 
 
 def encode_frame(df: pl.DataFrame, encoders: Sequence[FeatureEncoder]) -> list[np.ndarray]:
-    """The code columns of a frame (one ``select``), as contiguous ``uint32`` arrays."""
+    """The code columns of a frame (one ``select`` of the encoders' expressions), as contiguous
+    ``uint32`` arrays: the training codes of a fit, and the codes a pruning curve evaluates.
+
+    Raises:
+        FindRSInputError: a feature column is missing or changed dtype family.
+    """
     check_columns(df, encoders)
     coded = df.select([enc.expr() for enc in encoders])
     return [_to_codes(coded.get_column(enc.name)) for enc in encoders]

@@ -4,116 +4,99 @@ Both start from the same encoders (``FeatureEncoder.expr``: Polars expressions t
 feature column into codes, unseen values included), so there is one encoder and the two forms
 can only differ in how they evaluate the rules on the codes:
 
-- the **plugin** (``findrs._core``, a pyo3-polars expression plugin) receives the code columns
-  batch by batch and predicts with the Rust core; the model travels in the kwargs and is parsed
-  once per model, then cached;
-- the **compiled** form is ``any_horizontal(all_horizontal(code.is_in(allowed), ...))`` for a
-  rule set, the vote count for BO and the weighted sum for BP: plain Polars, nothing else needed,
-  but one expression node per constraint, so it stops being practical for models with thousands
-  of rules.
+- the **plugin** (in findrs' Rust extension module, a pyo3-polars expression plugin) receives the code columns
+  batch by batch and predicts with the Rust core; the model travels in the kwargs (the core's
+  JSON of its voting rules) and is parsed once per model, then cached. Eager prediction
+  (``model.predict``) runs it too: it is findrs' one prediction path;
+- the **compiled** form prints the model's public view (:class:`findrs.view.Vote`) as plain
+  Polars: each voting rule as ``all_horizontal(code.is_in(allowed), ...)``, the votes as the
+  weighted count of the vote's groups that hold, compared with the vote's threshold. It needs
+  nothing but Polars, but it is one expression node per constraint, so it stops being practical
+  for models with a few hundred rules.
 
 Both are elementwise, so the streaming engine runs them per batch.
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Sequence
 
 import polars as pl
 from polars.plugins import register_plugin_function
 
-if TYPE_CHECKING:
-    from .model import RuleSetModel
+from .encode import FeatureEncoder
+from .errors import FindRSInputError
+from .view import Vote
 
 Engine = Literal["auto", "plugin", "compiled"]
 _LIB = Path(__file__).parent
-# "auto" uses the compiled expression only up to this many constraints in the voting rules.
 # benchmarks/bench_predict.py, 100k connect-4 rows, plan + run: the plugin is as fast or faster
 # at every size (K = 8, 191 constraints: compiled 0.10 s, plugin 0.08 s; K = 64: 0.53 s against
 # 0.07 s; K = 1024: 9.5 s against 0.10 s), since Polars evaluates each constraint's encoder
-# again; so "auto" is the plugin for every model but the empty one.
-COMPILED_MAX_CONSTRAINTS = 0
+# again; so "auto" is the plugin.
 
 
-def _plugin(model: "RuleSetModel", function: str) -> pl.Expr:
-    state = model._core.state_json(True)
-    key = hashlib.sha256(state.encode()).hexdigest()[:32]
+def check_engine(engine: Any) -> bool:
+    """True for the plugin (``"auto"`` and ``"plugin"``), False for ``"compiled"``.
+
+    Raises:
+        FindRSInputError: another engine.
+    """
+    if engine not in ("auto", "plugin", "compiled"):
+        raise FindRSInputError(f"engine must be 'auto', 'plugin' or 'compiled', got {engine!r}")
+    return engine != "compiled"
+
+
+def plugin_expr(function: str, encoders: Sequence[FeatureEncoder], kwargs: dict[str, str]) -> pl.Expr:
+    """The plugin ``function`` (``findrs_predict``, ``findrs_decision`` or ``findrs_fired``) on
+    the encoded features; ``kwargs`` carry the model (``key`` and ``model``)."""
     return register_plugin_function(
         plugin_path=_LIB,
         function_name=function,
-        args=[enc.expr() for enc in model.encoders],
-        kwargs={"key": key, "state": state},
+        args=[enc.expr() for enc in encoders],
+        kwargs=kwargs,
         is_elementwise=True,
     )
 
 
-def _rule_exprs(model: "RuleSetModel", rules: list[list[tuple[int, list[int]]]]) -> list[pl.Expr]:
-    codes = [enc.expr() for enc in model.encoders]
+def _always(encoders: Sequence[FeatureEncoder], value: bool) -> pl.Expr:
+    """True (or False) on every row: a test of the first feature's code, which is never null,
+    so the expression has one value per row (a literal would be one value for the frame)."""
+    code = encoders[0].expr()
+    return code.is_not_null() if value else code.is_null()
+
+
+def _rule_exprs(vote: Vote, encoders: Sequence[FeatureEncoder]) -> list[pl.Expr]:
+    codes = [enc.expr() for enc in encoders]
     out = []
-    for cons in rules:
+    for i in range(len(vote.rules)):
         parts = []
-        for f, allowed in cons:
-            allowed = list(allowed)
-            # semantics §2: an unseen value (code = domain size) passes a one-hot set of >= 2 values.
-            if model.encoding == "oh" and len(allowed) >= 2:
-                allowed.append(model.encoders[f].domain_size)
-            if len(allowed) == 1:
-                parts.append(codes[f] == allowed[0])
-            else:
-                parts.append(codes[f].is_in(allowed))
-        out.append(pl.all_horizontal(parts) if parts else pl.lit(True))
+        for c in vote.rule(i):
+            allowed = list(c.codes)
+            if c.unseen_passes:
+                allowed.append(encoders[c.feature].domain_size)  # the unseen code
+            parts.append(codes[c.feature] == allowed[0] if len(allowed) == 1 else codes[c.feature].is_in(allowed))
+        out.append(pl.all_horizontal(parts) if parts else _always(encoders, True))
     return out
 
 
-def compiled_score(model: "RuleSetModel") -> pl.Expr:
-    """The integer score of the model as a plain Polars expression (see ``RuleModel::scores``)."""
-    rules = model._core.rules(model.n_rules)
-    exprs = _rule_exprs(model, rules)
-    if model.method == "find-rs":
-        return pl.any_horizontal(exprs).cast(pl.UInt32) if exprs else pl.lit(0, pl.UInt32)
-    if model.method == "bo":
-        votes = [pl.any_horizontal([exprs[i] for i in run]).cast(pl.UInt32) if run else pl.lit(0, pl.UInt32) for run in model._core.runs]
-        return pl.sum_horizontal(votes)
-    weights = model._core.weights
-    return pl.sum_horizontal([e.cast(pl.UInt32) * weights[i] for i, e in enumerate(exprs)]) if exprs else pl.lit(0, pl.UInt32)
+def compiled_votes(vote: Vote, encoders: Sequence[FeatureEncoder]) -> pl.Expr:
+    """The votes (``UInt64``) as plain Polars: the weighted count of the groups that hold."""
+    rules = _rule_exprs(vote, encoders)
+    terms = []
+    for group, weight in zip(vote.groups, vote.group_weights):
+        holds = pl.any_horizontal([rules[i] for i in group]) if group else _always(encoders, False)
+        term = holds.cast(pl.UInt64)
+        terms.append(term if weight == 1 else term * pl.lit(weight, pl.UInt64))
+    return pl.sum_horizontal(terms) if len(terms) > 1 else terms[0]
 
 
-def _n_constraints(model: "RuleSetModel") -> int:
-    return model._core.n_constraints(model.n_rules) + (len(model._core.runs) if model.method == "bo" else 0)
+def compiled_mask(vote: Vote, encoders: Sequence[FeatureEncoder]) -> pl.Expr:
+    """Boolean: True where the votes exceed the threshold."""
+    return compiled_votes(vote, encoders) > vote.threshold
 
 
-def _use_plugin(model: "RuleSetModel", engine: Engine) -> bool:
-    if engine not in ("auto", "plugin", "compiled"):
-        from .errors import FindRSInputError
-
-        raise FindRSInputError(f"engine must be 'auto', 'plugin' or 'compiled', got {engine!r}")
-    if engine == "auto":
-        return _n_constraints(model) > COMPILED_MAX_CONSTRAINTS
-    return engine == "plugin"
-
-
-def mask_expr(model: "RuleSetModel", engine: Engine = "auto") -> pl.Expr:
-    """Boolean: True where the model predicts the positive label."""
-    if _use_plugin(model, engine):
-        return _plugin(model, "findrs_predict")
-    return compiled_score(model) > model._core.threshold()
-
-
-def score_expr(model: "RuleSetModel", engine: Engine = "auto") -> pl.Expr:
-    """Float64 decision value (> 0 exactly where the prediction is positive)."""
-    if _use_plugin(model, engine):
-        return _plugin(model, "findrs_score")
-    s = compiled_score(model).cast(pl.Float64)
-    if model.method == "find-rs":
-        return s - 0.5
-    if model.method == "bo":
-        return s / model.T - 0.5
-    kept = float(sum(model._core.weights[: model.n_rules]))
-    return s / model.T - kept / float(model._core.total_weight) / 2.0
-
-
-def fired_expr(model: "RuleSetModel") -> pl.Expr:
-    """List[UInt32]: ids of the voting rules that cover the row (heaviest first for BO/BP)."""
-    return _plugin(model, "findrs_fired")
+def compiled_decision(vote: Vote, encoders: Sequence[FeatureEncoder]) -> pl.Expr:
+    """Float64: ``votes / scale - offset``."""
+    return compiled_votes(vote, encoders).cast(pl.Float64) / vote.scale - vote.offset

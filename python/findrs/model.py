@@ -1,17 +1,25 @@
 """``RuleSetModel``: a fitted rule set (FIND-RS), vote of rule sets (BO) or weighted rule set (BP).
 
-Everything a user touches after fitting (the rules table, predictions, scores, text, JSON) is
-built from one model value held by the Rust core plus the encoders that turn a frame into codes.
+A model is the Rust core's model value (rules, weights, runs, K, T, threshold, decision; held
+by the extension module) plus the encoders that turn a frame into codes and the target. This
+module is the only one that touches the extension (``findrs._core``): everything else reads the
+model's public members, and exporters its public view, :attr:`RuleSetModel.vote`.
+
+Predictions (eager or in a Polars query) all go through one path: the encoders' Polars
+expressions, then the core's expression plugin. The JSON form (format version 2) is the core's
+one serialization; version 1 files are converted on load.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import json
 import os
+import warnings
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import polars as pl
@@ -20,12 +28,18 @@ from . import _core, expressions
 from .encode import FeatureEncoder, check_columns, encode_frame
 from .errors import FindRSInputError
 from .frames import as_polars
+from .params import MAX_T, check_params
+from .sql import model_to_sql
 from .target import Target
-from .text import constraint_text, rule_text
+from .text import constraint_text
+from .view import Constraint, Vote
 
 FORMAT = "findrs-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _METHOD_NAMES = {"find-rs": "FIND-RS", "bo": "FIND-RS-BO", "bp": "FIND-RS-BP"}
+_SECTIONS = ("target", "features", "params", "training")
+__version__: str = _core.__version__
+assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
 
 
 class RuleSetModel:
@@ -55,14 +69,47 @@ class RuleSetModel:
         self.params: dict[str, Any] = dict(params)
         self._training: dict[str, Any] = dict(training)
         self._rules_df: pl.DataFrame | None = None
+        self._vote: Vote | None = None
+        self._texts: list[str] | None = None
+        self._kwargs: dict[str, str] | None = None
 
-    def __getstate__(self) -> dict[str, Any]:
+    @classmethod
+    def _fit(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        target: Target,
+        params: dict[str, Any],
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> "RuleSetModel":
+        """Fits the core on training codes (what :func:`findrs.fit` calls once it has checked the
+        parameters, encoded the frame and binarized the target)."""
+        p = params
+        auto = p["method"] == "bp" and p["n_rules"] == "auto"
+        fixed = p["n_rules"] if p["method"] == "bp" and isinstance(p["n_rules"], int) else None
+        core, contradictions = _core.fit(
+            codes,
+            [e.domain_size for e in encoders],
+            [p["encoding"]] * len(encoders),
+            labels,
+            p["method"],
+            p["tolerance"],
+            p["T"],
+            p["random_state"],
+            p["shuffle"],
+            fixed,
+            p["accuracy_ratio"] if auto else None,
+            n_jobs,
+            progress,
+        )
+        training = {"rows": int(len(labels)), "positives": int(labels.sum()), "contradictions": int(contradictions)}
+        return cls(core, encoders, target, params, training)
+
+    def __reduce__(self) -> tuple[Any, ...]:
         # Pickle (copy, joblib, multiprocessing) through the JSON form.
-        return self.to_dict()
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        other = RuleSetModel.from_dict(state)
-        self.__dict__.update(other.__dict__)
+        return (RuleSetModel.from_json, (self.to_json(),))
 
     # ----------------------------------------------------------------- description
     @property
@@ -88,17 +135,17 @@ class RuleSetModel:
     @property
     def T(self) -> int:
         """Number of FIND-RS runs aggregated (1 for FIND-RS)."""
-        return self._core.n_runs
+        return self._core.T
 
     @property
     def n_rules(self) -> int:
-        """Number of rules that vote (BP: K; FIND-RS and BO: all rules)."""
-        return self._core.n_kept
+        """K, the number of rules that vote (BP's top K; all rules for FIND-RS and BO)."""
+        return self._core.n_rules
 
     @property
     def n_rules_found(self) -> int:
-        """Number of (unique) rules found, voting or not."""
-        return self._core.n_rules
+        """Number of (distinct) rules found, voting or not."""
+        return self._core.n_rules_found
 
     @property
     def contradictions(self) -> int:
@@ -110,73 +157,133 @@ class RuleSetModel:
         """The seed the fit used (drawn at random when ``random_state=None`` was passed)."""
         return int(self.params["random_state"])
 
-    # ----------------------------------------------------------------- prediction
-    def _codes(self, data: Any) -> list[np.ndarray]:
-        return encode_frame(as_polars(data), self.encoders)
+    @property
+    def vote(self) -> Vote:
+        """How the voting rules decide a row: their constraints, the vote groups and weights, the
+        threshold and the decision scale (see :class:`findrs.view.Vote`). Exporters print this.
 
-    def _scores(self, data: Any) -> np.ndarray:
-        return self._core.scores(self._codes(data))
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> v = m.vote
+            >>> (v.threshold, v.scale) == (5, 10.0), len(v.groups) == m.n_rules
+            (True, True)
+        """
+        if self._vote is None:
+            core = self._core
+            constraints = self._constraints()
+            offsets, ids = core.rule_constraints()
+            k = core.n_rules
+            rules = tuple(tuple(int(i) for i in ids[offsets[r] : offsets[r + 1]]) for r in range(k))
+            groups, group_weights = core.vote_groups()
+            scale, offset = core.decision_scale
+            self._vote = Vote(
+                method=core.method,
+                T=core.T,
+                constraints=constraints,
+                rules=rules,
+                weights=tuple(core.weights[:k]),
+                runs=tuple(tuple(r) for r in core.runs),
+                groups=tuple(tuple(g) for g in groups),
+                group_weights=tuple(group_weights),
+                threshold=int(core.threshold),
+                scale=float(scale),
+                offset=float(offset),
+                max_votes=int(core.max_votes),
+            )
+        return self._vote
+
+    def _constraints(self) -> tuple[Constraint, ...]:
+        return tuple(Constraint(f, tuple(codes), passes) for f, codes, passes in self._core.constraint_table())
+
+    def _constraint_texts(self) -> list[str]:
+        if self._texts is None:
+            self._texts = [constraint_text(self.encoders[c.feature], c) for c in self._constraints()]
+        return self._texts
+
+    # ----------------------------------------------------------------- prediction
+    def _plugin(self, function: str) -> pl.Expr:
+        if self._kwargs is None:
+            text = self._core.plugin_json()
+            self._kwargs = {"key": hashlib.sha256(text.encode()).hexdigest()[:32], "model": text}
+        return expressions.plugin_expr(function, self.encoders, self._kwargs)
+
+    def _frame(self, data: Any) -> pl.DataFrame:
+        df = as_polars(data)
+        check_columns(df, self.encoders)
+        return df
+
+    def predict(self, data: Any, *, labels: bool = True) -> pl.Series:
+        """Predictions, named after the target column.
+
+        Args:
+            data: a Polars DataFrame or LazyFrame, a pandas DataFrame or a PyArrow table with the
+                feature columns.
+            labels: the target's labels (the positive label where the rules say so, else the
+                negative one; for a one-vs-rest target, Booleans "is it the positive label?");
+                ``False`` gives a Boolean "is positive" mask.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m.predict(df.head(3), labels=False).to_list()
+            [True, True, True]
+        """
+        df = self._frame(data)
+        return df.select(self.predict_expr(labels=labels)).to_series().alias(self.target.name)
 
     def decision_function(self, data: Any) -> pl.Series:
-        """Signed score per row: positive exactly where ``predict`` says the positive label.
-
-        FIND-RS: 0.5 if some rule covers the row, else -0.5. BO: the fraction of runs whose rule
-        set covers the row, minus 1/2. BP: the covered rules' weights summed and divided by T,
-        minus the threshold gamma_K / 2 (docs/semantics.md §5).
-
-        Raises:
-            FindRSInputError: a feature column is missing or changed dtype.
-        """
-        return pl.Series("score", self._core.decision(self._codes(data)))
-
-    def predict_mask(self, data: Any) -> np.ndarray:
-        """Boolean NumPy array: True where the model predicts the positive label."""
-        return self._scores(data) > self._core.threshold()
-
-    def predict(self, data: Any) -> pl.Series:
-        """Predicted labels, named after the target column.
-
-        The positive label where the rules say so, else the negative label; for a one-vs-rest
-        target (more than two classes at fit time) a Boolean "is positive" Series instead.
+        """The decision value per row (``Float64``, named ``decision``): positive exactly where
+        ``predict`` says the positive label. It is ``votes / scale - offset``
+        (:attr:`vote`): FIND-RS 1/2 if some rule covers the row, else -1/2; BO the fraction of
+        runs whose rule set covers the row, minus 1/2; BP the covering voting rules' weights
+        summed and divided by T, minus gamma_K / 2 (docs/semantics.md §6).
 
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
         """
-        mask = self.predict_mask(data)
-        name = self.target.name
-        if self.target.negative is None:
-            return pl.Series(name, mask)
-        labels = np.where(mask, 0, 1)
-        values = [self.target.positive, self.target.negative]
-        out = pl.Series(name, labels, dtype=pl.UInt32).replace_strict([0, 1], values)
-        dtype = _parse_dtype(self.target.dtype)
-        if dtype is not None:
-            try:
-                out = out.cast(dtype)
-            except Exception:  # noqa: BLE001 - keep the uncast labels if the dtype will not take them
-                pass
-        return out
+        df = self._frame(data)
+        return df.select(self.decision_expr()).to_series().alias("decision")
 
     def score(self, data: Any, target: str | None = None) -> float:
-        """Accuracy on a labelled frame (the target column defaults to the training one)."""
+        """Accuracy on a labelled frame (the target column defaults to the training one); a row
+        counts as positive when its target equals the positive label.
+
+        Raises:
+            FindRSInputError: the target column or a feature column is missing.
+        """
         df = as_polars(data)
         col = target or self.target.name
         if col not in df.columns:
             raise FindRSInputError(f"target column {col!r} not found; the columns are {df.columns}")
         truth = (df.get_column(col) == self.target.positive).fill_null(False).to_numpy()
-        return float(np.mean(self.predict_mask(df) == truth))
+        return float(np.mean(self.predict(df, labels=False).to_numpy() == truth))
+
+    def predict_mask(self, data: Any) -> np.ndarray:
+        """Deprecated: use ``predict(data, labels=False)`` (a Boolean Series)."""
+        warnings.warn(
+            "predict_mask(df) is deprecated: use predict(df, labels=False).to_numpy()", DeprecationWarning, stacklevel=2
+        )
+        return self.predict(data, labels=False).to_numpy()
 
     # ----------------------------------------------------------------- expressions
-    def predict_expr(self, *, labels: bool = True, engine: "expressions.Engine" = "auto") -> pl.Expr:
+    def predict_expr(self, *, labels: bool = True, engine: expressions.Engine = "auto") -> pl.Expr:
         """The prediction as a Polars expression, for ``with_columns``, ``filter``, ``group_by``,
         on DataFrames and LazyFrames (the streaming engine runs it batch by batch).
 
         Args:
             labels: the target's labels (named ``<target>_predicted``); ``False`` gives a
                 Boolean "is positive" mask (named ``<target>_is_positive``).
-            engine: ``"plugin"`` (the Rust expression plugin), ``"compiled"`` (plain Polars
-                expressions), or ``"auto"``: the compiled form for small models, the plugin
-                beyond ``expressions.COMPILED_MAX_CONSTRAINTS`` constraints.
+            engine: ``"auto"`` or ``"plugin"`` (the Rust expression plugin, findrs' prediction
+                path), or ``"compiled"`` (plain Polars expressions printed from :attr:`vote`;
+                practical up to a few hundred rules).
+
+        Raises:
+            FindRSInputError: an unknown engine.
 
         Example:
             >>> import findrs, polars as pl
@@ -185,55 +292,75 @@ class RuleSetModel:
             >>> df.lazy().with_columns(m.predict_expr()).collect()["class_predicted"][0]
             'positive'
         """
-        mask = expressions.mask_expr(self, engine)
-        if not labels or self.target.negative is None:
-            return mask.alias(f"{self.target.name}_is_positive" if labels is False else f"{self.target.name}_predicted")
-        pos, neg = pl.lit(self.target.positive), pl.lit(self.target.negative)
-        out = pl.when(mask).then(pos).otherwise(neg)
+        if expressions.check_engine(engine):
+            mask = self._plugin("findrs_predict")
+        else:
+            mask = expressions.compiled_mask(self.vote, self.encoders)
+        name = self.target.name
+        if not labels:
+            return mask.alias(f"{name}_is_positive")
+        if self.target.negative is None:
+            return mask.alias(f"{name}_predicted")
+        out = pl.when(mask).then(pl.lit(self.target.positive)).otherwise(pl.lit(self.target.negative))
         dtype = _parse_dtype(self.target.dtype)
-        if dtype is not None and dtype != pl.Categorical:
+        if dtype is not None:
             out = out.cast(dtype)
-        return out.alias(f"{self.target.name}_predicted")
+        return out.alias(f"{name}_predicted")
 
-    def score_expr(self, *, engine: "expressions.Engine" = "auto") -> pl.Expr:
-        """``decision_function`` as a Float64 Polars expression named ``<target>_score``."""
-        return expressions.score_expr(self, engine).alias(f"{self.target.name}_score")
+    def decision_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
+        """:meth:`decision_function` as a ``Float64`` Polars expression named
+        ``<target>_decision``.
+
+        Raises:
+            FindRSInputError: an unknown engine.
+        """
+        if expressions.check_engine(engine):
+            e = self._plugin("findrs_decision")
+        else:
+            e = expressions.compiled_decision(self.vote, self.encoders)
+        return e.alias(f"{self.target.name}_decision")
+
+    def score_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
+        """Deprecated: use :meth:`decision_expr` (``score`` is accuracy; this was the decision
+        value, named ``<target>_score``)."""
+        warnings.warn("score_expr() is deprecated: use decision_expr()", DeprecationWarning, stacklevel=2)
+        return self.decision_expr(engine=engine).alias(f"{self.target.name}_score")
 
     def explain_expr(self, *, top: int | None = None) -> pl.Expr:
-        """The ids of the voting rules that fire on each row (``List[UInt32]``, heaviest first
-        for BO/BP; ids index ``model.rules``), named ``fired_rules``; ``top`` keeps the first n."""
-        e = expressions.fired_expr(self)
+        """The ids of the voting rules that fire on each row (``List[UInt32]``, in rule order:
+        heaviest first for BO/BP; ids index ``model.rules``), named ``fired_rules``; ``top``
+        keeps the first ``top``."""
+        e = self._plugin("findrs_fired")
         if top is not None:
             e = e.list.head(int(top))
         return e.alias("fired_rules")
 
     def to_expr(self) -> pl.Expr:
-        """The prediction (a Boolean mask) compiled to plain Polars expressions: the DNF as
-        ``any_horizontal(all_horizontal(...))``, BO's vote count, BP's weighted sum against its
-        threshold. Needs no plugin; practical up to a few thousand constraints."""
-        return expressions.mask_expr(self, "compiled").alias(f"{self.target.name}_is_positive")
+        """The prediction (a Boolean mask named ``<target>_is_positive``) compiled to plain Polars
+        expressions from :attr:`vote`: each rule an ``all_horizontal`` of its constraints, the
+        votes the weighted count of the vote groups that hold, against the threshold. Needs no
+        plugin; practical up to a few hundred rules."""
+        return self.predict_expr(labels=False, engine="compiled")
 
     def explain(self, data: Any, *, top: int | None = None) -> pl.DataFrame:
-        """Per row: the prediction, the score and the rules that fire (docs/semantics.md §6).
+        """Per row: the prediction, the decision value and the rules that fire
+        (docs/semantics.md §6).
 
-        Returns a DataFrame with columns ``<target>_predicted``, ``<target>_score``,
+        Returns a DataFrame with columns ``<target>_predicted``, ``<target>_decision``,
         ``fired_rules`` (rule ids, heaviest first for BO/BP) and ``fired_texts``; ``top`` keeps
-        the ``top`` heaviest fired rules.
+        the ``top`` first fired rules.
 
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
         """
-        df = as_polars(data)
-        check_columns(df, self.encoders)
-        return df.select(self.explain_exprs(top=top)).with_columns(self._texts_expr())
+        df = self._frame(data)
+        return df.select(self._explain_exprs(top)).with_columns(self._texts_expr())
 
-    def explain_exprs(self, *, top: int | None = None) -> list[pl.Expr]:
-        """The expressions behind :meth:`explain` (prediction, score, fired rule ids); add
-        the texts with ``.with_columns(model.fired_texts_expr())`` afterwards."""
-        return [self.predict_expr(), self.score_expr(), self.explain_expr(top=top)]
+    def _explain_exprs(self, top: int | None) -> list[pl.Expr]:
+        return [self.predict_expr(), self.decision_expr(), self.explain_expr(top=top)]
 
     def _texts_expr(self) -> pl.Expr:
-        texts = pl.Series([rule_text(self.encoders, c) for c in self._constraints()[: self.n_rules]], dtype=pl.String)
+        texts = self.rules["text"].head(self.n_rules)
         ids = pl.Series(range(len(texts)), dtype=pl.UInt32)
         return (
             pl.col("fired_rules")
@@ -241,12 +368,14 @@ class RuleSetModel:
             .alias("fired_texts")
         )
 
-    fired_texts_expr = _texts_expr
-
-    def to_sql(self, *, table: str | None = None, dialect: str = "duckdb", output: str = "predict") -> str:
+    def to_sql(self, *, table: str | Sequence[str] | None = None, dialect: str = "duckdb", output: str = "predict") -> str:
         """The model as a SQL expression (or, with ``table``, a ``SELECT``) computing exactly what
-        ``predict`` computes (``output="score"``: the integer score, ``"decision"``:
-        ``decision_function``), for ``dialect`` ``"duckdb"`` or ``"sqlite"``; see ``findrs.sql``.
+        ``predict`` computes (``output="votes"``: the integer votes, ``"decision"``:
+        ``decision_function``), for ``dialect`` ``"duckdb"`` or ``"sqlite"``; see
+        :func:`findrs.sql.model_to_sql`.
+
+        Raises:
+            FindRSInputError: an unknown dialect or output.
 
         Example:
             >>> import findrs
@@ -254,14 +383,9 @@ class RuleSetModel:
             >>> m.to_sql().startswith("CASE")
             True
         """
-        from .sql import model_to_sql
-
-        return model_to_sql(self, table=table, dialect=dialect, output=output)
+        return model_to_sql(self.vote, self.encoders, self.target, table=table, dialect=dialect, output=output)
 
     # ----------------------------------------------------------------- rules
-    def _constraints(self) -> list[list[tuple[int, list[int]]]]:
-        return self._core.rules()
-
     @property
     def rules(self) -> pl.DataFrame:
         """The rules as a table, heaviest first for BO/BP (docs/semantics.md §6).
@@ -272,55 +396,57 @@ class RuleSetModel:
         the rule votes: BP's top K; always true otherwise).
         """
         if self._rules_df is None:
-            rows = self._constraints()
-            texts = [rule_text(self.encoders, c) for c in rows]
-            cons = [
-                [{"feature": self.encoders[f].name, "values": [self.encoders[f].label(v) for v in codes]} for f, codes in c]
-                for c in rows
+            core = self._core
+            constraints = self._constraints()
+            texts = self._constraint_texts()
+            structs = [
+                {"feature": self.encoders[c.feature].name, "values": [self.encoders[c.feature].label(v) for v in c.codes]}
+                for c in constraints
             ]
-            n = len(rows)
+            offsets, ids = core.rule_constraints()
+            n = core.n_rules_found
+            spans = [ids[offsets[r] : offsets[r + 1]] for r in range(n)]
             self._rules_df = pl.DataFrame(
                 {
                     "id": pl.Series(range(n), dtype=pl.UInt32),
-                    "text": pl.Series(texts, dtype=pl.String),
+                    "text": pl.Series([" and ".join(texts[i] for i in s) if len(s) else "TRUE" for s in spans], dtype=pl.String),
                     "constraints": pl.Series(
-                        cons, dtype=pl.List(pl.Struct({"feature": pl.String, "values": pl.List(pl.String)}))
+                        [[structs[i] for i in s] for s in spans],
+                        dtype=pl.List(pl.Struct({"feature": pl.String, "values": pl.List(pl.String)})),
                     ),
-                    "weight": pl.Series(self._core.weights, dtype=pl.UInt32),
-                    "train_positives": pl.Series(self._training["rule_positives"], dtype=pl.UInt32),
-                    "train_negatives": pl.Series(self._training["rule_negatives"], dtype=pl.UInt32),
-                    "kept": pl.Series([i < self.n_rules for i in range(n)], dtype=pl.Boolean),
+                    "weight": pl.Series(core.weights, dtype=pl.UInt32),
+                    "train_positives": pl.Series(core.train_positives, dtype=pl.UInt32),
+                    "train_negatives": pl.Series(core.train_negatives, dtype=pl.UInt32),
+                    "kept": pl.Series([i < core.n_rules for i in range(n)], dtype=pl.Boolean),
                 }
             )
         return self._rules_df
 
     def __str__(self) -> str:
         name = _METHOD_NAMES[self.method]
-        tau = self.params.get("tolerance", 0)
-        head = f"{name} ({self.encoding.upper()}, tolerance {tau}"
+        head = f"{name} ({self.encoding.upper()}, tolerance {self.params['tolerance']}"
         if self.method != "find-rs":
             head += f", T={self.T}"
         head += f"): {self.target.name} = {self.target.positive!r}"
-        cons = self._constraints()[: self.n_rules]
-        rules = {"text": [rule_text(self.encoders, c) for c in cons], "weight": self._core.weights[: self.n_rules]}
+        rules = self.rules.head(self.n_rules)
+        texts, weights = rules["text"].to_list(), rules["weight"].to_list()
         lines = [head]
+        v = self.vote
         if self.method == "find-rs":
-            lines.append(f"positive when any of these {len(cons)} rules holds:")
-            lines += [f"  {'IF' if i == 0 else 'OR'} {t}" for i, t in enumerate(rules["text"])]
+            lines.append(f"positive when any of these {len(texts)} rules holds:")
+            lines += [f"  {'IF' if i == 0 else 'OR'} {t}" for i, t in enumerate(texts)]
         elif self.method == "bo":
             lines.append(
                 f"positive when more than {self.T}/2 of the {self.T} runs' rule sets hold; "
-                f"the {len(cons)} distinct rules by weight:"
+                f"the {len(texts)} distinct rules by weight:"
             )
-            lines += [f"  {w:>4}  {t}" for w, t in zip(rules["weight"], rules["text"])]
+            lines += [f"  {w:>4}  {t}" for w, t in zip(weights, texts)]
         else:
-            kept = sum(self._core.weights[: self.n_rules])
-            thr = kept * self.T / (2.0 * self._core.total_weight)
             lines.append(
-                f"positive when the weights of the rules that hold sum above {thr:.4g} "
+                f"positive when the weights of the rules that hold sum above {v.offset * v.scale:.4g} "
                 f"(top {self.n_rules} of {self.n_rules_found} rules, gamma_K T/2):"
             )
-            lines += [f"  {w:>4}  {t}" for w, t in zip(rules["weight"], rules["text"])]
+            lines += [f"  {w:>4}  {t}" for w, t in zip(weights, texts)]
         if self.contradictions:
             lines.append(f"({self.contradictions} contradictory training rows)")
         return "\n".join(lines)
@@ -342,7 +468,7 @@ class RuleSetModel:
             raise FindRSInputError(f"with_n_rules applies to BP models; this one is {self.method!r}")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not (1 <= k <= self.n_rules_found):
             raise FindRSInputError(f"n_rules must be an integer from 1 to {self.n_rules_found}, got {k!r}")
-        core = self._core.with_n_kept(int(k))
+        core = self._core.with_n_rules(int(k))
         return RuleSetModel(core, self.encoders, self.target, {**self.params, "n_rules": int(k)}, self._training)
 
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
@@ -366,58 +492,16 @@ class RuleSetModel:
                     f"target column {self.target.name!r} not found in the {name.split('_')[0]} frame; "
                     f"its columns are {df.columns}"
                 )
-            y = np.ascontiguousarray((df.get_column(self.target.name) == self.target.positive).fill_null(False).to_numpy(), dtype=np.bool_)
-            correct = np.asarray(self._core.pruning_curve(self._codes(df), y), dtype=np.float64)
+            truth = (df.get_column(self.target.name) == self.target.positive).fill_null(False).to_numpy()
+            y = np.ascontiguousarray(truth, dtype=np.bool_)
+            correct = np.asarray(self._core.pruning_curve(encode_frame(df, self.encoders), y), dtype=np.float64)
             out[name] = correct / max(len(y), 1)
         return pl.DataFrame(out)
 
     # ----------------------------------------------------------------- JSON
-    def to_dict(self) -> dict[str, Any]:
-        """The model as plain data (the JSON format, see the README)."""
-        with _no_gc():
-            return self._to_dict()
-
-    def _to_dict(self) -> dict[str, Any]:
-        # Rules share most of their constraints: each distinct one is rendered once.
-        rendered: dict[tuple[int, tuple[int, ...]], tuple[str, str, list[Any]]] = {}
-
-        def render(f: int, codes: Sequence[int]) -> tuple[str, str, list[Any]]:
-            key = (f, tuple(codes))
-            hit = rendered.get(key)
-            if hit is None:
-                enc = self.encoders[f]
-                hit = rendered[key] = (constraint_text(enc, codes), enc.name, [enc.json_value(v) for v in codes])
-            return hit
-
-        rules = []
-        for i, (c, w) in enumerate(zip(self._constraints(), self._core.weights)):
-            parts = [render(f, codes) for f, codes in c]
-            rules.append(
-                {
-                    "id": i,
-                    "weight": int(w),
-                    "text": " and ".join(p[0] for p in parts) if parts else rule_text(self.encoders, c),
-                    "constraints": [{"feature": name, "values": list(values)} for _, name, values in parts],
-                }
-            )
-        return {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "method": self.method,
-            "encoding": self.encoding,
-            "params": self.params,
-            "T": self.T,
-            "n_rules": self.n_rules,
-            "total_weight": int(self._core.total_weight),
-            "target": self.target.to_dict(),
-            "features": [e.to_dict() for e in self.encoders],
-            "rules": rules,
-            "runs": [list(r) for r in self._core.runs],
-            "training": self._training,
-        }
-
-    def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = None) -> str:
-        """The model as JSON text; also written to ``path`` when given.
+    def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The model as JSON text (format version 2, see the README); also written to ``path``
+        when given.
 
         Example:
             >>> import findrs
@@ -425,15 +509,21 @@ class RuleSetModel:
             >>> findrs.RuleSetModel.from_json(m.to_json()).n_rules
             8
         """
-        with _no_gc():
-            text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        sections = [
+            ("target", _dumps(self.target.to_dict())),
+            ("features", _dumps([e.to_dict() for e in self.encoders])),
+            ("params", _dumps(self.params)),
+            ("training", _dumps(self._training)),
+        ]
+        text = self._core.dump(sections, self._constraint_texts())
         if path is not None:
             Path(path).write_text(text)
         return text
 
     @classmethod
     def from_json(cls, source: str | os.PathLike[str]) -> "RuleSetModel":
-        """Loads a model from JSON text or from a file path.
+        """Loads a model from JSON text or from a file path (format version 2, or 1 as findrs
+        wrote it before). Everything is checked on load; an error names what is wrong.
 
         Raises:
             FindRSInputError: not a findrs model, an unsupported version, or inconsistent content.
@@ -446,70 +536,163 @@ class RuleSetModel:
                 raise FindRSInputError(f"{source!r} is neither a findrs model file nor findrs model JSON")
         else:
             raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
+        try:
+            core, sections = _core.CoreModel.load(text)
+        except ValueError as e:
+            if "format version 1 " in str(e):
+                return cls._from_v1(text)
+            raise FindRSInputError(f"findrs model JSON: {e}") from None
+        return cls._assemble(core, dict(sections))
+
+    @classmethod
+    def _assemble(cls, core: _core.CoreModel, raw: dict[str, str]) -> "RuleSetModel":
+        """The model from the core's model and the document's other sections, checked against
+        each other."""
+        missing = [s for s in _SECTIONS if s not in raw]
+        extra = [s for s in raw if s not in _SECTIONS]
+        if missing or extra:
+            raise FindRSInputError(
+                f"findrs model JSON: the sections besides 'model' must be {list(_SECTIONS)}; "
+                + (f"missing {missing}" if missing else f"unknown {extra}")
+            )
+        d = {k: json.loads(v) for k, v in raw.items()}
+
+        def section(name: str, read: Callable[[Any], Any]) -> Any:
+            try:
+                return read(d[name])
+            except FindRSInputError as e:
+                raise FindRSInputError(f"findrs model JSON: {name}: {e}") from None
+
+        encoders = section("features", _read_features)
+        target = section("target", Target.from_dict)
+        params = section("params", _read_params)
+        training = section("training", _check_training)
+        names = [e.name for e in encoders]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        problems = []
+        if dup:
+            problems.append(f"the feature names {dup} repeat")
+        if [e.domain_size for e in encoders] != list(core.domain_sizes):
+            problems.append(
+                f"the features have {[e.domain_size for e in encoders]} values but the model's schema "
+                f"{list(core.domain_sizes)}"
+            )
+        if any(k != params["encoding"] for k in core.kinds):
+            problems.append(f"params say encoding {params['encoding']!r} but the model's features are {sorted(set(core.kinds))}")
+        if params["method"] != core.method or params["T"] != core.T:
+            problems.append(
+                f"params say method {params['method']!r} with T = {params['T']}, the model is "
+                f"{core.method!r} with T = {core.T}"
+            )
+        if problems:
+            raise FindRSInputError("findrs model JSON is inconsistent: " + "; ".join(problems))
+        return cls(core, encoders, target, params, training)
+
+    @classmethod
+    def _from_v1(cls, text: str) -> "RuleSetModel":
+        """A version-1 document converted to version 2 and loaded as such."""
         with _no_gc():
             try:
                 d = json.loads(text)
             except json.JSONDecodeError as e:
                 raise FindRSInputError(f"not a findrs model: invalid JSON ({e})") from None
-            return cls.from_dict(d)
+            try:
+                v2 = _v1_to_v2(d)
+            except FindRSInputError as e:
+                raise FindRSInputError(f"findrs model JSON (version 1): {e}") from None
+            except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
+                raise FindRSInputError(f"findrs model JSON (version 1) is missing or has a malformed field: {e!r}") from None
+            try:
+                core, sections = _core.CoreModel.load(json.dumps(v2))
+            except ValueError as e:
+                raise FindRSInputError(f"findrs model JSON (version 1): {e}") from None
+        return cls._assemble(core, dict(sections))
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "RuleSetModel":
-        """Builds a model from :meth:`to_dict`'s output."""
-        with _no_gc():
-            return cls._from_dict(d)
 
-    @classmethod
-    def _from_dict(cls, d: dict[str, Any]) -> "RuleSetModel":
-        if not isinstance(d, dict) or d.get("format") != FORMAT:
-            raise FindRSInputError("not a findrs model: the 'format' field is not 'findrs-model'")
-        if d.get("version") != FORMAT_VERSION:
-            raise FindRSInputError(
-                f"findrs model format version {d.get('version')!r} is not supported by this findrs "
-                f"(it reads version {FORMAT_VERSION}); upgrade findrs or re-fit the model"
-            )
-        try:
-            encoders = [FeatureEncoder.from_dict(f) for f in d["features"]]
-            index = {e.name: i for i, e in enumerate(encoders)}
-            lookups = [{_value_key(e.json_value(c)): c for c in range(e.domain_size)} for e in encoders]
-            rules = []
-            for r in d["rules"]:
-                cons = []
-                for c in r["constraints"]:
-                    f = index[c["feature"]]
-                    cons.append((f, sorted(lookups[f][_value_key(v)] for v in c["values"])))
-                rules.append(cons)
-            weights = [int(r["weight"]) for r in d["rules"]]
-            core = _core.CoreModel(
-                [e.domain_size for e in encoders],
-                [d["encoding"]] * len(encoders),
-                d["method"],
-                rules,
-                weights,
-                [list(r) for r in d.get("runs", [])],
-                int(d["T"]),
-                int(d["n_rules"]),
-                int(d["total_weight"]),
-            )
-            target = Target.from_dict(d["target"])
-            params, training = d["params"], d["training"]
-            if not isinstance(params, dict) or not isinstance(training, dict):
-                raise TypeError("'params' and 'training' must be objects")
-        except (KeyError, TypeError, AttributeError, IndexError) as e:
-            raise FindRSInputError(f"findrs model JSON is missing or has a malformed field: {e!r}") from None
-        except (ValueError, OverflowError) as e:
-            raise FindRSInputError(f"findrs model JSON is inconsistent: {e}") from None
-        return cls(core, encoders, target, params, training)
+def _read_features(features: Any) -> list[FeatureEncoder]:
+    if not isinstance(features, list):
+        raise FindRSInputError(f"must be a list, got {features!r}")
+    return [FeatureEncoder.from_dict(f) for f in features]
+
+
+def _read_params(params: Any) -> dict[str, Any]:
+    if not isinstance(params, dict):
+        raise FindRSInputError(f"must be an object, got {params!r}")
+    return check_params(params, loading=True)
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise FindRSInputError(f"the model cannot be written as JSON: {e}") from None
+
+
+def _check_training(t: Any) -> dict[str, int]:
+    keys = ["rows", "positives", "contradictions"]
+    if not isinstance(t, dict) or sorted(t) != sorted(keys):
+        raise FindRSInputError(f"must be an object with the fields {keys}, got {t!r}")
+    if not all(isinstance(t[k], int) and not isinstance(t[k], bool) and t[k] >= 0 for k in keys):
+        raise FindRSInputError(f"its counts must be integers of at least 0, got {t!r}")
+    if t["positives"] > t["rows"] or t["contradictions"] > t["rows"]:
+        raise FindRSInputError(f"it counts more positives or contradictions than rows: {t!r}")
+    return {k: int(t[k]) for k in keys}
+
+
+def _v1_to_v2(d: Any) -> dict[str, Any]:
+    """A version-1 model dict as a version-2 document (raises on what cannot be converted)."""
+    if not isinstance(d, dict):
+        raise FindRSInputError("the document is not an object")
+    encoders = [FeatureEncoder.from_dict(f, legacy=True) for f in d["features"]]
+    index = {e.name: i for i, e in enumerate(encoders)}
+    if len(index) != len(encoders):
+        raise FindRSInputError("feature names repeat")
+    lookups = [{_value_key(e.json_value(c)): c for c in range(e.domain_size)} for e in encoders]
+    table: dict[tuple[int, tuple[int, ...]], int] = {}
+    rules = []
+    training = d["training"]
+    positives, negatives = training["rule_positives"], training["rule_negatives"]
+    if len(positives) != len(d["rules"]) or len(negatives) != len(d["rules"]):
+        raise FindRSInputError("'training' does not count every rule's coverage")
+    for i, r in enumerate(d["rules"]):
+        ids = []
+        for c in r["constraints"]:
+            f = index[c["feature"]]
+            codes = tuple(sorted(lookups[f][_value_key(v)] for v in c["values"]))
+            ids.append(table.setdefault((f, codes), len(table)))
+        rules.append(
+            {"weight": r["weight"], "constraints": sorted(ids), "train_positives": positives[i], "train_negatives": negatives[i]}
+        )
+    weights = [r["weight"] for r in d["rules"]]
+    if not all(isinstance(w, int) and not isinstance(w, bool) for w in weights) or d["total_weight"] != sum(weights):
+        raise FindRSInputError(f"total_weight {d['total_weight']!r} is not the sum of the rules' weights")
+    rule_set: dict[str, Any] = {"n_rules": d["n_rules"], "rules": rules}
+    if d["runs"]:
+        rule_set["runs"] = d["runs"]
+    if training.get("curve"):
+        rule_set["curve"] = training["curve"]
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "target": d["target"],
+        "features": [e.to_dict() for e in encoders],
+        "params": d["params"],
+        "training": {k: training[k] for k in ("rows", "positives", "contradictions")},
+        "model": {
+            "method": d["method"],
+            "T": d["T"],
+            "schema": {"domains": [e.domain_size for e in encoders], "kinds": [d["encoding"]] * len(encoders)},
+            "constraints": [{"feature": f, "codes": list(codes)} for (f, codes) in table],
+            "rule_sets": [rule_set],
+        },
+    }
 
 
 @contextlib.contextmanager
 def _no_gc() -> Iterator[None]:
-    """Pauses the cyclic garbage collector: a large model's JSON is millions of small
-    containers, none of them cyclic, and collections triggered while building them took
-    two thirds of the time (connect-4's 118k-rule model: 19.7 s to load, 6.5 s without).
-    The pause spans a whole load or save (parse and build, or build and dump): objects made
-    while it is paused stay in the youngest generation, so resuming in between would have the
-    next collection walk all of them."""
+    """Pauses the cyclic garbage collector while a version-1 file (millions of small,
+    acyclic containers for a large model) is parsed and converted: collections triggered while
+    building them took two thirds of the time."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

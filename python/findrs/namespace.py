@@ -1,5 +1,8 @@
 """The ``findrs`` namespace on Polars DataFrames and LazyFrames.
 
+``df.findrs.fit`` takes exactly :func:`findrs.fit`'s parameters (spelled out, so an IDE shows
+them; a test checks the signatures match).
+
 Example:
     >>> import findrs, polars as pl
     >>> df = findrs.datasets.tic_tac_toe()
@@ -10,11 +13,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, Sequence
 
 import polars as pl
 
 from .encode import check_columns
+from .expressions import Engine
+from .learn import Encoding, Method
 from .learn import fit as _fit
 from .model import RuleSetModel
 
@@ -24,20 +29,42 @@ class DataFrameNamespace:
     def __init__(self, df: pl.DataFrame) -> None:
         self._df = df
 
-    def fit(self, target: str, positive: Any | None = None, **kwargs: Any) -> RuleSetModel:
-        """``findrs.fit(df, target, positive, **kwargs)``; see :func:`findrs.fit`."""
-        return _fit(self._df, target, positive, **kwargs)
+    def fit(
+        self,
+        target: str,
+        positive: Any | None = None,
+        *,
+        method: Method = "find-rs",
+        encoding: Encoding = "av",
+        tolerance: int = 0,
+        shuffle: bool = True,
+        random_state: int | None = None,
+        features: Sequence[str] | None = None,
+        bins: int = 10,
+        T: int = 100,
+        n_jobs: int | None = None,
+        n_rules: Literal["auto"] | int | None = "auto",
+        accuracy_ratio: float = 0.99,
+        verbose: bool = False,
+    ) -> RuleSetModel:
+        """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit`."""
+        return _fit(
+            self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance, shuffle=shuffle,
+            random_state=random_state, features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules,
+            accuracy_ratio=accuracy_ratio, verbose=verbose,
+        )
 
-    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: str = "auto") -> pl.DataFrame:
+    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
         """The frame with a prediction column (default name ``<target>_predicted``)."""
         check_columns(self._df, model.encoders)
-        expr = model.predict_expr(engine=engine)  # type: ignore[arg-type]
+        expr = model.predict_expr(engine=engine)
         return self._df.with_columns(expr.alias(name) if name else expr)
 
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.DataFrame:
-        """The frame with the prediction, the score and the fired rules (ids and texts)."""
+        """The frame with the prediction, the decision value and the fired rules (ids and texts),
+        as :meth:`RuleSetModel.explain` gives them."""
         check_columns(self._df, model.encoders)
-        return self._df.with_columns(model.explain_exprs(top=top)).with_columns(model.fired_texts_expr())
+        return self._df.with_columns(model._explain_exprs(top)).with_columns(model._texts_expr())
 
 
 @pl.api.register_lazyframe_namespace("findrs")
@@ -45,17 +72,39 @@ class LazyFrameNamespace:
     def __init__(self, lf: pl.LazyFrame) -> None:
         self._lf = lf
 
-    def fit(self, target: str, positive: Any | None = None, **kwargs: Any) -> RuleSetModel:
+    def fit(
+        self,
+        target: str,
+        positive: Any | None = None,
+        *,
+        method: Method = "find-rs",
+        encoding: Encoding = "av",
+        tolerance: int = 0,
+        shuffle: bool = True,
+        random_state: int | None = None,
+        features: Sequence[str] | None = None,
+        bins: int = 10,
+        T: int = 100,
+        n_jobs: int | None = None,
+        n_rules: Literal["auto"] | int | None = "auto",
+        accuracy_ratio: float = 0.99,
+        verbose: bool = False,
+    ) -> RuleSetModel:
         """Collects the frame once and fits; see :func:`findrs.fit`."""
-        return _fit(self._lf.collect(), target, positive, **kwargs)
+        return _fit(
+            self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
+            shuffle=shuffle, random_state=random_state, features=features, bins=bins, T=T, n_jobs=n_jobs,
+            n_rules=n_rules, accuracy_ratio=accuracy_ratio, verbose=verbose,
+        )
 
-    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: str = "auto") -> pl.LazyFrame:
+    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
         """The query with a prediction column added (lazy; streams)."""
         check_columns(self._lf, model.encoders)
-        expr = model.predict_expr(engine=engine)  # type: ignore[arg-type]
+        expr = model.predict_expr(engine=engine)
         return self._lf.with_columns(expr.alias(name) if name else expr)
 
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.LazyFrame:
-        """The query with the prediction, the score and the fired rules (ids and texts)."""
+        """The query with the prediction, the decision value and the fired rules (ids and
+        texts)."""
         check_columns(self._lf, model.encoders)
-        return self._lf.with_columns(model.explain_exprs(top=top)).with_columns(model.fired_texts_expr())
+        return self._lf.with_columns(model._explain_exprs(top)).with_columns(model._texts_expr())

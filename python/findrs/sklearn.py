@@ -4,8 +4,8 @@ It follows scikit-learn's estimator contract (``get_params`` / ``set_params`` / 
 ``fit`` returns ``self``, fitted state in ``*_`` attributes, ``check_estimator`` clean), so it
 works in ``Pipeline``, ``GridSearchCV``, ``cross_val_score`` and friends. The learning and the
 prediction are findrs's own: ``fit`` calls :func:`findrs.fit`, ``predict`` calls
-:meth:`RuleSetModel.predict_mask` and ``decision_function`` / ``predict_proba`` come from
-:meth:`RuleSetModel.decision_function`.
+:meth:`RuleSetModel.predict` and ``decision_function`` / ``predict_proba`` come from
+:meth:`RuleSetModel.decision_function` and the model's :attr:`~RuleSetModel.vote`.
 
 Requires scikit-learn (it is not a dependency of findrs itself).
 
@@ -34,7 +34,6 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .encode import FeatureEncoder, dtype_family
 from .learn import fit as _findrs_fit
-from .model import RuleSetModel
 
 __all__ = ["FindRSClassifier"]
 
@@ -83,15 +82,16 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         feature_names_in_: the column names, when ``X`` had string column names.
 
     Scores: ``decision_function`` is :meth:`RuleSetModel.decision_function`, ``d = u - theta``
-    where ``u`` is the model's score of the row and ``theta`` its threshold:
+    where ``u`` is the row's votes over the decision scale (``votes / scale``, see
+    :attr:`RuleSetModel.vote`) and ``theta`` the decision offset:
 
     * FIND-RS: ``u`` is 1 if a rule covers the row, else 0; ``theta = 1/2``.
     * BO: ``u`` is the fraction of the ``T`` runs whose rule set covers the row; ``theta = 1/2``.
     * BP: ``u = sum(alpha_r for kept rules r covering the row) / T`` and
       ``theta = gamma_K / 2`` with ``gamma_K = sum(kept alpha) / sum(all alpha)``.
 
-    ``predict_proba(X)[:, 1]`` maps ``u`` piecewise-linearly through three points: no score
-    (``u = 0``) to 0, the threshold (``u = theta``) to 1/2, and the highest score the model can
+    ``predict_proba(X)[:, 1]`` maps ``u`` piecewise-linearly through three points: no vote
+    (``u = 0``) to 0, the threshold (``u = theta``) to 1/2, and the most votes the model can
     give (``u_max``: 1 for FIND-RS and BO, ``sum(kept alpha) / T`` for BP, every kept rule
     covering the row) to 1::
 
@@ -220,20 +220,20 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels: ``classes_[1]`` where the model says positive, else ``classes_[0]``."""
         df = self._predict_frame(X)
-        mask = self.model_.predict_mask(df)
+        mask = self.model_.predict(df, labels=False).to_numpy()
         return self.classes_[mask.astype(np.intp)]
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The model's signed score (1-D): ``> 0`` exactly where ``classes_[1]`` is predicted
+        """The model's decision value (1-D): ``> 0`` exactly where ``classes_[1]`` is predicted
         (see the class docstring for its formula per method)."""
         df = self._predict_frame(X)
         return self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """``[P(classes_[0]), P(classes_[1])]`` per row: the score rescaled to [0, 1] so that the
+        """``[P(classes_[0]), P(classes_[1])]`` per row: the decision value rescaled to [0, 1] so that the
         threshold is 1/2 (formula in the class docstring)."""
         d = self.decision_function(X)
-        theta, top = self._score_scale()
+        theta, top = self._vote_scale()
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(d > 0, 0.5 + 0.5 * d / (top - theta), 0.5 + 0.5 * d / theta)
         p = np.clip(p, 0.0, 1.0)  # float rounding only: d lies in [-theta, top - theta]
@@ -241,17 +241,11 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         p[(d > 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
         return np.column_stack([1.0 - p, p])
 
-    def _score_scale(self) -> tuple[float, float]:
-        """(theta, u_max) of the model's score u = decision + theta."""
-        m = self.model_
-        if m.method != "bp":
-            return 0.5, 1.0
-        w = m.rules.select(
-            pl.col("weight").cast(pl.Int64).sum().alias("all"),
-            pl.col("weight").cast(pl.Int64).filter(pl.col("kept")).sum().alias("kept"),
-        ).row(0)
-        total, kept = float(w[0]), float(w[1])
-        return kept / total / 2.0, kept / float(m.T)
+    def _vote_scale(self) -> tuple[float, float]:
+        """(theta, u_max) of u = decision + theta: the vote's decision offset
+        and its most votes on the decision scale."""
+        v = self.model_.vote
+        return v.offset, v.max_votes / v.scale
 
     # ------------------------------------------------------------------ input
     def _predict_frame(self, X: Any) -> pl.DataFrame:
@@ -328,26 +322,6 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
                 if bool((x == x.round()).all()) and bool(x.abs().max() < 2**53):
                     fixes.append(pl.col(enc.name).fill_nan(None).cast(pl.Int64))
         return df.with_columns(fixes) if fixes else df
-
-    # ------------------------------------------------------------------ pickling
-    def __getstate__(self) -> dict[str, Any]:
-        # findrs's RuleSetModel holds a Rust object that pickle cannot copy; store the model
-        # as findrs's own JSON (an exact round trip) and rebuild it on load.
-        state = dict(super().__getstate__())
-        model = state.get("model_")
-        if isinstance(model, RuleSetModel):
-            state["model_"] = {"findrs_model_json": model.to_json()}
-            state.pop("rules_", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        state = dict(state)
-        model = state.get("model_")
-        if isinstance(model, dict) and "findrs_model_json" in model:
-            state["model_"] = RuleSetModel.from_json(model["findrs_model_json"])
-            state["rules_"] = state["model_"].rules
-        super().__setstate__(state)
-
 
 # ---------------------------------------------------------------------- helpers
 def _is_pandas_frame(X: Any) -> bool:

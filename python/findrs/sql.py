@@ -12,9 +12,12 @@ The expression reads the raw feature columns (no encoding step) and follows sema
   no training value is an unseen value; NaN is null and infinities fall in the end bins, as in
   findrs.
 
-semantics §5's votes are plain integer sums: FIND-RS is a DNF, BO counts the runs whose rule set holds
-(positive iff the count is above T/2, a tie is negative), BP sums the weights of the kept rules
-that hold (positive iff above floor(kept_weight * T / (2 * total_weight))).
+The votes are printed from the model's public view (:class:`findrs.view.Vote`): the weighted
+count of the vote's groups of which some rule holds (FIND-RS: its one group, so the
+prediction is a ``CASE`` over the rules; BO: the distinct runs, each counted as often as it
+occurs; BP: each voting rule with its weight), compared with the view's threshold; the
+decision value is ``votes / scale - offset`` with the view's numbers. Whether an unseen value
+passes a constraint is the view's ``unseen_passes``.
 
 Dialects: ``"duckdb"`` (default) and ``"sqlite"``. Double constants are written so that both read
 them back exactly (DuckDB: shortest round-trip literals with an exponent, which it reads as
@@ -28,15 +31,15 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+import warnings
+from typing import Any, Sequence
 
 from .encode import _ATOL, _RTOL, FeatureEncoder
 from .errors import FindRSInputError
+from .target import Target
+from .view import Constraint, Vote
 
-if TYPE_CHECKING:
-    from .model import RuleSetModel
-
-_OUTPUTS = ("predict", "score", "decision")
+_OUTPUTS = ("predict", "votes", "decision")
 # Long AND/OR/+ chains are nested in groups (SQLite refuses expressions deeper than 1000).
 _GROUP = 64
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -62,26 +65,31 @@ def _dialect(name: str) -> _Dialect:
 
 
 def model_to_sql(
-    model: "RuleSetModel",
+    vote: Vote,
+    encoders: Sequence[FeatureEncoder],
+    target: Target,
     *,
     table: str | Sequence[str] | None = None,
     dialect: str = "duckdb",
     output: str = "predict",
 ) -> str:
-    """SQL that computes the model's predictions (or scores) from the raw feature columns.
+    """SQL that computes a model's predictions (or votes, or decision values) from the raw
+    feature columns; :meth:`findrs.RuleSetModel.to_sql` calls it with the model's view.
 
     Args:
-        model: a fitted :class:`~findrs.RuleSetModel` (any method, either encoding).
+        vote: the model's :attr:`~findrs.RuleSetModel.vote`.
+        encoders: the model's encoders.
+        target: the model's target.
         table: when given, a whole query ``SELECT *, <expr> AS "<target>_predicted" FROM table``
-            (``_score`` / ``_decision`` for the other outputs). A string of plain dotted names
+            (``_votes`` / ``_decision`` for the other outputs). A string of plain dotted names
             (``main.games``) is quoted part by part, any other string as one identifier; a
             sequence of strings gives the parts of a qualified name.
         dialect: ``"duckdb"`` or ``"sqlite"``.
         output: ``"predict"``: the predicted label (the model's labels in their type; a boolean
-            for a one-vs-rest model), as ``model.predict``; ``"score"``: the integer vote the
-            core computes (FIND-RS 0/1, BO the number of runs that hold, BP the summed weights of
-            the kept rules that hold), as ``model._core.scores``; ``"decision"``: the double
-            ``model.decision_function`` returns.
+            for a one-vs-rest model), as ``model.predict``; ``"votes"``: the integer votes
+            (FIND-RS 0/1, BO the number of runs that hold, BP the summed weights of the voting
+            rules that hold); ``"decision"``: the double ``model.decision_function`` returns.
+            (``"score"``, the former name of ``"votes"``, is deprecated.)
 
     Returns:
         The SQL text (an expression, or a query when ``table`` is given).
@@ -91,52 +99,53 @@ def model_to_sql(
 
     Example:
         >>> import findrs
-        >>> from findrs.sql import model_to_sql
         >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
-        >>> print(model_to_sql(m).splitlines()[1])
+        >>> print(m.to_sql().splitlines()[1])
           WHEN ("top_left" = 'x' AND "top_middle" = 'x' AND "top_right" = 'x') THEN 'positive'
-        >>> print(model_to_sql(m).splitlines()[-1])
+        >>> print(m.to_sql().splitlines()[-1])
           ELSE 'negative' END
     """
     d = _dialect(dialect)
+    if output == "score":
+        warnings.warn('to_sql(output="score") is deprecated: use output="votes"', DeprecationWarning, stacklevel=3)
+        output = "votes"
     if output not in _OUTPUTS:
         raise FindRSInputError(f"output must be one of {list(_OUTPUTS)}, got {output!r}")
-    core = model._core
-    kept = model.n_rules
-    rules = [_rule_sql(model.encoders, r, d) for r in core.rules(kept)]
-    method = model.method
+    rules = [_rule_sql(encoders, vote.rule(i), d) for i in range(len(vote.rules))]
 
-    target = model.target
     if target.negative is None:
-        pos, neg = "TRUE", "FALSE"
+        pos, neg = _sql_bool(True), _sql_bool(False)
     else:
         pos, neg = _literal(target.positive, d), _literal(target.negative, d)
 
-    if method == "find-rs":
-        # The DNF as a CASE over the rules: DuckDB plans a long WHEN list in linear time, a long
-        # OR chain in superlinear time.
-        score = _first_match(rules, "1", "0", "  ")
+    # Weights as BIGINT when their sum may not fit a 32-bit INTEGER.
+    big = vote.max_votes >= 2**31 - 1
+    weight = (lambda w: f"CAST({w} AS BIGINT)") if big else str
+    terms = [
+        f"CASE WHEN {rules[group[0]]} THEN {weight(w)} ELSE 0 END"
+        if len(group) == 1
+        else _first_match([rules[i] for i in group], weight(w), "0", "    " if len(vote.groups) > 1 else "  ")
+        for group, w in zip(vote.groups, vote.group_weights)
+    ]
+    votes = _join("+", terms, "0", "\n  ")
+    if len(vote.groups) == 1 and vote.group_weights[0] == 1 and vote.threshold == 0:
+        # A DNF: the prediction is a CASE over the rules. DuckDB plans a long WHEN list in
+        # linear time, a long OR chain in superlinear time.
         predict = _first_match(rules, pos, neg, "  ")
     else:
-        if method == "bo":
-            # Runs with the same rule set vote together (same coverage), counted with multiplicity.
-            runs = Counter(tuple(sorted(set(int(i) for i in run))) for run in core.runs)
-            terms = [_first_match([rules[i] for i in run], str(times), "0", "    ") for run, times in runs.items()]
-        else:
-            terms = [f"CASE WHEN {r} THEN {int(w)} ELSE 0 END" for r, w in zip(rules, core.weights[:kept])]
-        score = _join("+", terms, "0", "\n  ")
-        predict = f"CASE WHEN {score}\n  > {int(core.threshold())}\n  THEN {pos} ELSE {neg} END"
+        predict = f"CASE WHEN {votes}\n  > {int(vote.threshold)}\n  THEN {pos} ELSE {neg} END"
 
-    if output == "score":
-        expr = score
+    if output == "votes":
+        expr = votes
     elif output == "decision":
-        expr = _decision_sql(model, score, d)
+        s = f"CAST({votes} AS {d.double})"
+        expr = f"{s} / {_double(vote.scale, d)} - {_double(vote.offset, d)}"
     else:
         expr = predict
     if table is None:
         return expr
-    suffix = {"predict": "predicted", "score": "score", "decision": "decision"}[output]
-    alias = quote_identifier(f"{model.target.name}_{suffix}")
+    suffix = {"predict": "predicted", "votes": "votes", "decision": "decision"}[output]
+    alias = quote_identifier(f"{target.name}_{suffix}")
     return f"SELECT *,\n{expr} AS {alias}\nFROM {_table_name(table)}"
 
 
@@ -149,17 +158,17 @@ def _first_match(conditions: Sequence[str], then: str, other: str, indent: str) 
 
 
 # --------------------------------------------------------------------------- constraints
-def _rule_sql(encoders: Sequence[FeatureEncoder], constraints: Sequence[tuple[int, Sequence[int]]], d: _Dialect) -> str:
-    parts = [constraint_sql(encoders[f], codes, d.name) for f, codes in constraints]
-    return _join("AND", parts, "TRUE", " ")
+def _rule_sql(encoders: Sequence[FeatureEncoder], constraints: Sequence[Constraint], d: _Dialect) -> str:
+    parts = [constraint_sql(encoders[c.feature], c, d.name) for c in constraints]
+    return _join("AND", parts, _sql_bool(True), " ")
 
 
-def constraint_sql(enc: FeatureEncoder, codes: Sequence[int], dialect: str = "duckdb") -> str:
-    """SQL condition of one constraint of feature ``enc`` allowing the training codes ``codes``
-    (semantics §2: one code is ``a = v``; two or more are ``a not in (domain - S)``, unseen values pass)."""
+def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") -> str:
+    """SQL condition of constraint ``c`` on feature ``enc`` (docs/semantics.md §2: the allowed
+    values, and every value never seen in training when ``c.unseen_passes``)."""
     d = _dialect(dialect)
-    allowed = set(int(c) for c in codes)
-    multi = len(allowed) >= 2
+    allowed = set(int(k) for k in c.codes)
+    multi = c.unseen_passes
     null_code = enc.domain_size - 1 if enc.has_null else None
     # A null never seen in training is an unseen value.
     null_ok = (null_code in allowed) if null_code is not None else multi
@@ -167,12 +176,16 @@ def constraint_sql(enc: FeatureEncoder, codes: Sequence[int], dialect: str = "du
         return _binned_sql(enc, allowed, multi, null_ok, d)
     col = quote_identifier(enc.name)
     if not multi:
-        (code,) = allowed
-        v = enc.values[code]
-        return f"{col} IS NULL" if v is None else f"{col} = {_literal(v, d)}"
-    excluded = [_literal(enc.values[c], d) for c in range(enc.domain_size) if c not in allowed and enc.values[c] is not None]
+        values = [enc.values[k] for k in sorted(allowed) if enc.values[k] is not None]
+        tests = [f"{col} = {_literal(values[0], d)}"] if len(values) == 1 else []
+        if len(values) > 1:
+            tests.append(f"{col} IN ({', '.join(_literal(v, d) for v in values)})")
+        if null_ok:
+            tests.append(f"{col} IS NULL")
+        return tests[0] if len(tests) == 1 else f"({' OR '.join(tests)})"
+    excluded = [_literal(enc.values[k], d) for k in range(enc.domain_size) if k not in allowed and enc.values[k] is not None]
     if not excluded:
-        return "TRUE" if null_ok else f"{col} IS NOT NULL"
+        return _sql_bool(True) if null_ok else f"{col} IS NOT NULL"
     test = f"{col} <> {excluded[0]}" if len(excluded) == 1 else f"{col} NOT IN ({', '.join(excluded)})"
     return f"({col} IS NULL OR {test})" if null_ok else test
 
@@ -201,17 +214,6 @@ def _binned_sql(enc: FeatureEncoder, allowed: set[int], multi: bool, null_ok: bo
                 test = f"({test} OR {x} = {_double(-math.inf, d)})"
             whens.append(f"WHEN {test} THEN {_sql_bool(bin_ok(b))}")
     return f"CASE {' '.join(whens)} ELSE {_sql_bool(bin_ok(n_bins - 1))} END"
-
-
-def _decision_sql(model: "RuleSetModel", score: str, d: _Dialect) -> str:
-    s = f"CAST({score} AS {d.double})"
-    if model.method == "find-rs":
-        return f"{s} - {_double(0.5, d)}"
-    t = _double(float(model.T), d)
-    if model.method == "bo":
-        return f"{s} / {t} - {_double(0.5, d)}"
-    kept = float(sum(model._core.weights[: model.n_rules]))
-    return f"{s} / {t} - {_double(kept / float(model._core.total_weight) / 2.0, d)}"
 
 
 # --------------------------------------------------------------------------- literals

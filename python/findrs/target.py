@@ -37,7 +37,25 @@ class Target:
         return {"column": self.name, "dtype": self.dtype, "positive": self.positive, "negative": self.negative}
 
     @staticmethod
-    def from_dict(d: dict[str, Any]) -> "Target":
+    def from_dict(d: Any) -> "Target":
+        """A target from :meth:`to_dict`'s output, checked: a column name, a dtype, a positive
+        label (not null) and a different negative label or ``None``.
+
+        Raises:
+            FindRSInputError: what is wrong.
+        """
+        keys = ["column", "dtype", "positive", "negative"]
+        if not isinstance(d, dict) or sorted(d) != sorted(keys):
+            raise FindRSInputError(f"the target must be an object with the fields {keys}, got {d!r}")
+        if not isinstance(d["column"], str) or not isinstance(d["dtype"], str):
+            raise FindRSInputError(f"the target's column and dtype must be strings, got {d['column']!r} and {d['dtype']!r}")
+        for name in ("positive", "negative"):
+            if isinstance(d[name], (list, dict)):
+                raise FindRSInputError(f"the target's {name} label must be one value, got {d[name]!r}")
+        if d["positive"] is None:
+            raise FindRSInputError("the target's positive label is null; a model describes a label")
+        if d["negative"] == d["positive"]:
+            raise FindRSInputError(f"the target's positive and negative labels are both {d['positive']!r}")
         return Target(d["column"], d["dtype"], d["positive"], d["negative"])
 
 

@@ -2,11 +2,7 @@
 //! `cargo run --release --example fit_csv -- FILE POSITIVE [T] [REPEAT]`, e.g.
 //! `fit_csv "$FINDRS_DATA_DIR/tic-tac-toe.data" positive 100 50` or
 //! `fit_csv "$FINDRS_DATA_DIR/connect-4.data" win 1 3`. Trains on every other row.
-use findrs_core::data::Columns;
-use findrs_core::ensemble::Progress;
-use findrs_core::fit::{fit, FitOptions, RuleCount};
-use findrs_core::model::Method;
-use findrs_core::schema::{ConstraintKind, Schema};
+use findrs_core::{fit, Columns, ConstraintKind, FitOptions, Method, Progress, RuleCount, Schema};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -74,7 +70,7 @@ fn main() {
         "{} rows, T {t}: median {:.3} ms, {} rules, K {}",
         labels.len(),
         times[times.len() / 2] * 1e3,
-        f.model.rules.len(),
-        f.model.n_kept
+        f.model.rule_set().rules().len(),
+        f.model.rule_set().n_kept()
     );
 }

@@ -20,14 +20,10 @@
 //! covering a training negative the rule did not cover, up to the values next to the nearest
 //! such negative (an end that reaches the first or last value opens); null stays as learned.
 //! It shows how much of the difference to bins comes from FIND-S's tight [min, max] ends.
-use findrs_core::data::Columns;
-use findrs_core::ensemble::Progress;
-use findrs_core::fit::{fit, FitOptions, RuleCount};
-use findrs_core::interval::null_code;
-use findrs_core::interval::Interval;
-use findrs_core::model::Method;
-use findrs_core::rule::Rule;
-use findrs_core::schema::{ConstraintKind, Schema};
+use findrs_core::{
+    fit, null_code, Columns, ConstraintKind, FitOptions, Interval, Method, Progress, Rule, RuleCount,
+    RuleModel, Schema,
+};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -382,10 +378,12 @@ fn run(
             .filter(|&r| !train.labels[r])
             .map(|r| train_data.row(r))
             .collect();
-        let n = model.n_kept;
-        for r in &mut model.rules[..n] {
+        let mut parts = model.rule_set().parts();
+        let n = parts.n_kept;
+        for r in &mut parts.rules[..n] {
             *r = widen(&schema, r, &negatives);
         }
+        model = RuleModel::new(schema.clone(), model.method(), model.n_runs(), vec![parts]).expect("widened");
     }
     let pred = model.predict(&test_data);
     let correct = pred
@@ -393,7 +391,7 @@ fn run(
         .zip(&test.labels)
         .filter(|(p, y)| p == y)
         .count();
-    let voting = &model.rules[..model.n_kept];
+    let voting = &model.rule_set().rules()[..model.rule_set().n_kept()];
     let conditions: usize = voting
         .iter()
         .map(|r| (0..m).filter(|&f| !r.is_free(&schema, f)).count())

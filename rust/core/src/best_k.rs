@@ -3,8 +3,11 @@
 //! the (row, rule) coverage pairs.
 //!
 //! Invariant: after adding rules `0..K`, `score[r]` is the integer sum of the weights of those
-//! rules covering row `r`, and each label's Fenwick tree counts the rows at every score; so the
-//! accuracy at K is two prefix sums, and each coverage pair is touched once (O(log A) each).
+//! rules covering row `r`, and each label's Fenwick tree counts the rows at every score up to
+//! the largest threshold, floor(T / 2), and above it in one last position (every threshold is
+//! below it, so those rows are positive at every K); so the accuracy at K is two prefix sums,
+//! each coverage pair is touched once (O(log T) each), and the trees take O(T) memory whatever
+//! the weights sum to.
 
 use crate::bitset;
 use crate::row_index::RowIndex;
@@ -56,7 +59,6 @@ impl Fenwick {
 #[derive(Clone, Debug)]
 pub struct PruningCurve {
     pub correct: Vec<u32>,
-    pub n_rows: usize,
     pub pos_covered: Vec<u32>,
     pub neg_covered: Vec<u32>,
 }
@@ -103,8 +105,11 @@ pub fn pruning_curve(
 ) -> PruningCurve {
     let n = index.n_rows();
     let total: u64 = alpha.iter().map(|&a| a as u64).sum();
-    let mut pos = Fenwick::new(total as usize + 1);
-    let mut neg = Fenwick::new(total as usize + 1);
+    // Scores above every threshold share one position (see the module docs).
+    let cap = total.min(n_runs as u64 / 2 + 1) as usize;
+    let at = |score: u64| (score as usize).min(cap);
+    let mut pos = Fenwick::new(cap + 1);
+    let mut neg = Fenwick::new(cap + 1);
     let n_pos = labels.iter().filter(|&&y| y).count() as i64;
     pos.add(0, n_pos);
     neg.add(0, n as i64 - n_pos);
@@ -124,19 +129,18 @@ pub fn pruning_curve(
             for &r in rows {
                 let r = r as usize;
                 let tree = if labels[r] { &mut pos } else { &mut neg };
-                tree.add(score[r] as usize, -1);
+                tree.add(at(score[r]), -1);
                 score[r] += a;
-                tree.add(score[r] as usize, 1);
+                tree.add(at(score[r]), 1);
             }
             kept += a;
-            let t = threshold(kept, total, n_runs as u64) as usize;
+            let t = (threshold(kept, total, n_runs as u64) as usize).min(cap);
             let ok = (n_pos - pos.prefix(t)) + neg.prefix(t);
             correct.push(ok as u32);
         }
     }
     PruningCurve {
         correct,
-        n_rows: n,
         pos_covered,
         neg_covered,
     }
@@ -158,7 +162,6 @@ mod tests {
     fn auto_k_is_smallest_meeting_ratio() {
         let c = PruningCurve {
             correct: vec![50, 80, 97, 99, 100],
-            n_rows: 100,
             pos_covered: vec![],
             neg_covered: vec![],
         };

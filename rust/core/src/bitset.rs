@@ -116,6 +116,7 @@ pub fn extract(words: &[u64], start: usize, len: usize) -> u64 {
 
 /// Total number of set bits.
 #[inline]
+#[cfg(test)]
 pub fn count_ones(words: &[u64]) -> usize {
     words.iter().map(|w| w.count_ones() as usize).sum()
 }
@@ -134,6 +135,7 @@ pub fn for_each_one(words: &[u64], mut f: impl FnMut(usize)) {
 }
 
 /// Indices of the set bits, in increasing order.
+#[cfg(test)]
 pub fn ones(words: &[u64]) -> Vec<usize> {
     let mut out = Vec::new();
     for_each_one(words, |i| out.push(i));

@@ -4,11 +4,11 @@
 //! Invariant: the result depends on the data, the options and the seed only; the thread count
 //! changes how fast, never what.
 
-use crate::best_k::{pruning_curve, PruningCurve};
+use crate::best_k::pruning_curve;
 use crate::data::Columns;
 use crate::ensemble::{aggregate, fit_runs, run_order, Progress};
 use crate::error::{FindRsError, Result};
-use crate::model::{Method, RuleModel};
+use crate::model::{coverage_counts, Method, RuleModel, RuleSetParts, MAX_RUNS};
 use crate::prune::find_rs_pruned;
 use crate::row_index::RowIndex;
 use crate::schema::Schema;
@@ -25,45 +25,50 @@ pub enum RuleCount {
     All,
 }
 
+/// The options of a fit; [`FitOptions::validate`] is where their ranges are checked.
 #[derive(Clone, Debug)]
 pub struct FitOptions {
     pub method: Method,
+    /// How many training negatives one rule may cover (docs/semantics.md §3).
     pub tolerance: u32,
+    /// T, the number of runs (FIND-RS: 1).
     pub n_runs: u32,
     pub seed: u64,
     pub shuffle: bool,
     pub n_rules: RuleCount,
 }
 
-#[derive(Clone, Debug)]
-pub struct Fitted {
-    pub model: RuleModel,
-    /// BP only: training accuracy for every K.
-    pub curve: Option<PruningCurve>,
-    /// Training positives and negatives covered by each rule of the model.
-    pub pos_covered: Vec<u32>,
-    pub neg_covered: Vec<u32>,
-    /// Training rows that have an identical row of the other label (docs/semantics.md §1).
-    pub contradictions: usize,
-}
-
-impl Fitted {
-    fn new(model: RuleModel, curve: Option<PruningCurve>, data: &Columns, labels: &[bool]) -> Self {
-        let (pos_covered, neg_covered) = match &curve {
-            Some(c) => (c.pos_covered.clone(), c.neg_covered.clone()),
-            None => model.coverage_counts(data, labels),
-        };
-        let contradictions = TrainingSet::contradictions(data, labels);
-        Self {
-            model,
-            curve,
-            pos_covered,
-            neg_covered,
-            contradictions,
+impl FitOptions {
+    /// Checks the ranges: T from 1 to [`MAX_RUNS`] (1 for FIND-RS), a fixed K of at least 1,
+    /// `accuracy_ratio` in (0, 1].
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(FindRsError::InvalidParameter(m));
+        if self.n_runs == 0 || self.n_runs > MAX_RUNS {
+            return bad(format!("T must be from 1 to {MAX_RUNS}, got {}", self.n_runs));
+        }
+        if self.method == Method::FindRs && self.n_runs != 1 {
+            return bad(format!("FIND-RS makes one run: T must be 1, got {}", self.n_runs));
+        }
+        match self.n_rules {
+            RuleCount::Auto { accuracy_ratio } if !(accuracy_ratio > 0.0 && accuracy_ratio <= 1.0) => {
+                bad(format!("accuracy_ratio must be in (0, 1], got {accuracy_ratio}"))
+            }
+            RuleCount::Fixed(0) => bad("n_rules must be at least 1".into()),
+            _ => Ok(()),
         }
     }
 }
 
+/// A fitted model and what the fit learned about the data besides it.
+#[derive(Clone, Debug)]
+pub struct Fitted {
+    pub model: RuleModel,
+    /// Training rows that have an identical row of the other label (docs/semantics.md §1).
+    pub contradictions: usize,
+}
+
+/// Fits a model of `options.method` on `data` (training codes: no unseen code) labelled by
+/// `labels` (true = positive); `progress` counts finished runs and can cancel between runs.
 pub fn fit(
     schema: Schema,
     data: &Columns,
@@ -71,77 +76,45 @@ pub fn fit(
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<Fitted> {
-    if options.n_runs == 0 {
-        return Err(FindRsError::InvalidParameter("T must be at least 1".into()));
-    }
-    if let RuleCount::Auto { accuracy_ratio } = options.n_rules {
-        if !(0.0..=1.0).contains(&accuracy_ratio) {
-            return Err(FindRsError::InvalidParameter(format!(
-                "accuracy_ratio must be in [0, 1], got {accuracy_ratio}"
-            )));
+    options.validate()?;
+    let ts = TrainingSet::new(schema.clone(), data, labels)?;
+    let contradictions = TrainingSet::contradictions(data, labels);
+    let tau = options.tolerance;
+    let runs = if options.method == Method::FindRs {
+        let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
+        vec![find_rs_pruned(&ts, &order, tau)]
+    } else {
+        fit_runs(&ts, tau, options.n_runs as usize, options.seed, options.shuffle, progress)?
+    };
+    let mut parts = RuleSetParts::default();
+    if options.method == Method::FindRs {
+        let rules = runs.into_iter().next().expect("one run");
+        parts.weights = vec![1; rules.len()];
+        parts.rules = rules;
+    } else {
+        let agg = aggregate(runs);
+        parts.rules = agg.rules;
+        parts.weights = agg.alpha;
+        if options.method == Method::Bo {
+            parts.runs = agg.runs;
         }
     }
-    if let RuleCount::Fixed(0) = options.n_rules {
-        return Err(FindRsError::InvalidParameter(
-            "n_rules must be at least 1".into(),
-        ));
-    }
-    let ts = TrainingSet::new(schema.clone(), data, labels)?;
-    let tau = options.tolerance;
-    if options.method == Method::FindRs {
-        let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
-        let rules = find_rs_pruned(&ts, &order, tau);
-        let n = rules.len();
-        let model = RuleModel {
-            schema,
-            method: Method::FindRs,
-            weights: vec![1; n],
-            rules,
-            runs: Vec::new(),
-            n_runs: 1,
-            n_kept: n,
-            total_weight: n as u64,
+    let n = parts.rules.len();
+    parts.n_kept = n;
+    if options.method == Method::Bp {
+        let index = RowIndex::from_all(&schema, data);
+        let curve = pruning_curve(&schema, &index, labels, &parts.rules, &parts.weights, options.n_runs);
+        parts.n_kept = match options.n_rules {
+            RuleCount::All => n,
+            RuleCount::Fixed(k) => k.min(n),
+            RuleCount::Auto { accuracy_ratio } => curve.auto_k(accuracy_ratio),
         };
-        return Ok(Fitted::new(model, None, data, labels));
+        parts.train_positives = curve.pos_covered;
+        parts.train_negatives = curve.neg_covered;
+        parts.curve = curve.correct;
+    } else {
+        (parts.train_positives, parts.train_negatives) = coverage_counts(&schema, &parts.rules, data, labels);
     }
-    let runs = fit_runs(
-        &ts,
-        tau,
-        options.n_runs as usize,
-        options.seed,
-        options.shuffle,
-        progress,
-    )?;
-    let agg = aggregate(runs);
-    let total_weight: u64 = agg.alpha.iter().map(|&a| a as u64).sum();
-    let n = agg.rules.len();
-    let mut model = RuleModel {
-        schema,
-        method: options.method,
-        rules: agg.rules,
-        weights: agg.alpha,
-        runs: Vec::new(),
-        n_runs: options.n_runs,
-        n_kept: n,
-        total_weight,
-    };
-    if options.method == Method::Bo {
-        model.runs = agg.runs;
-        return Ok(Fitted::new(model, None, data, labels));
-    }
-    let index = RowIndex::from_all(&model.schema, data);
-    let curve = pruning_curve(
-        &model.schema,
-        &index,
-        labels,
-        &model.rules,
-        &model.weights,
-        options.n_runs,
-    );
-    model.n_kept = match options.n_rules {
-        RuleCount::All => n,
-        RuleCount::Fixed(k) => k.min(n),
-        RuleCount::Auto { accuracy_ratio } => curve.auto_k(accuracy_ratio),
-    };
-    Ok(Fitted::new(model, Some(curve), data, labels))
+    let model = RuleModel::new(schema, options.method, options.n_runs, vec![parts])?;
+    Ok(Fitted { model, contradictions })
 }

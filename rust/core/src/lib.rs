@@ -1,25 +1,50 @@
 //! findrs-core: FIND-RS, FIND-RS-BO and FIND-RS-BP ("Bayes Point Rule Set Learning") on
-//! bitsets, with no Python in sight. Data flows one way: encoded code columns ([`data`]) and a
-//! [`schema`] become a [`training`] set; runs ([`run`]) and [`prune`] make rule sets; the
-//! [`ensemble`] aggregates runs into a [`model`], which [`predict`] compiles for prediction (laid
-//! out by [`predict_plan`]). Ordered features may be constrained by intervals ([`interval`]).
+//! bitsets, with no Python in sight.
+//!
+//! Data flows one way. Encoded code columns ([`Columns`], checked against a [`Schema`]) and
+//! labels go into [`fit`]: a training set, one FIND-RS run per seed and prune, the runs
+//! aggregated into weighted rules, BP's K chosen. Out comes a [`RuleModel`], the one value
+//! that holds a model and decides rows (votes, threshold, decision value); it compiles its
+//! voting rules into a predictor on first use. Its public view (the rules as
+//! [`Constraint`]s of a [`ConstraintTable`], the vote groups, the decision scale) is what
+//! exporters print, and [`write_document`] / [`read_document`] are its one serialization.
+//!
+//! Modules, each depending only on those above it:
+//! `bitset`, `error`, `interval` (interval constraints on ordered features: gap codes, bounds),
+//! `schema` (features, slots, constraint kinds), `data` (code columns), `rule` (rules as slot
+//! sets plus intervals), `row_index` (slot and prefix bitsets over rows), `training`, `run` (one
+//! FIND-RS run), `prune`, `ensemble` (seeded runs, aggregation), `best_k` (BP's threshold and
+//! accuracy at every K), `constraints` (the public view of rules), `predict_plan`,
+//! `interval_cells` and `predict` (rules compiled for prediction: they know rules and tallies,
+//! not models), `model`, `fit`, `json`.
 
-pub mod best_k;
-pub mod bitset;
-pub mod data;
-pub mod ensemble;
-pub mod error;
-pub mod fit;
-pub mod interval;
+mod best_k;
+mod bitset;
+mod constraints;
+mod data;
+mod ensemble;
+mod error;
+mod fit;
+mod interval;
 mod interval_cells;
-pub mod model;
-pub mod predict;
-pub mod predict_plan;
-pub mod prune;
-pub mod row_index;
-pub mod rule;
-pub mod run;
-pub mod schema;
-pub mod training;
+mod json;
+mod model;
+mod predict;
+mod predict_plan;
+mod prune;
+mod row_index;
+mod rule;
+mod run;
+mod schema;
+mod training;
 
+pub use constraints::{Constraint, ConstraintTable};
+pub use data::Columns;
+pub use ensemble::Progress;
 pub use error::{FindRsError, Result};
+pub use fit::{fit, FitOptions, Fitted, RuleCount};
+pub use interval::{null_code, Interval};
+pub use json::{model_from_json, model_to_json, read_document, write_document, FORMAT, FORMAT_VERSION};
+pub use model::{Method, RuleModel, RuleSet, RuleSetParts, MAX_RUNS};
+pub use rule::Rule;
+pub use schema::{ConstraintKind, Schema};

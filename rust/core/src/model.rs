@@ -1,25 +1,59 @@
-//! A fitted rule model: its rules, weights and threshold; prediction compiles the voting rules
-//! into a [`Predictor`].
+//! The fitted model: the one value that holds what a model is (its schema, rules, weights, runs,
+//! K, T and training coverage) and decides rows with it (votes, threshold, decision value).
+//! Every other piece reads it: the bindings hold one, the Polars plugin and the JSON form are
+//! built from it and back through [`RuleModel::new`], and exporters print its public view
+//! ([`RuleModel::vote_groups`], [`RuleSet::constraints`], [`RuleModel::decision_scale`]).
 //!
-//! Invariant: a model's integer score of a row and its threshold decide the class the same way
-//! for every method (positive iff `score > threshold`):
-//! - FIND-RS: score 1 if some rule covers the row, threshold 0;
-//! - BO: the number of runs whose rule set covers the row, threshold floor(T / 2);
-//! - BP: the sum of the weights of the kept (top-K) rules covering the row, threshold
-//!   floor(kept_weight * T / (2 * total_weight)) (docs/semantics.md §5, gamma_K).
+//! How rows are decided (docs/semantics.md §5, §6): the *votes* of a row are an integer
+//! (`u64`), and the row is positive iff its votes exceed the integer threshold:
+//! - FIND-RS: 1 if some rule covers the row, else 0; threshold 0;
+//! - BO: the number of runs whose rule set covers the row; threshold floor(T / 2);
+//! - BP: the sum of the weights of the kept (top-K) rules covering the row; threshold
+//!   floor(kept_weight * T / (2 * total_weight)) (gamma_K, [`threshold`](crate::best_k::threshold)).
+//!
+//! The decision value is `votes / scale - offset` ([`RuleModel::decision_scale`]), positive
+//! exactly where the row is positive. In every method the votes are a weighted count of
+//! *groups* of which some rule covers the row ([`RuleModel::vote_groups`]): one group of all
+//! rules (FIND-RS), one group per distinct run (BO), one group per rule (BP). Exporters print
+//! that count against the threshold; none has a formula of its own.
+//!
+//! Invariant: a `RuleModel` has passed [`RuleModel::new`]'s checks (every way to build one goes
+//! through it), so its parts agree with each other and with the method: K between 1 and the
+//! number of rules, weights between 1 and T, BO weights equal to the number of runs holding the
+//! rule, the total weight at least the kept weight. Its fields are private.
+//!
+//! Shape for what comes next. A model holds one [`RuleSet`] per described class. Today a model
+//! is binary and holds exactly one set, describing the positive class. A binary model that
+//! describes the negative class and negates (issue 12) adds a flag saying which class the set
+//! describes; a multiclass model (issue 13) holds one set per class, each with its own rules,
+//! weights, runs and K, plus how the sets combine (one-vs-rest by normalised decision value,
+//! or an ordered decision list): the per-set pieces here (votes, threshold, decision scale)
+//! stay as they are and gain a set index. A new kind of constraint (intervals on ordered
+//! features) is a new [`ConstraintKind`](crate::schema::ConstraintKind) and lives in the
+//! schema and the rules; the model only holds rules.
 
-use crate::best_k::threshold;
+use crate::best_k::{covered_rows, pruning_curve, threshold};
 use crate::data::Columns;
 use crate::error::{FindRsError, Result};
+use crate::predict::{Predictor, Tally};
 use crate::row_index::RowIndex;
-use crate::predict::Predictor;
 use crate::rule::Rule;
 use crate::schema::Schema;
+use std::sync::OnceLock;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The most runs a fit makes and a model may count (T): BP's accuracy at every K keeps a
+/// counter per vote up to T / 2, and a weight is at most T.
+pub const MAX_RUNS: u32 = 1_000_000;
+
+/// How the runs of a fit make one model (docs/semantics.md §3, §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
+    /// One FIND-RS run: a rule set (a DNF).
     FindRs,
+    /// FIND-RS-BO: the majority vote of T runs' rule sets.
     Bo,
+    /// FIND-RS-BP: the distinct rules of T runs weighted by how many runs found them, the top K
+    /// voting.
     Bp,
 }
 
@@ -44,183 +78,587 @@ impl Method {
     }
 }
 
+/// The plain parts of one rule set: what [`RuleModel::new`] checks and assembles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleSetParts {
+    /// FIND-RS: the pruned rules in creation order; BO/BP: the distinct rules, heaviest first.
+    pub rules: Vec<Rule>,
+    /// Weight (alpha) of each rule: the number of runs that found it; 1 for FIND-RS.
+    pub weights: Vec<u32>,
+    /// BO: each run's rules (indices into `rules`); empty for the other methods.
+    pub runs: Vec<Vec<u32>>,
+    /// K: the first `n_kept` rules vote (BP); every rule for FIND-RS and BO.
+    pub n_kept: usize,
+    /// `None`: every rule found is in `rules`, and the total weight is the sum of `weights`.
+    /// `Some(w)`: only the first rules are (a voting-only copy), and `w` is the total weight of
+    /// all rules found (BP's gamma_K denominator).
+    pub total_weight: Option<u64>,
+    /// Training rows of the positive and of the negative class each rule covers.
+    pub train_positives: Vec<u32>,
+    pub train_negatives: Vec<u32>,
+    /// BP: `curve[k]` is the number of training rows the top `k + 1` rules classify
+    /// correctly; empty otherwise (or when unknown).
+    pub curve: Vec<u32>,
+}
+
+/// One described class's rules and how they vote (see the module docs). Read-only; build one
+/// through [`RuleModel::new`].
+#[derive(Clone, Debug)]
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    weights: Vec<u32>,
+    runs: Vec<Vec<u32>>,
+    n_kept: usize,
+    total_weight: u64,
+    complete: bool,
+    train_positives: Vec<u32>,
+    train_negatives: Vec<u32>,
+    curve: Vec<u32>,
+    /// The voting rules compiled for prediction, on first use (the rows of that first
+    /// prediction tune its layout, never its answers).
+    predictor: OnceLock<Predictor>,
+}
+
+impl RuleSet {
+    /// Every rule found (FIND-RS: creation order; BO/BP: heaviest first).
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    pub fn weights(&self) -> &[u32] {
+        &self.weights
+    }
+
+    /// BO: each run's rules (indices into [`rules`](Self::rules)); empty otherwise.
+    pub fn runs(&self) -> &[Vec<u32>] {
+        &self.runs
+    }
+
+    /// K: the number of rules that vote (the first K).
+    pub fn n_kept(&self) -> usize {
+        self.n_kept
+    }
+
+    /// The sum of the weights of every rule found (BP's gamma_K denominator).
+    pub fn total_weight(&self) -> u64 {
+        self.total_weight
+    }
+
+    /// The sum of the voting rules' weights.
+    pub fn kept_weight(&self) -> u64 {
+        self.weights[..self.n_kept].iter().map(|&w| w as u64).sum()
+    }
+
+    /// False for a voting-only copy ([`RuleModel::voting_only`]), which lacks the rules past K.
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    pub fn train_positives(&self) -> &[u32] {
+        &self.train_positives
+    }
+
+    pub fn train_negatives(&self) -> &[u32] {
+        &self.train_negatives
+    }
+
+    /// BP: training rows classified correctly by the top `k + 1` rules, for every `k`.
+    pub fn curve(&self) -> &[u32] {
+        &self.curve
+    }
+
+    /// A copy of the set's plain parts (to build a changed model through [`RuleModel::new`]).
+    pub fn parts(&self) -> RuleSetParts {
+        RuleSetParts {
+            rules: self.rules.clone(),
+            weights: self.weights.clone(),
+            runs: self.runs.clone(),
+            n_kept: self.n_kept,
+            total_weight: (!self.complete).then_some(self.total_weight),
+            train_positives: self.train_positives.clone(),
+            train_negatives: self.train_negatives.clone(),
+            curve: self.curve.clone(),
+        }
+    }
+}
+
+/// A fitted model (see the module docs).
 #[derive(Clone, Debug)]
 pub struct RuleModel {
-    pub schema: Schema,
-    pub method: Method,
-    /// FIND-RS: the pruned rules in creation order; BO/BP: unique rules ranked by weight.
-    pub rules: Vec<Rule>,
-    /// Weight (alpha) of each rule; 1 for FIND-RS.
-    pub weights: Vec<u32>,
-    /// BO: the ranks of each run's rules. Empty for the other methods.
-    pub runs: Vec<Vec<u32>>,
-    /// T (1 for FIND-RS).
-    pub n_runs: u32,
-    /// BP: the number of top rules that vote (K). Others: all rules.
-    pub n_kept: usize,
-    /// BP: the sum of the weights of all rules found, kept or not (the denominator of gamma_K).
-    pub total_weight: u64,
+    schema: Schema,
+    method: Method,
+    n_runs: u32,
+    sets: Vec<RuleSet>,
 }
 
 impl RuleModel {
-    pub fn validate(&self) -> Result<()> {
-        let n = self.rules.len();
-        if self.weights.len() != n {
-            return Err(FindRsError::InvalidData(format!(
-                "{n} rules but {} weights",
-                self.weights.len()
-            )));
+    /// Checks the parts and assembles the model. Errors say what is inconsistent: the method
+    /// and T (FIND-RS has T = 1), no rule, K outside 1..=rules (FIND-RS and BO: all rules
+    /// vote), a weight outside 1..=T (FIND-RS: 1), BO weights that are not the number of runs
+    /// holding the rule, BO without one run per T or runs naming missing rules, runs on other
+    /// methods, per-rule vectors of the wrong length, a rule of another schema, a total weight
+    /// below the rules' weights.
+    pub fn new(schema: Schema, method: Method, n_runs: u32, sets: Vec<RuleSetParts>) -> Result<Self> {
+        let bad = |m: String| Err(FindRsError::InvalidData(m));
+        if n_runs == 0 || n_runs > MAX_RUNS {
+            return bad(format!("T must be from 1 to {MAX_RUNS}, got {n_runs}"));
         }
-        if self.n_kept > n {
-            return Err(FindRsError::InvalidData(format!(
-                "K = {} but only {n} rules",
-                self.n_kept
-            )));
+        if method == Method::FindRs && n_runs != 1 {
+            return bad(format!("a FIND-RS model has T = 1, got {n_runs}"));
         }
-        if self.n_runs == 0 {
-            return Err(FindRsError::InvalidData("T must be at least 1".into()));
+        if sets.len() != 1 {
+            return bad(format!("a binary model has one rule set, got {}", sets.len()));
         }
-        if self.method == Method::Bo {
-            if self.runs.len() != self.n_runs as usize {
-                return Err(FindRsError::InvalidData(format!(
-                    "a BO model needs T = {} runs, got {}",
-                    self.n_runs,
-                    self.runs.len()
-                )));
-            }
-            if self.runs.iter().flatten().any(|&i| i as usize >= n) {
-                return Err(FindRsError::InvalidData(
-                    "a BO run names a rule that does not exist".into(),
-                ));
-            }
-        }
-        let kept: u64 = self.weights[..self.n_kept].iter().map(|&w| w as u64).sum();
-        if self.method == Method::Bp && self.total_weight < kept {
-            return Err(FindRsError::InvalidData(
-                "the total weight is below the kept rules' weight".into(),
-            ));
-        }
-        Ok(())
+        let sets = sets
+            .into_iter()
+            .map(|p| Self::check_set(&schema, method, n_runs, p))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            schema,
+            method,
+            n_runs,
+            sets,
+        })
     }
 
-    /// Positive iff `score > threshold()`.
+    fn check_set(schema: &Schema, method: Method, n_runs: u32, p: RuleSetParts) -> Result<RuleSet> {
+        let bad = |m: String| Err(FindRsError::InvalidData(m));
+        let n = p.rules.len();
+        if n == 0 {
+            return bad("a model has at least one rule".into());
+        }
+        let words = schema.rule_words();
+        if p.rules.iter().any(|r| r.allowed().len() != words) {
+            return bad("a rule does not belong to the model's schema".into());
+        }
+        for (what, len) in [
+            ("weights", p.weights.len()),
+            ("training positive counts", p.train_positives.len()),
+            ("training negative counts", p.train_negatives.len()),
+        ] {
+            if len != n {
+                return bad(format!("{n} rules but {len} {what}"));
+            }
+        }
+        if p.n_kept == 0 || p.n_kept > n {
+            return bad(format!("K (the number of voting rules) must be from 1 to {n}, got {}", p.n_kept));
+        }
+        if method != Method::Bp && p.n_kept != n {
+            return bad(format!(
+                "every rule of a {} model votes: K must be {n}, got {}",
+                method.name(),
+                p.n_kept
+            ));
+        }
+        if let Some((i, &w)) = p.weights.iter().enumerate().find(|(_, &w)| w == 0 || w > n_runs) {
+            return bad(format!("rule {i} weighs {w}; a weight counts runs, from 1 to T = {n_runs}"));
+        }
+        if method == Method::FindRs && p.weights.iter().any(|&w| w != 1) {
+            return bad("every rule of a FIND-RS model weighs 1".into());
+        }
+        if method == Method::Bo {
+            if p.runs.len() != n_runs as usize {
+                return bad(format!("a BO model lists T = {n_runs} runs, got {}", p.runs.len()));
+            }
+            let mut holding = vec![0u32; n];
+            for run in &p.runs {
+                let mut ids = run.clone();
+                ids.sort_unstable();
+                ids.dedup();
+                for &i in &ids {
+                    if i as usize >= n {
+                        return bad(format!("a BO run names rule {i}, but there are {n} rules"));
+                    }
+                    holding[i as usize] += 1;
+                }
+            }
+            if let Some(i) = (0..n).find(|&i| holding[i] != p.weights[i]) {
+                return bad(format!(
+                    "rule {i} of a BO model weighs {} but {} runs hold it",
+                    p.weights[i], holding[i]
+                ));
+            }
+        } else if !p.runs.is_empty() {
+            return bad(format!("only a BO model lists runs; this one is {}", method.name()));
+        }
+        if !p.curve.is_empty() && (method != Method::Bp || p.curve.len() != n) {
+            return bad(format!("a training curve has one entry per rule of a BP model, got {}", p.curve.len()));
+        }
+        let sum: u64 = p.weights.iter().map(|&w| w as u64).sum();
+        let (total_weight, complete) = match p.total_weight {
+            None => (sum, true),
+            Some(t) if t >= sum => (t, false),
+            Some(t) => return bad(format!("the total weight {t} is below the rules' weights {sum}")),
+        };
+        Ok(RuleSet {
+            rules: p.rules,
+            weights: p.weights,
+            runs: p.runs,
+            n_kept: p.n_kept,
+            total_weight,
+            complete,
+            train_positives: p.train_positives,
+            train_negatives: p.train_negatives,
+            curve: p.curve,
+            predictor: OnceLock::new(),
+        })
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// T, the number of runs (1 for FIND-RS).
+    pub fn n_runs(&self) -> u32 {
+        self.n_runs
+    }
+
+    /// The rule sets, one per described class (one today).
+    pub fn rule_sets(&self) -> &[RuleSet] {
+        &self.sets
+    }
+
+    /// The rule set of a binary model.
+    pub fn rule_set(&self) -> &RuleSet {
+        &self.sets[0]
+    }
+
+    /// The same model with the top `k` rules voting (BP).
+    pub fn with_n_rules(&self, k: usize) -> Result<Self> {
+        let set = self.rule_set();
+        if self.method != Method::Bp {
+            return Err(FindRsError::InvalidParameter(format!(
+                "only a BP model chooses its number of voting rules; this one is {}",
+                self.method.name()
+            )));
+        }
+        if !set.complete {
+            return Err(FindRsError::InvalidParameter(
+                "a voting-only copy cannot change its number of voting rules".into(),
+            ));
+        }
+        if k == 0 || k > set.rules.len() {
+            return Err(FindRsError::InvalidParameter(format!(
+                "n_rules must be from 1 to {}, got {k}",
+                set.rules.len()
+            )));
+        }
+        let mut parts = set.parts();
+        parts.n_kept = k;
+        Self::new(self.schema.clone(), self.method, self.n_runs, vec![parts])
+    }
+
+    /// A copy holding only what prediction needs: the voting rules (BP's top K; all rules
+    /// otherwise), with the total weight of all rules kept as a number. It predicts exactly as
+    /// this model does.
+    pub fn voting_only(&self) -> Self {
+        let set = self.rule_set();
+        let k = set.n_kept;
+        let parts = RuleSetParts {
+            rules: set.rules[..k].to_vec(),
+            weights: set.weights[..k].to_vec(),
+            runs: set.runs.clone(),
+            n_kept: k,
+            total_weight: if k == set.rules.len() && set.complete { None } else { Some(set.total_weight) },
+            train_positives: set.train_positives[..k].to_vec(),
+            train_negatives: set.train_negatives[..k].to_vec(),
+            curve: Vec::new(),
+        };
+        Self::new(self.schema.clone(), self.method, self.n_runs, vec![parts])
+            .expect("the voting rules of a valid model make a valid model")
+    }
+
+    /// Positive iff the votes exceed this (see the module docs).
     pub fn threshold(&self) -> u64 {
+        let set = self.rule_set();
         match self.method {
             Method::FindRs => 0,
             Method::Bo => self.n_runs as u64 / 2,
-            Method::Bp => {
-                let kept: u64 = self.weights[..self.n_kept].iter().map(|&w| w as u64).sum();
-                threshold(kept, self.total_weight, self.n_runs as u64)
-            }
+            Method::Bp => threshold(set.kept_weight(), set.total_weight, self.n_runs as u64),
         }
     }
 
-    /// The voting rules compiled for prediction (build it once to predict many times);
-    /// `sample`, rows like those to predict, tunes the evaluation order.
-    pub fn predictor(&self, sample: Option<&Columns>) -> Predictor {
-        Predictor::new(self, sample)
-    }
-
-    /// The integer score of every row (see the module docs). Compiles a predictor for this
-    /// call only (as do `fired` and `predict`); to predict many times, keep a
-    /// [`PredictorCell`](crate::predict::PredictorCell).
-    pub fn scores(&self, data: &Columns) -> Vec<u32> {
-        self.predictor(Some(data)).scores(data)
-    }
-
-    /// The signed decision value of an integer score: positive exactly where the row is
-    /// predicted positive. FIND-RS: score - 1/2; BO: score / T - 1/2; BP: score / T - gamma_K / 2.
-    pub fn decision(&self, score: u32) -> f64 {
-        let s = score as f64;
+    /// `(scale, offset)` of the decision value `votes / scale - offset`: FIND-RS (1, 1/2), BO
+    /// (T, 1/2), BP (T, gamma_K / 2) with gamma_K = kept weight / total weight.
+    pub fn decision_scale(&self) -> (f64, f64) {
+        let set = self.rule_set();
         match self.method {
-            Method::FindRs => s - 0.5,
-            Method::Bo => s / self.n_runs as f64 - 0.5,
+            Method::FindRs => (1.0, 0.5),
+            Method::Bo => (self.n_runs as f64, 0.5),
             Method::Bp => {
-                let kept: u64 = self.weights[..self.n_kept].iter().map(|&w| w as u64).sum();
-                let gamma = if self.total_weight == 0 {
-                    0.0
-                } else {
-                    kept as f64 / self.total_weight as f64
-                };
-                s / self.n_runs as f64 - gamma / 2.0
+                let gamma = set.kept_weight() as f64 / set.total_weight as f64;
+                (self.n_runs as f64, gamma / 2.0)
             }
         }
+    }
+
+    /// The signed decision value of `votes`: positive exactly where the row is positive.
+    #[inline]
+    pub fn decision(&self, votes: u64) -> f64 {
+        let (scale, offset) = self.decision_scale();
+        votes as f64 / scale - offset
+    }
+
+    /// The most votes a row can get (every voting rule covers it).
+    pub fn max_votes(&self) -> u64 {
+        match self.method {
+            Method::FindRs => 1,
+            Method::Bo => self.n_runs as u64,
+            Method::Bp => self.rule_set().kept_weight(),
+        }
+    }
+
+    /// The votes as a weighted count of groups of voting rules: a row's votes are the sum of
+    /// the weights of the groups of which some rule covers it. FIND-RS: one group of every
+    /// rule, weight 1; BO: one group per distinct set of rules among the runs (in order of
+    /// first appearance, rule ids sorted), weighing the number of runs with that set; BP: one
+    /// group per voting rule, weighing the rule's weight.
+    pub fn vote_groups(&self) -> (Vec<Vec<u32>>, Vec<u64>) {
+        let set = self.rule_set();
+        match self.method {
+            Method::FindRs => (vec![(0..set.n_kept as u32).collect()], vec![1]),
+            Method::Bp => (
+                (0..set.n_kept as u32).map(|i| vec![i]).collect(),
+                set.weights[..set.n_kept].iter().map(|&w| w as u64).collect(),
+            ),
+            Method::Bo => {
+                let mut groups: Vec<Vec<u32>> = Vec::new();
+                let mut weights: Vec<u64> = Vec::new();
+                let mut index = std::collections::HashMap::new();
+                for run in &set.runs {
+                    let mut ids = run.clone();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    let g = *index.entry(ids.clone()).or_insert_with(|| {
+                        groups.push(ids);
+                        weights.push(0);
+                        groups.len() - 1
+                    });
+                    weights[g] += 1;
+                }
+                (groups, weights)
+            }
+        }
+    }
+
+    fn tally(&self) -> Tally {
+        let set = self.rule_set();
+        match self.method {
+            Method::FindRs => Tally::Any,
+            Method::Bo => Tally::Runs(set.runs.clone()),
+            Method::Bp => Tally::Weights(set.weights[..set.n_kept].to_vec()),
+        }
+    }
+
+    /// The voting rules compiled for prediction: compiled on the first call, whose `data` tunes
+    /// the layout (never the answers), and kept for every later prediction.
+    fn predictor(&self, data: &Columns) -> &Predictor {
+        let set = self.rule_set();
+        set.predictor.get_or_init(|| {
+            Predictor::new(&self.schema, &set.rules[..set.n_kept], &self.tally(), Some(data))
+        })
+    }
+
+    /// Checks that `data` has this model's features (see [`Columns::new`]).
+    pub fn columns<'a>(&self, cols: Vec<&'a [u32]>) -> Result<Columns<'a>> {
+        Columns::new(&self.schema, cols)
+    }
+
+    /// The votes of every row.
+    pub fn votes(&self, data: &Columns) -> Vec<u64> {
+        self.predictor(data).votes(data)
+    }
+
+    /// True where the votes exceed the threshold.
+    pub fn predict(&self, data: &Columns) -> Vec<bool> {
+        let t = self.threshold();
+        self.votes(data).into_iter().map(|v| v > t).collect()
+    }
+
+    /// The decision value of every row.
+    pub fn decisions(&self, data: &Columns) -> Vec<f64> {
+        self.votes(data).into_iter().map(|v| self.decision(v)).collect()
     }
 
     /// For every row, the ids of the voting rules that cover it, in rule order (heaviest first
     /// for BO/BP), as CSR: row `r`'s ids are `ids[offsets[r]..offsets[r + 1]]`.
     pub fn fired(&self, data: &Columns) -> (Vec<u64>, Vec<u32>) {
-        self.predictor(Some(data)).fired(data)
+        self.predictor(data).fired(data)
     }
 
-    pub fn predict(&self, data: &Columns) -> Vec<bool> {
-        self.predictor(Some(data)).predict(data)
-    }
-
-    /// For each rule, the number of positive and of negative rows it covers.
-    pub fn coverage_counts(&self, data: &Columns, labels: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    /// BP: the number of rows of `data` (labelled by `labels`) the top-K vote classifies
+    /// correctly, for K = 1..=rules (docs/semantics.md §5).
+    pub fn pruning_curve(&self, data: &Columns, labels: &[bool]) -> Result<Vec<u32>> {
+        let set = self.rule_set();
+        if self.method != Method::Bp || !set.complete {
+            return Err(FindRsError::InvalidParameter(
+                "a pruning curve needs a BP model with all its rules".into(),
+            ));
+        }
+        if labels.len() != data.n_rows() {
+            return Err(FindRsError::InvalidData(format!(
+                "{} labels for {} rows",
+                labels.len(),
+                data.n_rows()
+            )));
+        }
         let index = RowIndex::from_all(&self.schema, data);
-        let rows = crate::best_k::covered_rows(&self.schema, &index, &self.rules);
-        rows.iter()
-            .map(|rs| {
-                let p = rs.iter().filter(|&&r| labels[r as usize]).count() as u32;
-                (p, rs.len() as u32 - p)
-            })
-            .unzip()
+        Ok(pruning_curve(&self.schema, &index, labels, &set.rules, &set.weights, self.n_runs).correct)
     }
 }
 
+/// For each rule, the number of positive and of negative rows of `data` it covers.
+pub(crate) fn coverage_counts(schema: &Schema, rules: &[Rule], data: &Columns, labels: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    let index = RowIndex::from_all(schema, data);
+    covered_rows(schema, &index, rules)
+        .iter()
+        .map(|rs| {
+            let p = rs.iter().filter(|&&r| labels[r as usize]).count() as u32;
+            (p, rs.len() as u32 - p)
+        })
+        .unzip()
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::schema::ConstraintKind;
 
-    fn model(method: Method) -> RuleModel {
+    /// Rules `a = 1` and `b not in {1}` over an OH schema of domains 2 and 3, in a model of
+    /// `method` with weights 3 and 1 (BO: runs {0}, {1}, {0, 1}; T = 3).
+    pub(crate) fn model(method: Method) -> RuleModel {
         let schema = Schema::uniform(vec![2, 3], ConstraintKind::OneHot).unwrap();
         let rules = vec![
             Rule::from_constraints(&schema, &[(0, vec![1])]).unwrap(),
             Rule::from_constraints(&schema, &[(1, vec![0, 2])]).unwrap(),
         ];
-        RuleModel {
-            schema,
-            method,
+        let (weights, runs, t) = match method {
+            Method::FindRs => (vec![1, 1], vec![], 1),
+            Method::Bo => (vec![2, 2], vec![vec![0], vec![1], vec![0, 1]], 3),
+            Method::Bp => (vec![3, 1], vec![], 3),
+        };
+        let parts = RuleSetParts {
             rules,
-            weights: vec![3, 1],
-            runs: vec![vec![0], vec![1], vec![0, 1]],
-            n_runs: 3,
+            weights,
+            runs,
             n_kept: 2,
-            total_weight: 4,
-        }
+            total_weight: None,
+            train_positives: vec![0, 0],
+            train_negatives: vec![0, 0],
+            curve: vec![],
+        };
+        RuleModel::new(schema, method, t, vec![parts]).unwrap()
     }
 
     #[test]
-    fn scores_fired_and_decisions_agree() {
+    fn votes_fired_and_decisions_agree() {
         // rows: (a, b) codes; code 2 of a / 3 of b are unseen values.
         let a = [0u32, 1, 0, 2, 1];
         let b = [1u32, 1, 2, 3, 0];
         for method in [Method::FindRs, Method::Bo, Method::Bp] {
             let m = model(method);
-            let data = Columns::new(&m.schema, vec![&a, &b]).unwrap();
+            let data = m.columns(vec![&a, &b]).unwrap();
             let (offsets, ids) = m.fired(&data);
             let fired: Vec<Vec<u32>> = (0..5)
                 .map(|r| ids[offsets[r] as usize..offsets[r + 1] as usize].to_vec())
                 .collect();
             // rule 0: a = 1; rule 1: b not in {1} (unseen b passes).
             assert_eq!(fired, vec![vec![], vec![0], vec![1], vec![1], vec![0, 1]]);
-            let scores = m.scores(&data);
+            let votes = m.votes(&data);
             let pred = m.predict(&data);
+            let (groups, weights) = m.vote_groups();
             for r in 0..5 {
-                assert_eq!(pred[r], m.decision(scores[r]) > 0.0, "{method:?} row {r}");
+                assert_eq!(pred[r], m.decision(votes[r]) > 0.0, "{method:?} row {r}");
+                assert_eq!(pred[r], votes[r] > m.threshold(), "{method:?} row {r}");
+                // The groups' weighted count is the votes.
+                let count: u64 = groups
+                    .iter()
+                    .zip(&weights)
+                    .filter(|(g, _)| g.iter().any(|i| fired[r].contains(i)))
+                    .map(|(_, &w)| w)
+                    .sum();
+                assert_eq!(count, votes[r], "{method:?} row {r}");
+                assert!(votes[r] <= m.max_votes());
             }
         }
         let bp = model(Method::Bp);
-        let data = Columns::new(&bp.schema, vec![&a, &b]).unwrap();
-        assert_eq!(bp.scores(&data), vec![0, 3, 1, 1, 4]);
+        let data = bp.columns(vec![&a, &b]).unwrap();
+        assert_eq!(bp.votes(&data), vec![0, 3, 1, 1, 4]);
         assert_eq!(bp.threshold(), 1); // floor(4 * 3 / 8)
         let bo = model(Method::Bo);
-        assert_eq!(
-            bo.scores(&Columns::new(&bo.schema, vec![&a, &b]).unwrap()),
-            vec![0, 2, 2, 2, 3]
-        );
+        assert_eq!(bo.votes(&bo.columns(vec![&a, &b]).unwrap()), vec![0, 2, 2, 2, 3]);
+        assert_eq!(bo.threshold(), 1);
+    }
+
+    #[test]
+    fn constructor_refuses_inconsistent_parts() {
+        let good = model(Method::Bo);
+        let schema = good.schema().clone();
+        let parts = good.rule_set().parts();
+        let check = |method: Method, t: u32, edit: &dyn Fn(&mut RuleSetParts), needle: &str| {
+            let mut p = parts.clone();
+            edit(&mut p);
+            let err = RuleModel::new(schema.clone(), method, t, vec![p]).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+        };
+        assert!(RuleModel::new(schema.clone(), Method::Bo, 3, vec![parts.clone()]).is_ok());
+        check(Method::Bo, 3, &|p| p.weights[0] = 3, "runs hold it");
+        check(Method::Bo, 3, &|p| p.runs.pop().map(drop).unwrap_or(()), "lists T = 3 runs");
+        check(Method::Bo, 3, &|p| p.runs[0] = vec![7], "names rule 7");
+        check(Method::Bo, 3, &|p| p.n_kept = 1, "every rule of a bo model votes");
+        check(Method::Bp, 3, &|p| p.n_kept = 0, "from 1 to 2");
+        check(Method::Bp, 3, &|p| p.n_kept = 3, "from 1 to 2");
+        check(Method::Bp, 3, &|_| (), "only a BO model lists runs");
+        check(Method::Bp, 3, &|p| { p.runs.clear(); p.weights[0] = 4 }, "from 1 to T = 3");
+        check(Method::Bp, 3, &|p| { p.runs.clear(); p.weights[1] = 0 }, "weighs 0");
+        check(Method::Bp, 3, &|p| { p.runs.clear(); p.total_weight = Some(3) }, "below the rules' weights");
+        check(Method::Bp, 3, &|p| { p.runs.clear(); p.curve = vec![1] }, "one entry per rule");
+        check(Method::Bp, 3, &|p| { p.runs.clear(); p.train_negatives.pop(); }, "2 rules but 1 training negative counts");
+        check(Method::FindRs, 1, &|p| { p.runs.clear(); }, "weighs 2");
+        check(Method::FindRs, 3, &|p| { p.runs.clear(); }, "T = 1");
+        check(Method::FindRs, 1, &|p| { p.runs.clear(); p.rules.clear(); }, "at least one rule");
+        let other = Schema::uniform(vec![200, 3], ConstraintKind::OneHot).unwrap();
+        let mut p = parts.clone();
+        p.rules[0] = Rule::from_constraints(&other, &[(0, vec![1])]).unwrap();
+        assert!(RuleModel::new(schema.clone(), Method::Bo, 3, vec![p]).is_err());
+        assert!(RuleModel::new(schema.clone(), Method::Bo, 3, vec![]).is_err());
+        assert!(RuleModel::new(schema, Method::Bo, 0, vec![parts]).is_err());
+    }
+
+    #[test]
+    fn with_n_rules_and_voting_only_keep_predictions() {
+        let m = model(Method::Bp);
+        let a = [0u32, 1, 0, 2, 1];
+        let b = [1u32, 1, 2, 3, 0];
+        let k1 = m.with_n_rules(1).unwrap();
+        assert_eq!(k1.rule_set().n_kept(), 1);
+        assert_eq!(k1.threshold(), 1); // floor(3 * 3 / 8)
+        assert!(m.with_n_rules(0).is_err() && m.with_n_rules(3).is_err());
+        assert!(model(Method::Bo).with_n_rules(1).is_err());
+        for full in [m, k1] {
+            let v = full.voting_only();
+            assert_eq!(v.rule_set().total_weight(), 4);
+            assert_eq!(v.threshold(), full.threshold());
+            assert_eq!(v.decision_scale(), full.decision_scale());
+            let data = full.columns(vec![&a, &b]).unwrap();
+            assert_eq!(v.votes(&data), full.votes(&data));
+        }
+    }
+
+    #[test]
+    fn bp_pruning_curve_counts_correct_rows() {
+        let m = model(Method::Bp);
+        let a = [0u32, 1, 0, 1];
+        let b = [1u32, 1, 2, 0];
+        let data = m.columns(vec![&a, &b]).unwrap();
+        // K = 1: a = 1 (weight 3 > floor(3 * 3 / 8) = 1); K = 2: votes > 1.
+        let labels = [false, true, false, true];
+        assert_eq!(m.pruning_curve(&data, &labels).unwrap(), vec![4, 4]);
+        assert!(model(Method::Bo).pruning_curve(&data, &labels).is_err());
+        assert!(m.pruning_curve(&data, &labels[..3]).is_err());
     }
 }

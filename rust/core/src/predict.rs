@@ -1,8 +1,9 @@
-//! A model's voting rules compiled for prediction: per row, the rules that cover it come from
-//! a bucket lookup and a few ANDs of precomputed rule bitsets, most of them skipped.
+//! Rules compiled for prediction: per row, the rules that cover it come from a bucket lookup
+//! and a few ANDs of precomputed rule bitsets, most of them skipped; the row's votes are counted
+//! from them as a [`Tally`] says.
 //!
-//! The layout ([`predict_plan`](crate::predict_plan)) splits the features the voting rules
-//! constrain into a *lead* and *groups*. A row's codes on the lead make one combination, whose
+//! The layout ([`predict_plan`](crate::predict_plan)) splits the features the rules constrain
+//! into a *lead* and *groups*. A row's codes on the lead make one combination, whose
 //! *bucket* lists the chunks of the rule bitset holding rules that allow it: only those are
 //! candidates. A row's codes on a group make one combination too, and the group's table holds,
 //! for each combination, the bitset of the rules allowing it. The candidates are ANDed with
@@ -11,19 +12,24 @@
 //! row starts from a few chunks instead of the whole rule set, and goes through 9 groups
 //! instead of 35 terms per rule.
 //!
-//! Interval features are first recoded to cells between the voting rules' endpoints
+//! Interval features are first recoded to cells between the rules' endpoints
 //! ([`interval_cells`](crate::interval_cells)), which makes them small categorical features.
 //!
-//! Invariant: for every row, the rules reported are exactly the voting rules `k < n_kept` for
-//! which `Rule::covers_row` holds, each once.
+//! The predictor knows rules and how to count their votes, not models: the
+//! [`model`](crate::model) compiles its voting rules into one and compares the votes with its
+//! threshold.
+//!
+//! Invariant: for every row, the rules reported are exactly the rules given to
+//! [`Predictor::new`] for which `Rule::covers_row` holds, each once, and the votes are the
+//! tally of exactly those rules.
 
 use crate::bitset::{for_each_one, words_for, WORD_BITS};
 use crate::data::Columns;
 use crate::interval_cells::Cells;
-use crate::model::{Method, RuleModel};
 use crate::predict_plan::{first_bits, plan, rules_by_slot, Group};
+use crate::rule::Rule;
+use crate::schema::Schema;
 use rayon::prelude::*;
-use std::sync::OnceLock;
 
 /// Words per chunk of a rule bitset (the unit of skipping).
 pub const CHUNK_WORDS: usize = 8;
@@ -31,25 +37,33 @@ pub const CHUNK_WORDS: usize = 8;
 /// Rows per parallel task.
 const BLOCK_ROWS: usize = 1 << 12;
 
-/// A model's predictor, compiled on first use from the rows of that first prediction (which
-/// tune its layout, never its answers). Whoever predicts many times with one model keeps one
-/// of these beside it.
-#[derive(Debug, Default)]
-pub struct PredictorCell(OnceLock<Predictor>);
-
-impl PredictorCell {
-    pub fn get(&self, model: &RuleModel, data: &Columns) -> &Predictor {
-        self.0.get_or_init(|| Predictor::new(model, Some(data)))
-    }
+/// How a row's votes are counted from the rules that cover it (docs/semantics.md §5, §6).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tally {
+    /// 1 if some rule covers the row, else 0 (FIND-RS).
+    Any,
+    /// The sum of the covering rules' weights, one weight per rule (BP).
+    Weights(Vec<u32>),
+    /// The number of runs of which some rule covers the row (BO): `runs[t]` lists the rules
+    /// (indices into the predictor's rules; others are ignored) of run `t`.
+    Runs(Vec<Vec<u32>>),
 }
 
-/// The voting rules of a [`RuleModel`] compiled for prediction (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Count {
+    Any,
+    Weights,
+    Runs,
+}
+
+/// Rules compiled for prediction (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Predictor {
-    method: Method,
-    threshold: u64,
     /// The rule at each bit position of the bitsets.
     rule_at: Vec<u32>,
+    /// Which [`Tally`] counts the votes (its data is below).
+    count: Count,
+    /// Per rule: its weight ([`Tally::Weights`]), else empty.
     weights: Vec<u32>,
     /// Words of a rule bitset (a multiple of [`CHUNK_WORDS`]; padding bits are zero).
     n_words: usize,
@@ -73,38 +87,26 @@ pub struct Predictor {
 }
 
 impl Predictor {
-    /// Compiles the voting rules of `model`. `sample` (rows like those to predict) only tunes
-    /// the layout; predictions never depend on it.
-    pub fn new(model: &RuleModel, sample: Option<&Columns>) -> Self {
-        if !model.schema.has_intervals() {
-            return Self::compile(model, sample);
+    /// Compiles `rules` (of `schema`) with the way their votes are counted. `sample` (rows like
+    /// those to predict) only tunes the layout; predictions never depend on it.
+    pub fn new(schema: &Schema, rules: &[Rule], tally: &Tally, sample: Option<&Columns>) -> Self {
+        if !schema.has_intervals() {
+            return Self::compile(schema, rules, tally, sample);
         }
-        let (cells, schema, voting) = Cells::derive(&model.schema, &model.rules[..model.n_kept]);
-        let derived = RuleModel {
-            schema,
-            method: model.method,
-            rules: voting,
-            weights: model.weights[..model.n_kept].to_vec(),
-            runs: model.runs.clone(),
-            n_runs: model.n_runs,
-            n_kept: model.n_kept,
-            total_weight: model.total_weight,
-        };
+        let (cells, derived, rules) = Cells::derive(schema, rules);
         let recoded = sample.map(|d| cells.recode(d, 0, d.n_rows()));
         let sample = sample
             .zip(recoded.as_ref())
             .map(|(d, r)| Cells::columns(d, r, 0, d.n_rows()));
-        let mut p = Self::compile(&derived, sample.as_ref());
+        let mut p = Self::compile(&derived, &rules, tally, sample.as_ref());
         p.cells = Some(cells);
         p
     }
 
-    fn compile(model: &RuleModel, sample: Option<&Columns>) -> Self {
-        let schema = &model.schema;
-        let n_rules = model.n_kept;
-        let rules = &model.rules[..n_rules];
+    fn compile(schema: &Schema, rules: &[Rule], tally: &Tally, sample: Option<&Columns>) -> Self {
+        let n_rules = rules.len();
         let n_words = words_for(n_rules).div_ceil(CHUNK_WORDS) * CHUNK_WORDS;
-        let plan = plan(model, sample);
+        let plan = plan(schema, rules, sample);
         // For every slot, the rule positions that allow it.
         let by_slot = rules_by_slot(schema, rules, &plan.rule_at, n_words);
         let all = first_bits(n_rules, n_words);
@@ -163,9 +165,10 @@ impl Predictor {
         // BO: the runs of each rule.
         let mut rule_run_offsets = vec![0u32; n_rules + 1];
         let mut rule_runs = Vec::new();
-        if model.method == Method::Bo {
-            let mut pairs: Vec<(u32, u32)> = model
-                .runs
+        let mut n_runs = 0;
+        if let Tally::Runs(runs) = tally {
+            n_runs = runs.len();
+            let mut pairs: Vec<(u32, u32)> = runs
                 .iter()
                 .enumerate()
                 .flat_map(|(t, run)| run.iter().map(move |&i| (i, t as u32)))
@@ -181,11 +184,21 @@ impl Predictor {
             }
             rule_runs = pairs.into_iter().map(|(_, t)| t).collect();
         }
+        let weights = match tally {
+            Tally::Weights(w) => {
+                assert_eq!(w.len(), n_rules, "a weight per rule");
+                w.clone()
+            }
+            _ => Vec::new(),
+        };
         Self {
-            method: model.method,
-            threshold: model.threshold(),
             rule_at: plan.rule_at,
-            weights: model.weights[..n_rules].to_vec(),
+            count: match tally {
+                Tally::Any => Count::Any,
+                Tally::Weights(_) => Count::Weights,
+                Tally::Runs(_) => Count::Runs,
+            },
+            weights,
             n_words,
             lead: plan.lead,
             bucket_offsets,
@@ -196,7 +209,7 @@ impl Predictor {
             table,
             rule_run_offsets,
             rule_runs,
-            n_runs: model.runs.len(),
+            n_runs,
             cells: None,
         }
     }
@@ -294,52 +307,43 @@ impl Predictor {
             .collect()
     }
 
-    /// The integer score of every row (see [`RuleModel`]'s module docs).
-    pub fn scores(&self, data: &Columns) -> Vec<u32> {
-        let parts = match self.method {
-            Method::FindRs => self.map_blocks(
+    /// The votes of every row (see [`Tally`]).
+    pub fn votes(&self, data: &Columns) -> Vec<u64> {
+        let parts = match self.count {
+            Count::Any => self.map_blocks(
                 data,
-                |rows| vec![0u32; rows],
-                |scores, i, ids| scores[i] = !ids.is_empty() as u32,
+                |rows| vec![0u64; rows],
+                |votes, i, ids| votes[i] = !ids.is_empty() as u64,
             ),
-            Method::Bp => self.map_blocks(
+            Count::Weights => self.map_blocks(
                 data,
-                |rows| vec![0u32; rows],
-                |scores, i, ids| scores[i] = ids.iter().map(|&k| self.weights[k as usize]).sum(),
+                |rows| vec![0u64; rows],
+                |votes, i, ids| votes[i] = ids.iter().map(|&k| self.weights[k as usize] as u64).sum(),
             ),
-            Method::Bo => self
-                .map_blocks(
-                    data,
-                    |rows| (vec![0u32; rows], vec![0u64; words_for(self.n_runs)]),
-                    |(scores, votes), i, ids| {
-                        // The runs with a covering rule, each counted once.
-                        votes.iter_mut().for_each(|v| *v = 0);
-                        for &k in ids {
-                            let k = k as usize;
-                            let (a, b) = (self.rule_run_offsets[k], self.rule_run_offsets[k + 1]);
-                            for &t in &self.rule_runs[a as usize..b as usize] {
-                                votes[t as usize / WORD_BITS] |= 1u64 << (t as usize % WORD_BITS);
-                            }
+            Count::Runs => self.map_blocks(
+                data,
+                |rows| (vec![0u64; rows], vec![0u64; words_for(self.n_runs)]),
+                |(votes, runs), i, ids| {
+                    // The runs with a covering rule, each counted once.
+                    runs.iter_mut().for_each(|v| *v = 0);
+                    for &k in ids {
+                        let k = k as usize;
+                        let (a, b) = (self.rule_run_offsets[k], self.rule_run_offsets[k + 1]);
+                        for &t in &self.rule_runs[a as usize..b as usize] {
+                            runs[t as usize / WORD_BITS] |= 1u64 << (t as usize % WORD_BITS);
                         }
-                        scores[i] = votes.iter().map(|v| v.count_ones()).sum();
-                    },
-                )
-                .into_iter()
-                .map(|(s, _)| s)
-                .collect(),
+                    }
+                    votes[i] = runs.iter().map(|v| v.count_ones() as u64).sum();
+                },
+            )
+            .into_iter()
+            .map(|(v, _)| v)
+            .collect(),
         };
         parts.concat()
     }
 
-    /// Positive iff the score is above the threshold.
-    pub fn predict(&self, data: &Columns) -> Vec<bool> {
-        self.scores(data)
-            .into_iter()
-            .map(|s| s as u64 > self.threshold)
-            .collect()
-    }
-
-    /// For every row, the ids of the voting rules that cover it, in increasing id order, as
+    /// For every row, the ids of the rules that cover it, in increasing id order, as
     /// CSR: row `r`'s ids are `ids[offsets[r]..offsets[r + 1]]`.
     pub fn fired(&self, data: &Columns) -> (Vec<u64>, Vec<u32>) {
         let parts = self.map_blocks(
@@ -377,9 +381,8 @@ mod tests {
 
     /// Random rules over random schemas (wide features, many rules spanning many chunks,
     /// enough features for both a lead and groups, and for more groups than are ordered
-    /// greedily) and random rows with unseen codes: for
-    /// every method, with and without a sample, each row's fired rules and score are the
-    /// naive ones.
+    /// greedily) and random rows with unseen codes: for every tally, with and without a
+    /// sample, each row's fired rules and votes are the naive ones.
     #[test]
     fn predictor_matches_naive_coverage() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -436,36 +439,25 @@ mod tests {
             let runs: Vec<Vec<u32>> = (0..5)
                 .map(|_| (0..n as u32).filter(|_| rng.random_bool(0.3)).collect())
                 .collect();
-            for method in [Method::FindRs, Method::Bo, Method::Bp] {
-                let model = RuleModel {
-                    schema: schema.clone(),
-                    method,
-                    weights: (0..n as u32).map(|i| i % 3 + 1).collect(),
-                    rules: rules.clone(),
-                    runs: if method == Method::Bo { runs.clone() } else { Vec::new() },
-                    n_runs: 5,
-                    n_kept: n,
-                    total_weight: 3 * n as u64,
-                };
+            let weights: Vec<u32> = (0..n as u32).map(|i| i % 3 + 1).collect();
+            for tally in [Tally::Any, Tally::Runs(runs.clone()), Tally::Weights(weights.clone())] {
                 for sample in [None, Some(&data)] {
-                    let p = Predictor::new(&model, sample);
+                    let p = Predictor::new(&schema, &rules, &tally, sample);
                     let (offsets, ids) = p.fired(&data);
-                    let scores = p.scores(&data);
-                    let pred = p.predict(&data);
+                    let votes = p.votes(&data);
                     for row in 0..n_rows {
                         let want = &covers[row];
                         let got = &ids[offsets[row] as usize..offsets[row + 1] as usize];
-                        assert_eq!(got, want.as_slice(), "case {case} {method:?} row {row}");
-                        let score = match method {
-                            Method::FindRs => !want.is_empty() as u32,
-                            Method::Bp => want.iter().map(|&i| model.weights[i as usize]).sum(),
-                            Method::Bo => runs
+                        assert_eq!(got, want.as_slice(), "case {case} {tally:?} row {row}");
+                        let expected = match &tally {
+                            Tally::Any => !want.is_empty() as u64,
+                            Tally::Weights(w) => want.iter().map(|&i| w[i as usize] as u64).sum(),
+                            Tally::Runs(runs) => runs
                                 .iter()
                                 .filter(|run| run.iter().any(|i| want.contains(i)))
-                                .count() as u32,
+                                .count() as u64,
                         };
-                        assert_eq!(scores[row], score, "case {case} {method:?} row {row}");
-                        assert_eq!(pred[row], score as u64 > model.threshold());
+                        assert_eq!(votes[row], expected, "case {case} {tally:?} row {row}");
                     }
                 }
             }
@@ -474,7 +466,7 @@ mod tests {
 
     /// Models with interval features (wide and narrow, with and without null, free on some
     /// rules) predict exactly the naive coverage on rows in every gap, beyond both ends and
-    /// null, for every method, with and without a sample; a model's coverage counts agree.
+    /// null, for every tally, with and without a sample; the coverage counts agree.
     #[test]
     fn predictor_with_intervals_matches_naive_coverage() {
         use crate::run::interval_tests::{av, iv, mixed_schema, oh, random_rows, random_rule};
@@ -510,51 +502,36 @@ mod tests {
             let runs: Vec<Vec<u32>> = (0..5)
                 .map(|_| (0..n as u32).filter(|_| rng.random_bool(0.3)).collect())
                 .collect();
-            for method in [Method::FindRs, Method::Bo, Method::Bp] {
-                let n_kept = if method == Method::Bp { n - n / 3 } else { n };
-                let model = RuleModel {
-                    schema: schema.clone(),
-                    method,
-                    weights: (0..n as u32).map(|i| i % 3 + 1).collect(),
-                    rules: rules.clone(),
-                    runs: if method == Method::Bo { runs.clone() } else { Vec::new() },
-                    n_runs: 5,
-                    n_kept,
-                    total_weight: 3 * n as u64,
+            let weights: Vec<u32> = (0..n as u32).map(|i| i % 3 + 1).collect();
+            for (which, n_kept) in [(0, n), (1, n), (2, n - n / 3)] {
+                let tally = match which {
+                    0 => Tally::Any,
+                    1 => Tally::Runs(runs.clone()),
+                    _ => Tally::Weights(weights[..n_kept].to_vec()),
                 };
                 for sample in [None, Some(&data)] {
-                    let p = Predictor::new(&model, sample);
+                    let p = Predictor::new(&schema, &rules[..n_kept], &tally, sample);
                     let (offsets, ids) = p.fired(&data);
-                    let scores = p.scores(&data);
+                    let votes = p.votes(&data);
                     for row in 0..n_rows {
                         let want: Vec<u32> =
                             covers[row].iter().copied().filter(|&i| (i as usize) < n_kept).collect();
                         let got = &ids[offsets[row] as usize..offsets[row + 1] as usize];
-                        assert_eq!(got, want.as_slice(), "case {case} {method:?} row {row}");
-                        let score = match method {
-                            Method::FindRs => !want.is_empty() as u32,
-                            Method::Bp => want.iter().map(|&i| model.weights[i as usize]).sum(),
-                            Method::Bo => runs
+                        assert_eq!(got, want.as_slice(), "case {case} {tally:?} row {row}");
+                        let expected = match &tally {
+                            Tally::Any => !want.is_empty() as u64,
+                            Tally::Weights(w) => want.iter().map(|&i| w[i as usize] as u64).sum(),
+                            Tally::Runs(runs) => runs
                                 .iter()
                                 .filter(|run| run.iter().any(|i| want.contains(i)))
-                                .count() as u32,
+                                .count() as u64,
                         };
-                        assert_eq!(scores[row], score, "case {case} {method:?} row {row}");
+                        assert_eq!(votes[row], expected, "case {case} {tally:?} row {row}");
                     }
                 }
             }
             let labels: Vec<bool> = (0..n_rows).map(|r| r % 3 == 0).collect();
-            let model = RuleModel {
-                schema: schema.clone(),
-                method: Method::FindRs,
-                weights: vec![1; n],
-                rules: rules.clone(),
-                runs: Vec::new(),
-                n_runs: 1,
-                n_kept: n,
-                total_weight: n as u64,
-            };
-            let (pos, neg) = model.coverage_counts(&data, &labels);
+            let (pos, neg) = crate::model::coverage_counts(&schema, &rules, &data, &labels);
             for i in 0..n {
                 let rows: Vec<usize> =
                     (0..n_rows).filter(|&r| covers[r].contains(&(i as u32))).collect();

@@ -1,4 +1,4 @@
-//! How a [`Predictor`](crate::predict::Predictor) lays out a model's voting rules: which
+//! How a [`Predictor`](crate::predict::Predictor) lays out a list of rules: which
 //! features *lead* (their combination picks a bucket of candidate rules), how the other
 //! constrained features are grouped and in which order their groups are ANDed, and where each
 //! rule sits in the bitsets.
@@ -15,7 +15,6 @@
 
 use crate::bitset::{extract, for_each_one, words_for, WORD_BITS};
 use crate::data::Columns;
-use crate::model::RuleModel;
 use crate::rule::Rule;
 use crate::schema::Schema;
 
@@ -205,10 +204,8 @@ fn table_words(schema: &Schema, groups: &[Vec<usize>]) -> u64 {
         .sum()
 }
 
-/// Plans the predictor of `model`'s voting rules (see the module docs).
-pub(crate) fn plan(model: &RuleModel, sample: Option<&Columns>) -> Plan {
-    let schema = &model.schema;
-    let rules = &model.rules[..model.n_kept];
+/// Plans the predictor of `rules` (see the module docs).
+pub(crate) fn plan(schema: &Schema, rules: &[Rule], sample: Option<&Columns>) -> Plan {
     let n_rules = rules.len() as u64;
     // allowed[k][f]: the number of slots of feature f that rule k allows.
     let n_f = schema.n_features();

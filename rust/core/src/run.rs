@@ -39,6 +39,7 @@ use intervals::{Check, IvFilter};
 
 /// The rules of one run before pruning, with their buckets (positive indices, in the order they
 /// were absorbed) and the number of training negatives each covers.
+#[allow(dead_code)] // outside tests only the pruned rules are used
 #[derive(Clone, Debug)]
 pub struct RunResult {
     pub rules: Vec<Rule>,
@@ -85,6 +86,7 @@ const WITNESSES: usize = 4;
 const NONE: u32 = u32::MAX;
 
 /// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn find_rs(ts: &TrainingSet, order: &[u32], tau: u32) -> RunResult {
     let mut runner = Runner::new(ts, tau);
     runner.run(order);

@@ -13,6 +13,7 @@ use crate::error::{FindRsError, Result};
 use crate::row_index::RowIndex;
 use crate::schema::{ConstraintKind, Schema};
 
+#[allow(dead_code)] // `n_rows` and `neg_rows` describe the set; tests and debugging read them
 pub struct TrainingSet {
     pub schema: Schema,
     pub n_rows: usize,

@@ -1,8 +1,6 @@
 //! Conversions between Python objects and core types, and error/panic conversion.
 
-use findrs_core::data::Columns;
-use findrs_core::schema::{ConstraintKind, Schema};
-use findrs_core::FindRsError;
+use findrs_core::{Columns, ConstraintKind, FindRsError, Schema};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

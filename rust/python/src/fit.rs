@@ -3,9 +3,7 @@
 
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
-use findrs_core::ensemble::Progress;
-use findrs_core::fit::{fit as core_fit, FitOptions, RuleCount};
-use findrs_core::model::Method;
+use findrs_core::{fit as core_fit, FitOptions, Method, Progress, RuleCount};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -34,20 +32,8 @@ fn pool(n_jobs: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
     Ok(Some(p))
 }
 
-/// What a fit learned about the training data besides the model.
-#[pyclass(module = "findrs._core", frozen, get_all)]
-pub struct FitStats {
-    /// BP: training rows classified correctly by the top K rules, K = 1..=n_rules.
-    pub curve: Option<Vec<u32>>,
-    /// Training positives / negatives covered by each rule.
-    pub pos_covered: Vec<u32>,
-    pub neg_covered: Vec<u32>,
-    /// Training rows with an identical row of the other label.
-    pub contradictions: usize,
-}
-
-/// Fits a model. Returns the model and, for BP, the number of training rows classified
-/// correctly by the top K rules for K = 1..=n_rules.
+/// Fits a model. Returns the model and the number of training rows that have an identical row
+/// of the other label (contradictions).
 #[pyfunction]
 #[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None))]
 #[allow(clippy::too_many_arguments)]
@@ -66,7 +52,7 @@ pub fn fit(
     accuracy_ratio: Option<f64>,
     n_jobs: Option<usize>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(CoreModel, FitStats)> {
+) -> PyResult<(CoreModel, usize)> {
     let schema = schema(domain_sizes, &kinds)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
@@ -135,12 +121,5 @@ pub fn fit(
             cb.call1(py, (n_runs as usize, n_runs))?;
         }
     }
-    let curve = fitted.curve.map(|c| c.correct);
-    let stats = FitStats {
-        curve,
-        pos_covered: fitted.pos_covered,
-        neg_covered: fitted.neg_covered,
-        contradictions: fitted.contradictions,
-    };
-    Ok((CoreModel::from_model(fitted.model), stats))
+    Ok((CoreModel::from_model(fitted.model), fitted.contradictions))
 }

@@ -1,6 +1,6 @@
 //! `findrs._core`: thin PyO3 bindings of findrs-core. No algorithm lives here: functions
 //! convert NumPy buffers to borrowed slices (no copy), call the core with the GIL released, and
-//! convert back.
+//! convert back. `python/findrs/_core.pyi` types what this module exports.
 //!
 //! Invariant: no Rust panic and no core error reaches Python unconverted: core errors become
 //! `ValueError` (or `KeyboardInterrupt` when a fit was cancelled by a signal), panics become
@@ -10,7 +10,6 @@ mod convert;
 mod fit;
 mod model;
 mod plugin;
-mod state;
 
 // Polars plugins must allocate with the allocator of the Python polars that calls them.
 #[global_allocator]
@@ -21,8 +20,9 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::CoreModel>()?;
-    m.add_class::<fit::FitStats>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_RUNS", findrs_core::MAX_RUNS)?;
+    m.add("FORMAT_VERSION", findrs_core::FORMAT_VERSION)?;
     Ok(())
 }

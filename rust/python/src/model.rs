@@ -1,205 +1,175 @@
-//! `CoreModel`: a fitted rule model held in Rust, built by `fit` or from saved constraints.
+//! `CoreModel`: the core's [`RuleModel`] held by Python, with the public view that Python's
+//! `RuleSetModel` reads (constraints, rules as constraint ids, weights, vote groups, threshold,
+//! decision scale) and the core's one JSON form. Prediction is not here: Python predicts
+//! through the expression plugin ([`crate::plugin`]), which holds the same model.
 
-use crate::convert::{columns, core_err, guarded, slices};
-use findrs_core::data::Columns;
-use crate::state::{Constraints, ModelState};
-use findrs_core::best_k::pruning_curve;
-use findrs_core::model::RuleModel;
-use findrs_core::predict::{Predictor, PredictorCell};
-use findrs_core::row_index::RowIndex;
+use crate::convert::{core_err, guarded, slices};
+use findrs_core::{read_document, write_document, ConstraintTable, RuleModel};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use std::sync::OnceLock;
 
 #[pyclass(module = "findrs._core", frozen)]
 pub struct CoreModel {
     pub inner: RuleModel,
-    predictor: PredictorCell,
+    /// The distinct constraints of every rule, built on first use.
+    table: OnceLock<ConstraintTable>,
 }
 
 impl CoreModel {
     pub fn from_model(inner: RuleModel) -> Self {
         Self {
             inner,
-            predictor: PredictorCell::default(),
+            table: OnceLock::new(),
         }
     }
 
-    fn predictor(&self, data: &Columns) -> &Predictor {
-        self.predictor.get(&self.inner, data)
-    }
-
-    /// The NumPy code columns as core columns checked against this model's schema.
-    fn data<'a>(&self, arrays: &'a [PyReadonlyArray1<'_, u32>]) -> PyResult<Columns<'a>> {
-        columns(&self.inner.schema, slices(arrays)?)
+    fn table(&self) -> &ConstraintTable {
+        self.table.get_or_init(|| {
+            let rules: Vec<_> = self.inner.rule_sets().iter().flat_map(|s| s.rules().iter().cloned()).collect();
+            ConstraintTable::of_rules(self.inner.schema(), &rules)
+        })
     }
 }
 
 #[pymethods]
 impl CoreModel {
-    #[new]
-    #[pyo3(signature = (domain_sizes, kinds, method, rules, weights, runs, n_runs, n_kept, total_weight))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        domain_sizes: Vec<u32>,
-        kinds: Vec<String>,
-        method: &str,
-        rules: Vec<Constraints>,
-        weights: Vec<u32>,
-        runs: Vec<Vec<u32>>,
-        n_runs: u32,
-        n_kept: usize,
-        total_weight: u64,
-    ) -> PyResult<Self> {
-        guarded(|| {
-            let state = ModelState {
-                domain_sizes,
-                kinds,
-                method: method.to_string(),
-                rules,
-                rule_bits: String::new(),
-                weights,
-                runs,
-                n_runs,
-                n_kept,
-                total_weight,
-            };
-            Ok(Self::from_model(state.into_model().map_err(core_err)?))
+    /// A model document (JSON format version 2) read and checked: the model and the other
+    /// sections as `(name, JSON text)` pairs.
+    #[staticmethod]
+    fn load(py: Python<'_>, text: &str) -> PyResult<(CoreModel, Vec<(String, String)>)> {
+        let (model, sections) = py.detach(|| guarded(|| read_document(text).map_err(core_err)))?;
+        Ok((CoreModel::from_model(model), sections))
+    }
+
+    /// The model document: `sections` (name, JSON text) first, then the model, with one text
+    /// per distinct constraint (in `constraint_table` order).
+    fn dump(&self, py: Python<'_>, sections: Vec<(String, String)>, texts: Vec<String>) -> PyResult<String> {
+        py.detach(|| {
+            guarded(|| {
+                let s: Vec<(&str, &str)> = sections.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+                write_document(&self.inner, &s, Some(&texts)).map_err(core_err)
+            })
         })
     }
 
-    /// The model as compact JSON (what the expression plugin receives); with `voting_only`, a
-    /// BP model keeps just its top-K rules.
-    #[pyo3(signature = (voting_only=false))]
-    fn state_json(&self, voting_only: bool) -> String {
-        ModelState::from_model(&self.inner, voting_only).to_json()
+    /// The voting-only model as the compact JSON the expression plugin receives.
+    fn plugin_json(&self) -> String {
+        findrs_core::model_to_json(&self.inner.voting_only())
     }
 
-    /// Decision values (> 0 exactly where the prediction is positive).
-    fn decision<'py>(
-        &self,
-        py: Python<'py>,
-        columns_: Vec<PyReadonlyArray1<'py, u32>>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let data = self.data(&columns_)?;
-        let m = &self.inner;
-        let out = py.detach(|| {
-            guarded(|| Ok(self.predictor(&data).scores(&data).into_iter().map(|s| m.decision(s)).collect::<Vec<_>>()))
-        })?;
-        Ok(out.into_pyarray(py))
+    /// The same model with the top `k` rules voting (BP).
+    fn with_n_rules(&self, k: usize) -> PyResult<Self> {
+        self.inner.with_n_rules(k).map(Self::from_model).map_err(core_err)
     }
 
-    /// The voting rules covering each row, as CSR (offsets, rule ids).
-    #[allow(clippy::type_complexity)]
-    fn fired<'py>(
-        &self,
-        py: Python<'py>,
-        columns_: Vec<PyReadonlyArray1<'py, u32>>,
-    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
-        let data = self.data(&columns_)?;
-        let (offsets, ids) = py.detach(|| guarded(|| Ok(self.predictor(&data).fired(&data))))?;
-        Ok((offsets.into_pyarray(py), ids.into_pyarray(py)))
-    }
-
-    /// Integer scores of the rows (see `threshold`).
-    fn scores<'py>(
-        &self,
-        py: Python<'py>,
-        columns_: Vec<PyReadonlyArray1<'py, u32>>,
-    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let data = self.data(&columns_)?;
-        let out = py.detach(|| guarded(|| Ok(self.predictor(&data).scores(&data))))?;
-        Ok(out.into_pyarray(py))
-    }
-
-    /// A row is positive iff its score is above this.
-    fn threshold(&self) -> u64 {
-        self.inner.threshold()
-    }
-
-    /// Rows classified correctly by the top-K vote, for K = 1..=n_rules (BP pruning curve).
+    /// BP: rows classified correctly by the top-K vote, for K = 1..=n_rules_found.
     fn pruning_curve(
         &self,
         py: Python<'_>,
         columns_: Vec<PyReadonlyArray1<'_, u32>>,
         labels: PyReadonlyArray1<'_, bool>,
     ) -> PyResult<Vec<u32>> {
-        let data = self.data(&columns_)?;
+        let data = self.inner.columns(slices(&columns_)?).map_err(core_err)?;
         let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-        if y.len() != data.n_rows() {
-            return Err(PyValueError::new_err("labels and columns differ in length"));
-        }
-        let m = &self.inner;
-        py.detach(|| {
-            guarded(|| {
-                let index = RowIndex::from_all(&m.schema, &data);
-                Ok(pruning_curve(&m.schema, &index, y, &m.rules, &m.weights, m.n_runs).correct)
-            })
-        })
+        py.detach(|| guarded(|| self.inner.pruning_curve(&data, y).map_err(core_err)))
     }
 
-    /// The same model with the top `k` rules voting (BP).
-    fn with_n_kept(&self, k: usize) -> PyResult<Self> {
-        if k == 0 || k > self.inner.rules.len() {
-            return Err(PyValueError::new_err(format!(
-                "n_rules must be between 1 and {}, got {k}",
-                self.inner.rules.len()
-            )));
-        }
-        let mut inner = self.inner.clone();
-        inner.n_kept = k;
-        Ok(Self::from_model(inner))
+    /// The distinct constraints of every rule: `(feature, codes, unseen_passes)`, sorted by
+    /// feature then codes.
+    fn constraint_table(&self) -> Vec<(usize, Vec<u32>, bool)> {
+        self.table().constraints.iter().map(|c| (c.feature, c.codes.clone(), c.unseen_passes)).collect()
     }
 
-    /// The number of constraints (constrained features) of the first `limit` rules.
-    fn n_constraints(&self, limit: usize) -> usize {
-        let m = &self.inner;
-        let n = limit.min(m.rules.len());
-        m.rules[..n]
-            .iter()
-            .map(|r| (0..m.schema.n_features()).filter(|&f| !r.is_free(&m.schema, f)).count())
-            .sum()
+    /// Every rule as constraint ids (into `constraint_table`), as CSR: rule `i`'s ids are
+    /// `ids[offsets[i]:offsets[i + 1]]`.
+    #[allow(clippy::type_complexity)]
+    fn rule_constraints<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>) {
+        let t = self.table();
+        (t.offsets.clone().into_pyarray(py), t.ids.clone().into_pyarray(py))
     }
 
-    /// The rules' constraints, in rule order; the first `limit` rules only when given.
-    #[pyo3(signature = (limit=None))]
-    fn rules(&self, limit: Option<usize>) -> Vec<Constraints> {
-        let n = limit.map_or(self.inner.rules.len(), |k| k.min(self.inner.rules.len()));
-        self.inner.rules[..n].iter().map(|r| r.constraints(&self.inner.schema)).collect()
-    }
-
-    #[getter]
-    fn weights(&self) -> Vec<u32> {
-        self.inner.weights.clone()
-    }
-
-    #[getter]
-    fn runs(&self) -> Vec<Vec<u32>> {
-        self.inner.runs.clone()
+    /// The votes as groups of voting rules and their weights (see the core's `vote_groups`).
+    fn vote_groups(&self) -> (Vec<Vec<u32>>, Vec<u64>) {
+        self.inner.vote_groups()
     }
 
     #[getter]
     fn method(&self) -> &'static str {
-        self.inner.method.name()
+        self.inner.method().name()
     }
 
+    /// T, the number of runs.
     #[getter]
-    fn n_runs(&self) -> u32 {
-        self.inner.n_runs
+    #[allow(non_snake_case)]
+    fn T(&self) -> u32 {
+        self.inner.n_runs()
     }
 
-    #[getter]
-    fn n_kept(&self) -> usize {
-        self.inner.n_kept
-    }
-
-    #[getter]
-    fn total_weight(&self) -> u64 {
-        self.inner.total_weight
-    }
-
+    /// K, the number of voting rules.
     #[getter]
     fn n_rules(&self) -> usize {
-        self.inner.rules.len()
+        self.inner.rule_set().n_kept()
+    }
+
+    /// Every rule found, voting or not.
+    #[getter]
+    fn n_rules_found(&self) -> usize {
+        self.inner.rule_set().rules().len()
+    }
+
+    #[getter]
+    fn domain_sizes(&self) -> Vec<u32> {
+        self.inner.schema().domain_sizes().to_vec()
+    }
+
+    #[getter]
+    fn kinds(&self) -> Vec<&'static str> {
+        self.inner.schema().kinds().iter().map(|k| k.name()).collect()
+    }
+
+    /// Positive iff the votes exceed this.
+    #[getter]
+    fn threshold(&self) -> u64 {
+        self.inner.threshold()
+    }
+
+    /// `(scale, offset)`: decision = votes / scale - offset.
+    #[getter]
+    fn decision_scale(&self) -> (f64, f64) {
+        self.inner.decision_scale()
+    }
+
+    /// The most votes a row can get.
+    #[getter]
+    fn max_votes(&self) -> u64 {
+        self.inner.max_votes()
+    }
+
+    #[getter]
+    fn weights(&self) -> Vec<u32> {
+        self.inner.rule_set().weights().to_vec()
+    }
+
+    #[getter]
+    fn runs(&self) -> Vec<Vec<u32>> {
+        self.inner.rule_set().runs().to_vec()
+    }
+
+    #[getter]
+    fn train_positives(&self) -> Vec<u32> {
+        self.inner.rule_set().train_positives().to_vec()
+    }
+
+    #[getter]
+    fn train_negatives(&self) -> Vec<u32> {
+        self.inner.rule_set().train_negatives().to_vec()
+    }
+
+    /// BP: training rows classified correctly by the top k + 1 rules (empty otherwise).
+    #[getter]
+    fn curve(&self) -> Vec<u32> {
+        self.inner.rule_set().curve().to_vec()
     }
 }

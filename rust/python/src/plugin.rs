@@ -1,14 +1,14 @@
-//! Polars expression plugins: prediction, decision score and fired rules of a model, applied
-//! to the feature columns already encoded to codes by Polars expressions (the encoders'
+//! Polars expression plugins: the prediction, decision value and fired rules of a model,
+//! applied to the feature columns already encoded to codes by Polars expressions (the encoders'
 //! `expr()`), batch by batch (`is_elementwise`: the streaming engine may call them per chunk).
+//! This is findrs' one prediction path: eager `predict` runs these too.
 //!
-//! Invariant: the model travels in the kwargs as `ModelState` JSON plus a key; it is parsed once
-//! per key and cached, so a batch costs the kwargs' decoding and the prediction only.
+//! Invariant: the model travels in the kwargs as the core's JSON (`model_to_json` of its
+//! voting-only copy) plus a key; it is parsed once per key and cached, so a batch costs the
+//! kwargs' decoding and the prediction only. The cached model compiles its predictor on the
+//! first batch.
 
-use crate::state::ModelState;
-use findrs_core::data::Columns;
-use findrs_core::model::RuleModel;
-use findrs_core::predict::{Predictor, PredictorCell};
+use findrs_core::{model_from_json, Columns, RuleModel};
 use polars::prelude::*;
 use pyo3_polars::derive::polars_expr;
 use serde::Deserialize;
@@ -17,38 +17,20 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 #[derive(Deserialize)]
 struct ModelKwargs {
-    /// Identifies the model (a digest of `state`, computed on the Python side).
+    /// Identifies the model (a digest of `model`, computed on the Python side).
     key: String,
-    state: String,
+    model: String,
 }
 
 const CACHE_SIZE: usize = 32;
 
-/// A parsed model and its predictor (compiled on the first batch).
-struct Cached {
-    model: RuleModel,
-    predictor: PredictorCell,
-}
-
-impl Cached {
-    fn predictor(&self, data: &Columns) -> &Predictor {
-        self.predictor.get(&self.model, data)
-    }
-}
-
-fn model(kw: &ModelKwargs) -> PolarsResult<Arc<Cached>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Cached>>>> = OnceLock::new();
+fn model(kw: &ModelKwargs) -> PolarsResult<Arc<RuleModel>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<RuleModel>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(m) = cache.lock().expect("model cache").get(&kw.key) {
         return Ok(m.clone());
     }
-    let m = ModelState::from_json(&kw.state)
-        .and_then(ModelState::into_model)
-        .map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
-    let m = Arc::new(Cached {
-        model: m,
-        predictor: PredictorCell::default(),
-    });
+    let m = Arc::new(model_from_json(&kw.model).map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?);
     let mut map = cache.lock().expect("model cache");
     if map.len() >= CACHE_SIZE {
         map.clear();
@@ -58,11 +40,7 @@ fn model(kw: &ModelKwargs) -> PolarsResult<Arc<Cached>> {
 }
 
 /// Calls `f` with the code columns as slices (rechunked, checked for nulls and type).
-fn with_codes<T>(
-    inputs: &[Series],
-    m: &RuleModel,
-    f: impl FnOnce(&Columns) -> T,
-) -> PolarsResult<T> {
+fn with_codes<T>(inputs: &[Series], m: &RuleModel, f: impl FnOnce(&Columns) -> T) -> PolarsResult<T> {
     let owned: Vec<Series> = inputs.iter().map(|s| s.rechunk()).collect();
     let mut slices = Vec::with_capacity(owned.len());
     for s in &owned {
@@ -74,7 +52,7 @@ fn with_codes<T>(
         }
         slices.push(ca.cont_slice()?);
     }
-    let data = Columns::new(&m.schema, slices).map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
+    let data = m.columns(slices).map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
     Ok(f(&data))
 }
 
@@ -85,15 +63,14 @@ fn name_of(inputs: &[Series]) -> PlSmallStr {
 #[polars_expr(output_type=Boolean)]
 fn findrs_predict(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
-    let pred = with_codes(inputs, &m.model, |d| m.predictor(d).predict(d))?;
+    let pred = with_codes(inputs, &m, |d| m.predict(d))?;
     Ok(BooleanChunked::from_slice(name_of(inputs), &pred).into_series())
 }
 
 #[polars_expr(output_type=Float64)]
-fn findrs_score(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_decision(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
-    let scores = with_codes(inputs, &m.model, |d| m.predictor(d).scores(d))?;
-    let values: Vec<f64> = scores.into_iter().map(|s| m.model.decision(s)).collect();
+    let values = with_codes(inputs, &m, |d| m.decisions(d))?;
     Ok(Float64Chunked::from_vec(name_of(inputs), values).into_series())
 }
 
@@ -104,7 +81,7 @@ fn list_u32(_input_fields: &[Field]) -> PolarsResult<Field> {
 #[polars_expr(output_type_func=list_u32)]
 fn findrs_fired(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
-    let (offsets, ids) = with_codes(inputs, &m.model, |d| m.predictor(d).fired(d))?;
+    let (offsets, ids) = with_codes(inputs, &m, |d| m.fired(d))?;
     let n = offsets.len() - 1;
     let mut builder = ListPrimitiveChunkedBuilder::<UInt32Type>::new(name_of(inputs), n, ids.len(), DataType::UInt32);
     for r in 0..n {

@@ -1,0 +1,85 @@
+"""Types of ``findrs._core``, the Rust extension module (PyO3 bindings of findrs-core).
+
+Only ``findrs.model`` uses it; everything else goes through :class:`findrs.RuleSetModel`.
+"""
+
+from typing import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+MAX_RUNS: int
+"""The most runs (T) a fit makes and a model may count."""
+FORMAT_VERSION: int
+"""The model JSON format version the core writes and reads."""
+
+class CoreModel:
+    """A fitted model held by the core (its rules, weights, runs, K, T, threshold)."""
+
+    @staticmethod
+    def load(text: str) -> tuple[CoreModel, list[tuple[str, str]]]:
+        """Reads a model document (JSON format version 2): the model, and the other sections as
+        ``(name, JSON text)`` pairs. Raises ``ValueError`` saying what is wrong."""
+    def dump(self, sections: list[tuple[str, str]], texts: list[str]) -> str:
+        """The model document: the sections, then the model, with one text per distinct
+        constraint (``constraint_table`` order)."""
+    def plugin_json(self) -> str:
+        """The voting rules as the JSON the expression plugin receives in its kwargs."""
+    def with_n_rules(self, k: int) -> CoreModel:
+        """The same BP model with the top ``k`` rules voting. Raises ``ValueError``."""
+    def pruning_curve(self, columns_: list[npt.NDArray[np.uint32]], labels: npt.NDArray[np.bool_]) -> list[int]:
+        """BP: rows classified correctly by the top-K vote, K = 1..=n_rules_found."""
+    def constraint_table(self) -> list[tuple[int, list[int], bool]]:
+        """The distinct constraints of every rule: ``(feature, codes, unseen_passes)``."""
+    def rule_constraints(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
+        """Every rule's constraint ids as CSR ``(offsets, ids)``."""
+    def vote_groups(self) -> tuple[list[list[int]], list[int]]:
+        """The vote as groups of voting rules and their weights."""
+    @property
+    def method(self) -> str: ...
+    @property
+    def T(self) -> int: ...
+    @property
+    def n_rules(self) -> int:
+        """K, the number of voting rules."""
+    @property
+    def n_rules_found(self) -> int: ...
+    @property
+    def domain_sizes(self) -> list[int]: ...
+    @property
+    def kinds(self) -> list[str]: ...
+    @property
+    def threshold(self) -> int: ...
+    @property
+    def decision_scale(self) -> tuple[float, float]:
+        """``(scale, offset)``: decision = votes / scale - offset."""
+    @property
+    def max_votes(self) -> int: ...
+    @property
+    def weights(self) -> list[int]: ...
+    @property
+    def runs(self) -> list[list[int]]: ...
+    @property
+    def train_positives(self) -> list[int]: ...
+    @property
+    def train_negatives(self) -> list[int]: ...
+    @property
+    def curve(self) -> list[int]: ...
+
+def fit(
+    columns_: list[npt.NDArray[np.uint32]],
+    domain_sizes: list[int],
+    kinds: list[str],
+    labels: npt.NDArray[np.bool_],
+    method: str,
+    tolerance: int,
+    n_runs: int,
+    seed: int,
+    shuffle: bool,
+    n_rules: int | None,
+    accuracy_ratio: float | None,
+    n_jobs: int | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[CoreModel, int]:
+    """Fits a model on training codes; returns it and the number of contradictory rows."""

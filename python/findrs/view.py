@@ -1,0 +1,87 @@
+"""The public view of a fitted model's vote: what exporters print.
+
+:attr:`RuleSetModel.vote <findrs.RuleSetModel.vote>` is a :class:`Vote`: the voting rules as
+:class:`Constraint` lists, how their votes add up, the threshold and the decision scale, all as
+the Rust core computed them. The text of the rules, the compiled Polars expression
+(:meth:`~findrs.RuleSetModel.to_expr`), the SQL (:meth:`~findrs.RuleSetModel.to_sql`) and
+scikit-learn's ``predict_proba`` read this view and print it; none of them decides for itself
+whether an unseen value passes a constraint (:attr:`Constraint.unseen_passes`) or where the
+threshold lies (:attr:`Vote.threshold`, :attr:`Vote.scale`, :attr:`Vote.offset`).
+
+Example:
+    >>> import findrs
+    >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+    >>> v = m.vote
+    >>> len(v.rules), v.groups == ((0, 1, 2, 3, 4, 5, 6, 7),), v.threshold
+    (8, True, 0)
+    >>> c = v.constraints[v.rules[0][0]]
+    >>> m.features[c.feature], m.encoders[c.feature].values[c.codes[0]], c.unseen_passes
+    ('top_left', 'x', False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint of a rule (docs/semantics.md §2).
+
+    Attributes:
+        feature: the feature's position in ``model.features`` / ``model.encoders``.
+        codes: the training codes it allows (``model.encoders[feature].values[code]`` is the
+            value), ascending.
+        unseen_passes: whether a value never seen in training passes it (OH sets of two or more
+            values: ``a not in {...}``; never for ``a = v``).
+    """
+
+    feature: int
+    codes: tuple[int, ...]
+    unseen_passes: bool
+
+
+@dataclass(frozen=True)
+class Vote:
+    """How a model's voting rules decide a row (docs/semantics.md §5, §6).
+
+    The *votes* of a row are the sum of ``group_weights[g]`` over the groups ``g`` of which some
+    rule covers the row; the row is positive iff its votes exceed ``threshold``, and its
+    decision value (``decision_function``) is ``votes / scale - offset``. FIND-RS has one group
+    of all its rules (weight 1, threshold 0), BO one group per distinct run (weighing how many
+    runs have that rule set, threshold floor(T / 2)), BP one group per voting rule (weighing its
+    weight, threshold floor(gamma_K T / 2)).
+
+    Attributes:
+        method: ``"find-rs"``, ``"bo"`` or ``"bp"``.
+        T: the number of runs.
+        constraints: the distinct constraints of the model's rules.
+        rules: the voting rules (BP's top K; all rules otherwise), each as ids into
+            ``constraints`` in feature order; rule ``i`` is ``model.rules`` row ``i``. A rule
+            with no constraint covers every row.
+        weights: the voting rules' weights.
+        runs: BO: each run's rules (ids into ``rules``), in the run's order; empty otherwise.
+        groups: the groups of voting rules (ids into ``rules``).
+        group_weights: each group's weight.
+        threshold: positive iff the votes exceed it.
+        scale: the decision value is ``votes / scale - offset``.
+        offset: see ``scale``.
+        max_votes: the most votes a row can get.
+    """
+
+    method: str
+    T: int
+    constraints: tuple[Constraint, ...]
+    rules: tuple[tuple[int, ...], ...]
+    weights: tuple[int, ...]
+    runs: tuple[tuple[int, ...], ...]
+    groups: tuple[tuple[int, ...], ...]
+    group_weights: tuple[int, ...]
+    threshold: int
+    scale: float
+    offset: float
+    max_votes: int
+
+    def rule(self, i: int) -> tuple[Constraint, ...]:
+        """The constraints of voting rule ``i``."""
+        return tuple(self.constraints[c] for c in self.rules[i])

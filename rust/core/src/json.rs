@@ -1,0 +1,461 @@
+//! The model's JSON form, format version 2: the one serialization of a [`RuleModel`] (model
+//! files, pickles and the Polars plugin's kwargs all use it).
+//!
+//! A *document* is one JSON object: `"format": "findrs-model"`, `"version": 2`, any sections its
+//! writer adds (the Python package adds `target`, `features`, `params` and `training`; they are
+//! kept as raw JSON text, checked only for being JSON, and handed back as they were), and
+//! `"model"`, which this module reads and writes:
+//!
+//! ```json
+//! "model": {
+//!   "method": "bp", "T": 100,
+//!   "schema": {"domains": [3, 3], "kinds": ["av", "av"]},
+//!   "constraints": [{"feature": 0, "codes": [2], "text": "a1 = x"}, ...],
+//!   "rule_sets": [{
+//!     "n_rules": 2,
+//!     "rules": [{"weight": 31, "constraints": [0, 4], "train_positives": 40, "train_negatives": 0}, ...],
+//!     "runs": [[0, 1], ...],
+//!     "curve": [301, 330, ...]
+//!   }]
+//! }
+//! ```
+//!
+//! `constraints` is the table of the distinct constraints of the rules
+//! ([`ConstraintTable`]): a feature (index into `schema`) and its allowed training codes;
+//! `text`, when present, is the constraint as the writer reads it (ignored when loading). A rule
+//! is its weight, its constraints as ids into the table, and the training rows of each class
+//! it covers; rules are in model order (rule `i` is id `i`). `n_rules` is K; `runs` (BO only)
+//! each run's rule ids; `curve` (BP only) the training rows classified correctly by the top
+//! `k + 1` rules; `total_weight` appears only in a voting-only copy (the plugin's), which lacks
+//! the rules past K. Every model read goes through [`RuleModel::new`], so a file is checked
+//! as thoroughly as a fitted model.
+//!
+//! Layout: the text is indented for reading; arrays of numbers or strings stay on one line,
+//! and each element of an array of objects (a constraint, a rule, a feature) gets its own
+//! line, except rule sets, which are spread out like the document.
+//!
+//! Invariant: [`read_document`] of [`write_document`]'s text gives back an equal model and the
+//! same sections.
+
+use crate::constraints::ConstraintTable;
+use crate::error::{FindRsError, Result};
+use crate::model::{Method, RuleModel, RuleSetParts};
+use crate::schema::{ConstraintKind, Schema};
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use std::fmt;
+
+/// The `format` field of every findrs model document.
+pub const FORMAT: &str = "findrs-model";
+/// The format version this module writes and reads.
+pub const FORMAT_VERSION: u32 = 2;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelJson {
+    method: String,
+    #[serde(rename = "T")]
+    n_runs: u32,
+    schema: SchemaJson,
+    constraints: Vec<ConstraintJson>,
+    rule_sets: Vec<RuleSetJson>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SchemaJson {
+    domains: Vec<u32>,
+    kinds: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConstraintJson {
+    feature: usize,
+    codes: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleSetJson {
+    n_rules: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    total_weight: Option<u64>,
+    rules: Vec<RuleJson>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    runs: Vec<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    curve: Vec<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleJson {
+    weight: u32,
+    constraints: Vec<u32>,
+    train_positives: u32,
+    train_negatives: u32,
+}
+
+fn invalid(what: &str, e: impl fmt::Display) -> FindRsError {
+    FindRsError::InvalidData(format!("{what}: {e}"))
+}
+
+fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> {
+    let schema = model.schema();
+    let mut rule_sets = Vec::with_capacity(model.rule_sets().len());
+    // One table for the constraints of every set.
+    let all: Vec<_> = model.rule_sets().iter().flat_map(|s| s.rules().iter().cloned()).collect();
+    let table = ConstraintTable::of_rules(schema, &all);
+    if let Some(t) = texts {
+        if t.len() != table.constraints.len() {
+            return Err(FindRsError::InvalidParameter(format!(
+                "{} constraint texts for {} constraints",
+                t.len(),
+                table.constraints.len()
+            )));
+        }
+    }
+    let mut at = 0usize;
+    for set in model.rule_sets() {
+        let rules = (0..set.rules().len())
+            .map(|i| RuleJson {
+                weight: set.weights()[i],
+                constraints: table.rule(at + i).to_vec(),
+                train_positives: set.train_positives()[i],
+                train_negatives: set.train_negatives()[i],
+            })
+            .collect();
+        at += set.rules().len();
+        rule_sets.push(RuleSetJson {
+            n_rules: set.n_kept(),
+            total_weight: (!set.is_complete()).then_some(set.total_weight()),
+            rules,
+            runs: set.runs().to_vec(),
+            curve: set.curve().to_vec(),
+        });
+    }
+    Ok(ModelJson {
+        method: model.method().name().to_string(),
+        n_runs: model.n_runs(),
+        schema: SchemaJson {
+            domains: schema.domain_sizes().to_vec(),
+            kinds: schema.kinds().iter().map(|k| k.name().to_string()).collect(),
+        },
+        constraints: table
+            .constraints
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| ConstraintJson {
+                feature: c.feature,
+                codes: c.codes,
+                text: texts.map(|t| t[i].clone()),
+            })
+            .collect(),
+        rule_sets,
+    })
+}
+
+fn model_of(m: ModelJson) -> Result<RuleModel> {
+    let method = Method::parse(&m.method)?;
+    if m.schema.domains.len() != m.schema.kinds.len() {
+        return Err(FindRsError::InvalidData(format!(
+            "the schema lists {} domains but {} kinds",
+            m.schema.domains.len(),
+            m.schema.kinds.len()
+        )));
+    }
+    let kinds = m
+        .schema
+        .kinds
+        .iter()
+        .map(|k| ConstraintKind::parse(k).map_err(|e| FindRsError::InvalidData(e.to_string())))
+        .collect::<Result<Vec<_>>>()?;
+    let schema = Schema::new(m.schema.domains, kinds)?;
+    let constraints: Vec<(usize, Vec<u32>)> = m.constraints.into_iter().map(|c| (c.feature, c.codes)).collect();
+    let mut sets = Vec::with_capacity(m.rule_sets.len());
+    for s in m.rule_sets {
+        let ids: Vec<&[u32]> = s.rules.iter().map(|r| r.constraints.as_slice()).collect();
+        let rules = ConstraintTable::rules(&schema, &constraints, &ids)?;
+        sets.push(RuleSetParts {
+            rules,
+            weights: s.rules.iter().map(|r| r.weight).collect(),
+            runs: s.runs,
+            n_kept: s.n_rules,
+            total_weight: s.total_weight,
+            train_positives: s.rules.iter().map(|r| r.train_positives).collect(),
+            train_negatives: s.rules.iter().map(|r| r.train_negatives).collect(),
+            curve: s.curve,
+        });
+    }
+    RuleModel::new(schema, method, m.n_runs, sets)
+}
+
+/// The `"model"` section of `model` alone, as compact JSON (what the plugin's kwargs carry).
+pub fn model_to_json(model: &RuleModel) -> String {
+    let m = model_json(model, None).expect("no texts to check");
+    serde_json::to_string(&m).expect("a model always serializes")
+}
+
+/// A model from [`model_to_json`]'s text, checked as [`RuleModel::new`] checks.
+pub fn model_from_json(text: &str) -> Result<RuleModel> {
+    let m: ModelJson = serde_json::from_str(text).map_err(|e| invalid("bad findrs model JSON", e))?;
+    model_of(m)
+}
+
+/// A whole document (see the module docs): `sections` are `(name, JSON text)` pairs written in
+/// order between `version` and `model`; `texts`, when given, one text per distinct constraint
+/// (in the order of [`ConstraintTable::of_rules`] over all rules of all sets).
+pub fn write_document(model: &RuleModel, sections: &[(&str, &str)], texts: Option<&[String]>) -> Result<String> {
+    let mut out = String::new();
+    out.push_str(&format!("{{\"format\":\"{FORMAT}\",\"version\":{FORMAT_VERSION}"));
+    for (name, text) in sections {
+        if matches!(*name, "format" | "version" | "model") {
+            return Err(FindRsError::InvalidParameter(format!("{name:?} is not a section name")));
+        }
+        let raw = RawValue::from_string(text.to_string())
+            .map_err(|e| FindRsError::InvalidParameter(format!("section {name:?} is not JSON: {e}")))?;
+        out.push(',');
+        out.push_str(&serde_json::to_string(name).expect("a string serializes"));
+        out.push(':');
+        out.push_str(raw.get());
+    }
+    out.push_str(",\"model\":");
+    let m = model_json(model, texts)?;
+    out.push_str(&serde_json::to_string(&m).expect("a model always serializes"));
+    out.push('}');
+    Ok(layout(&out))
+}
+
+/// The model and the other sections (in file order, `format` and `version` left out) of a
+/// document; an error says what is wrong (not a findrs model, another version, which field).
+pub fn read_document(text: &str) -> Result<(RuleModel, Vec<(String, String)>)> {
+    let top: Entries = serde_json::from_str(text).map_err(|e| invalid("not a findrs model: invalid JSON", e))?;
+    let get = |name: &str| top.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
+    let format: Option<String> = get("format").and_then(|v| serde_json::from_str(v.get()).ok());
+    if format.as_deref() != Some(FORMAT) {
+        return Err(FindRsError::InvalidData(format!(
+            "not a findrs model: the \"format\" field is not \"{FORMAT}\""
+        )));
+    }
+    let version = get("version").map(|v| v.get().to_string()).unwrap_or_else(|| "missing".into());
+    if version != FORMAT_VERSION.to_string() {
+        return Err(FindRsError::InvalidData(format!(
+            "findrs model format version {version} is not supported here (this reads version {FORMAT_VERSION})"
+        )));
+    }
+    let model = get("model").ok_or_else(|| FindRsError::InvalidData("the findrs model has no \"model\" section".into()))?;
+    let m: ModelJson = serde_json::from_str(model.get()).map_err(|e| invalid("the \"model\" section is malformed", e))?;
+    let model = model_of(m)?;
+    let sections = top
+        .0
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "format" | "version" | "model"))
+        .map(|(k, v)| (k.clone(), v.get().to_string()))
+        .collect();
+    Ok((model, sections))
+}
+
+/// A JSON object's entries, in order, values as raw text; a repeated key is an error.
+struct Entries<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut out: Vec<(String, &'a RawValue)> = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, &'a RawValue>()? {
+                    if out.iter().any(|(e, _)| *e == k) {
+                        return Err(serde::de::Error::custom(format!("the field {k:?} appears twice")));
+                    }
+                    out.push((k, v));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// Arrays whose object elements are spread out like the document (see the module docs).
+const SPREAD_ITEMS: &[&str] = &["rule_sets"];
+
+/// Re-indents JSON text (see the module docs): objects spread one entry a line, arrays of
+/// scalars on one line, arrays of containers one element a line, each element on one line
+/// unless it is an object in a [`SPREAD_ITEMS`] array.
+fn layout(text: &str) -> String {
+    struct Frame {
+        inline: bool,
+        spread_items: bool,
+        empty: bool,
+        is_object: bool,
+        key: String,
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut stack: Vec<Frame> = Vec::new();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        (0..depth).for_each(|_| out.push_str("  "));
+    };
+    let next_non_space = |mut j: usize| {
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        b.get(j).copied()
+    };
+    let mut i = 0;
+    // The key most recently read in the current object.
+    let mut last_key = String::new();
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let s = &text[start..=i];
+                out.push_str(s);
+                if stack.last().is_some_and(|f| f.is_object) && next_non_space(i + 1) == Some(b':') {
+                    last_key = s[1..s.len() - 1].to_string();
+                }
+            }
+            b'{' | b'[' => {
+                let is_object = c == b'{';
+                let parent = stack.last();
+                let in_array = parent.is_some_and(|p| !p.is_object);
+                let inline = match parent {
+                    Some(p) if p.inline => true,
+                    Some(p) if !p.is_object => !(is_object && p.spread_items),
+                    _ => {
+                        // In an object (or at the top): objects spread, arrays only when they
+                        // hold containers.
+                        !is_object && !matches!(next_non_space(i + 1), Some(b'{') | Some(b'['))
+                    }
+                };
+                if in_array && !parent.is_some_and(|p| p.inline) {
+                    newline(&mut out, stack.len());
+                }
+                let key = if parent.is_some_and(|p| p.is_object) { last_key.clone() } else { String::new() };
+                out.push(c as char);
+                stack.push(Frame {
+                    inline,
+                    spread_items: !is_object && SPREAD_ITEMS.contains(&key.as_str()),
+                    empty: matches!(next_non_space(i + 1), Some(b'}') | Some(b']')),
+                    is_object,
+                    key,
+                });
+                if is_object && !inline && !stack.last().is_some_and(|f| f.empty) {
+                    newline(&mut out, stack.len());
+                }
+            }
+            b'}' | b']' => {
+                let f = stack.pop().expect("balanced JSON");
+                if !f.inline && !f.empty {
+                    newline(&mut out, stack.len());
+                }
+                out.push(c as char);
+                let _ = f.key;
+            }
+            b',' => {
+                out.push(',');
+                let f = stack.last().expect("a comma inside a container");
+                if f.inline {
+                    out.push(' ');
+                } else if f.is_object {
+                    newline(&mut out, stack.len());
+                }
+            }
+            b':' => out.push_str(": "),
+            c if c.is_ascii_whitespace() => {}
+            _ => {
+                let start = i;
+                while i + 1 < b.len() && !matches!(b[i + 1], b',' | b'}' | b']' | b':') && !b[i + 1].is_ascii_whitespace() {
+                    i += 1;
+                }
+                out.push_str(&text[start..=i]);
+            }
+        }
+        i += 1;
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::tests::model;
+
+    #[test]
+    fn documents_round_trip_with_their_sections() {
+        for method in [Method::FindRs, Method::Bo, Method::Bp] {
+            let m = model(method);
+            let texts = vec!["a = y".to_string(), "b not in {q}".to_string()];
+            let sections = [("target", r#"{"column": "y", "positive": true}"#), ("features", "[1, [2, 3], {}]")];
+            let text = write_document(&m, &sections, Some(&texts)).unwrap();
+            let (back, got) = read_document(&text).unwrap();
+            assert_eq!(json_of(&back), json_of(&m));
+            assert_eq!(got.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), vec!["target", "features"]);
+            for ((_, sent), (_, back)) in sections.iter().zip(&got) {
+                let sent: serde_json::Value = serde_json::from_str(sent).unwrap();
+                assert_eq!(serde_json::from_str::<serde_json::Value>(back).unwrap(), sent);
+            }
+            let plugin = model_to_json(&m.voting_only());
+            assert_eq!(json_of(&model_from_json(&plugin).unwrap()), json_of(&m.voting_only()));
+        }
+    }
+
+    fn json_of(m: &RuleModel) -> String {
+        model_to_json(m)
+    }
+
+    #[test]
+    fn layout_is_readable_and_the_same_json() {
+        let m = model(Method::Bo);
+        let text = write_document(&m, &[("features", r#"[{"name": "a", "values": ["x", "y"]}, {"name": "b"}]"#)], None).unwrap();
+        let plain: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(plain["model"]["rule_sets"][0]["runs"], serde_json::json!([[0], [1], [0, 1]]));
+        assert!(text.contains("\n  \"features\": [\n    {\"name\": \"a\", \"values\": [\"x\", \"y\"]},\n    {\"name\": \"b\"}\n  ],"), "{text}");
+        assert!(text.contains("\n        \"rules\": [\n          {\"weight\": 2, \"constraints\": [0], \"train_positives\": 0, \"train_negatives\": 0},"), "{text}");
+        assert!(text.contains("\"domains\": [2, 3],"), "{text}");
+        assert_eq!(layout("{\"a\":{},\"b\":[],\"c\":\"x,\\\"}\"}"), "{\n  \"a\": {},\n  \"b\": [],\n  \"c\": \"x,\\\"}\"\n}\n");
+    }
+
+    #[test]
+    fn bad_documents_say_what_is_wrong() {
+        let m = model(Method::Bp);
+        let good = write_document(&m, &[], None).unwrap();
+        let cases: Vec<(String, &str)> = vec![
+            ("[1]".into(), "invalid JSON"),
+            (good.replace("findrs-model", "other"), "not a findrs model"),
+            (good.replace("\"version\": 2", "\"version\": 1"), "version 1 is not supported"),
+            (good.replace("\"method\": \"bp\"", "\"method\": \"xx\""), "method must be"),
+            (good.replace("\"weight\": 3", "\"weight\": 4"), "from 1 to T = 3"),
+            (good.replace("\"weight\": 3", "\"weight\": \"3\""), "malformed"),
+            (good.replace("\"n_rules\": 2", "\"n_rules\": 0"), "from 1 to 2"),
+            (good.replace("\"kinds\": [\"oh\", \"oh\"]", "\"kinds\": [\"oh\", \"zz\"]"), "encoding must be"),
+            (good.replace("\"constraints\": [1]", "\"constraints\": [7]"), "constraint 7"),
+            (good.replace("\"T\": 3", "\"T\": 3, \"extra\": 1"), "unknown field"),
+            (good.replace("\"version\": 2,", "\"version\": 2, \"version\": 2,"), "appears twice"),
+            (good.replace("\"domains\": [2, 3]", "\"domains\": [2]"), "2 kinds"),
+        ];
+        for (text, needle) in cases {
+            let err = read_document(&text).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+        }
+        assert!(write_document(&m, &[("model", "1")], None).is_err());
+        assert!(write_document(&m, &[("x", "{bad")], None).is_err());
+        assert!(write_document(&m, &[], Some(&["only one".to_string()])).is_err());
+    }
+}
