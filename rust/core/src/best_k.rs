@@ -158,6 +158,26 @@ mod tests {
         assert_eq!(threshold(7, 9, 100), 38); // 7*100/18 = 38.9
     }
 
+    /// Weights of 2^32 - 1 (issue 10 item 7): the counters stop at T / 2 + 1, so the curve
+    /// takes no memory for the weights' sum, and it is still exact.
+    #[test]
+    fn huge_weights_take_no_memory_and_count_right() {
+        use crate::data::Columns;
+        use crate::schema::ConstraintKind;
+        let schema = Schema::uniform(vec![2], ConstraintKind::AttributeValue).unwrap();
+        let rules = vec![
+            Rule::from_constraints(&schema, &[(0, vec![0])]).unwrap(),
+            Rule::from_constraints(&schema, &[(0, vec![1])]).unwrap(),
+        ];
+        let col = [0u32, 1];
+        let data = Columns::new(&schema, vec![&col]).unwrap();
+        let index = RowIndex::from_all(&schema, &data);
+        let curve = pruning_curve(&schema, &index, &[true, false], &rules, &[u32::MAX, u32::MAX], 4);
+        // K = 1: threshold 1, row 0 (votes 2^32 - 1) positive, row 1 negative: both right.
+        // K = 2: threshold 2, both rows positive: one right.
+        assert_eq!(curve.correct, vec![2, 1]);
+    }
+
     #[test]
     fn auto_k_is_smallest_meeting_ratio() {
         let c = PruningCurve {

@@ -379,6 +379,17 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// Votes are u64 sums (issue 10 item 5): three rules weighing 2^32 - 1 each.
+    #[test]
+    fn votes_do_not_overflow_32_bits() {
+        let schema = Schema::uniform(vec![2], ConstraintKind::OneHot).unwrap();
+        let rules = vec![Rule::from_constraints(&schema, &[]).unwrap(); 3];
+        let col = [0u32, 1, 2];
+        let data = Columns::new(&schema, vec![&col]).unwrap();
+        let p = Predictor::new(&schema, &rules, &Tally::Weights(vec![u32::MAX; 3]), Some(&data));
+        assert_eq!(p.votes(&data), vec![3 * u32::MAX as u64; 3]);
+    }
+
     /// Random rules over random schemas (wide features, many rules spanning many chunks,
     /// enough features for both a lead and groups, and for more groups than are ordered
     /// greedily) and random rows with unseen codes: for every tally, with and without a
