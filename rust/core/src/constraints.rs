@@ -11,7 +11,9 @@
 //! feature then codes, and rule `i`'s ids (ascending, hence in feature order) name exactly the
 //! constraints of rule `i`; [`ConstraintTable::rules`] rebuilds the rules themselves.
 
+use crate::bitset;
 use crate::error::{FindRsError, Result};
+use crate::interval::null_code;
 use crate::rule::Rule;
 use crate::schema::{ConstraintKind, Schema};
 use std::collections::HashMap;
@@ -40,22 +42,57 @@ pub struct ConstraintTable {
 impl ConstraintTable {
     /// The table of `rules` (rules of `schema`).
     pub fn of_rules(schema: &Schema, rules: &[Rule]) -> Self {
-        let mut index: HashMap<(usize, Vec<u32>), u32> = HashMap::new();
+        // A feature's allowed slots as the key: one word for features of up to 64 slots (every
+        // slot feature in practice), the code list otherwise.
+        let mut narrow: HashMap<(u32, u64), u32> = HashMap::new();
+        let mut wide: HashMap<(usize, Vec<u32>), u32> = HashMap::new();
         let mut found: Vec<Constraint> = Vec::new();
         let mut offsets = Vec::with_capacity(rules.len() + 1);
         let mut ids = Vec::new();
         offsets.push(0u64);
         for rule in rules {
-            for (f, codes) in rule.constraints(schema) {
+            for f in 0..schema.n_features() {
+                let slots = schema.slots(f);
+                let width = slots.len();
                 let next = found.len() as u32;
-                let id = *index.entry((f, codes)).or_insert_with_key(|(f, codes)| {
-                    found.push(Constraint {
-                        feature: *f,
-                        codes: codes.clone(),
-                        unseen_passes: rule.allows(schema.unseen_slot(*f)),
-                    });
-                    next
-                });
+                let new_constraint = |codes: Vec<u32>| Constraint {
+                    feature: f,
+                    codes,
+                    unseen_passes: rule.allows(schema.unseen_slot(f)),
+                };
+                let id = if schema.kind(f) == ConstraintKind::Interval {
+                    // An interval lists the gap codes of its values, then null's (as
+                    // `Rule::constraints` does); unseen values are not its notion.
+                    let Some(iv) = rule.interval(schema, f) else { continue };
+                    let d = schema.domain_size(f);
+                    let mut codes: Vec<u32> = iv.values.map_or(Vec::new(), |(lo, hi)| (lo..=hi).map(|r| 2 * r + 1).collect());
+                    if iv.null {
+                        codes.push(null_code(d));
+                    }
+                    *wide.entry((f, codes)).or_insert_with_key(|(_, codes)| {
+                        found.push(Constraint { feature: f, codes: codes.clone(), unseen_passes: false });
+                        next
+                    })
+                } else if width <= 64 {
+                    let bits = bitset::extract(rule.allowed(), slots.start, width);
+                    if bits.count_ones() as usize == width {
+                        continue; // `?`
+                    }
+                    *narrow.entry((f as u32, bits)).or_insert_with(|| {
+                        let codes = (0..width as u32 - 1).filter(|&c| bits >> c & 1 == 1).collect();
+                        found.push(new_constraint(codes));
+                        next
+                    })
+                } else {
+                    if rule.is_free(schema, f) {
+                        continue;
+                    }
+                    let codes: Vec<u32> = (0..schema.domain_size(f)).filter(|&c| rule.allows(schema.slot(f, c))).collect();
+                    *wide.entry((f, codes)).or_insert_with_key(|(_, codes)| {
+                        found.push(new_constraint(codes.clone()));
+                        next
+                    })
+                };
                 ids.push(id);
             }
             offsets.push(ids.len() as u64);
@@ -112,6 +149,10 @@ impl ConstraintTable {
         if codes.windows(2).any(|w| w[0] >= w[1]) {
             return bad(format!("a constraint's codes on feature {feature} are not ascending: {codes:?}"));
         }
+        if schema.kind(feature) == ConstraintKind::Interval {
+            // Gap codes: `Rule::from_constraints` checks they make an interval.
+            return Ok(());
+        }
         if let Some(&c) = codes.iter().find(|&&c| c >= d) {
             return bad(format!(
                 "a constraint on feature {feature} allows code {c}, outside its domain 0..{d}"
@@ -134,26 +175,51 @@ impl ConstraintTable {
     /// The rules of a table read from a file: each constraint checked ([`check`](Self::check)),
     /// each id naming a constraint, no feature twice in a rule.
     pub fn rules(schema: &Schema, constraints: &[(usize, Vec<u32>)], rules: &[&[u32]]) -> Result<Vec<Rule>> {
-        for (f, codes) in constraints {
-            Self::check(schema, *f, codes)?;
-        }
-        let mut parts: Vec<(usize, Vec<u32>)> = Vec::new();
+        // Each constraint as the rule of that constraint alone: it allows every slot of the
+        // other features, so a rule's slot words are the AND of its constraints' rules, and its
+        // interval words are those of its interval constraints.
+        let single = constraints
+            .iter()
+            .map(|(f, codes)| {
+                Self::check(schema, *f, codes)?;
+                let rule = Rule::from_constraints(schema, &[(*f, codes.clone())])?;
+                if rule.is_free(schema, *f) {
+                    return Err(FindRsError::InvalidData(format!(
+                        "a constraint on feature {f} allows every value; leave the feature out of the rule"
+                    )));
+                }
+                Ok(rule)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let free = Rule::from_constraints(schema, &[])?;
+        let slot_words = schema.slot_words();
+        let mut seen = vec![usize::MAX; schema.n_features()];
         rules
             .iter()
             .enumerate()
             .map(|(i, ids)| {
-                parts.clear();
+                let mut words = free.allowed().to_vec();
                 for &id in *ids {
-                    let c = constraints.get(id as usize).ok_or_else(|| {
+                    let (f, _) = constraints.get(id as usize).ok_or_else(|| {
                         FindRsError::InvalidData(format!(
                             "rule {i} names constraint {id}, but there are {} constraints",
                             constraints.len()
                         ))
                     })?;
-                    parts.push(c.clone());
+                    if std::mem::replace(&mut seen[*f], i) == i {
+                        return Err(FindRsError::InvalidData(format!(
+                            "rule {i}: feature {f} is constrained twice in one rule"
+                        )));
+                    }
+                    let one = single[id as usize].allowed();
+                    match schema.interval_index(*f) {
+                        // A slot feature: AND the slot words (the others are all allowed).
+                        None => words[..slot_words].iter_mut().zip(one).for_each(|(w, &c)| *w &= c),
+                        // An interval feature: its own word.
+                        Some(j) => words[slot_words + j] = one[slot_words + j],
+                    }
                 }
-                Rule::from_constraints(schema, &parts)
-                    .map_err(|e| FindRsError::InvalidData(format!("rule {i}: {e}")))
+                Ok(Rule::from_words_unchecked(words))
             })
             .collect()
     }
@@ -181,6 +247,22 @@ mod tests {
         assert_eq!((0..4).map(|i| t.rule(i).to_vec()).collect::<Vec<_>>(), vec![vec![0, 2], vec![0], vec![1, 3], vec![]]);
         let plain: Vec<(usize, Vec<u32>)> = t.constraints.iter().map(|c| (c.feature, c.codes.clone())).collect();
         let ids: Vec<&[u32]> = (0..4).map(|i| t.rule(i)).collect();
+        assert_eq!(ConstraintTable::rules(&schema, &plain, &ids).unwrap(), rules);
+    }
+
+    #[test]
+    fn wide_features_go_through_the_table_too() {
+        let schema = Schema::uniform(vec![70, 3], ConstraintKind::OneHot).unwrap();
+        let rules = vec![
+            Rule::from_constraints(&schema, &[(0, vec![5, 66]), (1, vec![2])]).unwrap(),
+            Rule::from_constraints(&schema, &[(0, vec![1])]).unwrap(),
+            Rule::from_constraints(&schema, &[(0, vec![5, 66])]).unwrap(),
+        ];
+        let t = ConstraintTable::of_rules(&schema, &rules);
+        assert_eq!(t.constraints.len(), 3);
+        assert_eq!(t.constraints[1], Constraint { feature: 0, codes: vec![5, 66], unseen_passes: true });
+        let plain: Vec<(usize, Vec<u32>)> = t.constraints.iter().map(|c| (c.feature, c.codes.clone())).collect();
+        let ids: Vec<&[u32]> = (0..3).map(|i| t.rule(i)).collect();
         assert_eq!(ConstraintTable::rules(&schema, &plain, &ids).unwrap(), rules);
     }
 

@@ -30,9 +30,10 @@
 //! the rules past K. Every model read goes through [`RuleModel::new`], so a file is checked
 //! as thoroughly as a fitted model.
 //!
-//! Layout: the text is indented for reading; arrays of numbers or strings stay on one line,
-//! and each element of an array of objects (a constraint, a rule, a feature) gets its own
-//! line, except rule sets, which are spread out like the document.
+//! Layout: the text is indented for reading; arrays of numbers or strings stay on one line
+//! (numbers separated by a bare comma: a big model's rules are mostly constraint ids), and each
+//! element of an array of objects (a constraint, a rule, a feature) gets its own line, except
+//! rule sets, which are spread out like the document.
 //!
 //! Invariant: [`read_document`] of [`write_document`]'s text gives back an equal model and the
 //! same sections.
@@ -67,6 +68,9 @@ struct ModelJson {
 struct SchemaJson {
     domains: Vec<u32>,
     kinds: Vec<String>,
+    /// Per feature, whether an interval feature held null in training (only with intervals).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    null_seen: Vec<bool>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -144,6 +148,7 @@ fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> 
         schema: SchemaJson {
             domains: schema.domain_sizes().to_vec(),
             kinds: schema.kinds().iter().map(|k| k.name().to_string()).collect(),
+            null_seen: if schema.has_intervals() { schema.null_seen_flags().to_vec() } else { Vec::new() },
         },
         constraints: table
             .constraints
@@ -174,7 +179,11 @@ fn model_of(m: ModelJson) -> Result<RuleModel> {
         .iter()
         .map(|k| ConstraintKind::parse(k).map_err(|e| FindRsError::InvalidData(e.to_string())))
         .collect::<Result<Vec<_>>>()?;
-    let schema = Schema::new(m.schema.domains, kinds)?;
+    let schema = if m.schema.null_seen.is_empty() {
+        Schema::new(m.schema.domains, kinds)?
+    } else {
+        Schema::with_nulls(m.schema.domains, kinds, m.schema.null_seen)?
+    };
     let constraints: Vec<(usize, Vec<u32>)> = m.constraints.into_iter().map(|c| (c.feature, c.codes)).collect();
     let mut sets = Vec::with_capacity(m.rule_sets.len());
     for s in m.rule_sets {
@@ -294,6 +303,8 @@ const SPREAD_ITEMS: &[&str] = &["rule_sets"];
 fn layout(text: &str) -> String {
     struct Frame {
         inline: bool,
+        /// An inline array of numbers: elements separated by a bare comma.
+        numbers: bool,
         spread_items: bool,
         empty: bool,
         is_object: bool,
@@ -350,6 +361,7 @@ fn layout(text: &str) -> String {
                 out.push(c as char);
                 stack.push(Frame {
                     inline,
+                    numbers: !is_object && matches!(next_non_space(i + 1), Some(b'0'..=b'9') | Some(b'-')),
                     spread_items: !is_object && SPREAD_ITEMS.contains(&key.as_str()),
                     empty: matches!(next_non_space(i + 1), Some(b'}') | Some(b']')),
                     is_object,
@@ -371,7 +383,9 @@ fn layout(text: &str) -> String {
                 out.push(',');
                 let f = stack.last().expect("a comma inside a container");
                 if f.inline {
-                    out.push(' ');
+                    if !f.numbers {
+                        out.push(' ');
+                    }
                 } else if f.is_object {
                     newline(&mut out, stack.len());
                 }
@@ -420,6 +434,37 @@ mod tests {
         model_to_json(m)
     }
 
+    /// Models over interval features (with and without null, AV and OH beside) round-trip
+    /// and predict the same on rows in every gap, beyond both ends and null.
+    #[test]
+    fn interval_models_round_trip() {
+        use crate::data::Columns;
+        use crate::run::interval_tests::{av, iv, mixed_schema, oh, random_rows, random_rule};
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let schema = mixed_schema(&[iv(6, true), av(3), iv(90, false), oh(4)]);
+        let rules: Vec<_> = (0..40).map(|_| random_rule(&mut rng, &schema, 0.4)).collect();
+        let n = rules.len();
+        let parts = RuleSetParts {
+            rules,
+            weights: (0..n as u32).map(|i| 5 - i % 5).collect(),
+            n_kept: n - 7,
+            train_positives: vec![1; n],
+            train_negatives: vec![0; n],
+            ..Default::default()
+        };
+        let m = RuleModel::new(schema.clone(), Method::Bp, 5, vec![parts]).unwrap();
+        let text = write_document(&m, &[], None).unwrap();
+        assert!(text.contains("\"null_seen\": [true, false, false, false]"), "{text}");
+        let (back, _) = read_document(&text).unwrap();
+        assert_eq!(model_to_json(&back), model_to_json(&m));
+        let cols = random_rows(&mut rng, &schema, 500);
+        let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        assert_eq!(back.votes(&data), m.votes(&data));
+        let plugin = model_from_json(&model_to_json(&m.voting_only())).unwrap();
+        assert_eq!(plugin.votes(&data), m.votes(&data));
+    }
+
     #[test]
     fn layout_is_readable_and_the_same_json() {
         let m = model(Method::Bo);
@@ -428,7 +473,8 @@ mod tests {
         assert_eq!(plain["model"]["rule_sets"][0]["runs"], serde_json::json!([[0], [1], [0, 1]]));
         assert!(text.contains("\n  \"features\": [\n    {\"name\": \"a\", \"values\": [\"x\", \"y\"]},\n    {\"name\": \"b\"}\n  ],"), "{text}");
         assert!(text.contains("\n        \"rules\": [\n          {\"weight\": 2, \"constraints\": [0], \"train_positives\": 0, \"train_negatives\": 0},"), "{text}");
-        assert!(text.contains("\"domains\": [2, 3],"), "{text}");
+        assert!(text.contains("\"domains\": [2,3],"), "{text}");
+        assert!(text.contains("\"kinds\": [\"oh\", \"oh\"]"), "{text}");
         assert_eq!(layout("{\"a\":{},\"b\":[],\"c\":\"x,\\\"}\"}"), "{\n  \"a\": {},\n  \"b\": [],\n  \"c\": \"x,\\\"}\"\n}\n");
     }
 
@@ -448,7 +494,7 @@ mod tests {
             (good.replace("\"constraints\": [1]", "\"constraints\": [7]"), "constraint 7"),
             (good.replace("\"T\": 3", "\"T\": 3, \"extra\": 1"), "unknown field"),
             (good.replace("\"version\": 2,", "\"version\": 2, \"version\": 2,"), "appears twice"),
-            (good.replace("\"domains\": [2, 3]", "\"domains\": [2]"), "2 kinds"),
+            (good.replace("\"domains\": [2,3]", "\"domains\": [2]"), "2 kinds"),
         ];
         for (text, needle) in cases {
             let err = read_document(&text).unwrap_err().to_string();
