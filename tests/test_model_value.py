@@ -140,3 +140,13 @@ def test_the_vote_view_is_what_predict_computes() -> None:
         np.testing.assert_array_equal(votes > v.threshold, m.predict(df, labels=False).to_numpy())
         np.testing.assert_array_equal(votes / v.scale - v.offset, m.decision_function(df).to_numpy())
         assert votes.max() <= v.max_votes
+
+
+def test_categorical_targets_predict_the_same_dtype_eagerly_and_lazily() -> None:
+    # issue 10 ("Also"): one prediction path, so one dtype.
+    df = findrs.datasets.tic_tac_toe().with_columns(pl.col("class").cast(pl.Categorical))
+    m = df.findrs.fit("class", "positive", shuffle=False)
+    eager = m.predict(df)
+    lazy = df.lazy().select(m.predict_expr()).collect(engine="streaming").to_series()
+    assert eager.dtype == lazy.dtype == pl.Categorical
+    assert (eager.cast(pl.String) == lazy.cast(pl.String)).all()

@@ -314,6 +314,21 @@ def test_every_constraint_of_small_domains(con) -> None:
                 _one_column_check(con, enc, list(codes), test)
 
 
+def test_sqlite_booleans_are_not_columns_named_true(con) -> None:
+    # issue 10 item 3: SQLite resolves a bare TRUE to a column named "true" when there is one.
+    rng = np.random.default_rng(3)
+    n = 200
+    x = rng.normal(size=n)
+    df = pl.DataFrame(
+        {"true": rng.integers(0, 3, n), "false": rng.integers(0, 3, n), "x": x, "y": (x > 0) | (rng.random(n) < 0.1)}
+    )
+    for method in METHODS:
+        for encoding in ENCODINGS:
+            model = _fit(df, "y", method=method, encoding=encoding, tolerance=2)
+            check_sqlite(model, df)
+            check_duckdb(con, model, df)
+
+
 def test_quoting() -> None:
     df = pl.DataFrame({'we"ird col': ["it's", "b", "it's", "b"], "y": [1, 0, 1, 0]})
     model = _fit(df, "y", shuffle=False)

@@ -114,7 +114,7 @@ def model_to_sql(
     rules = [_rule_sql(encoders, vote.rule(i), d) for i in range(len(vote.rules))]
 
     if target.negative is None:
-        pos, neg = _sql_bool(True), _sql_bool(False)
+        pos, neg = _sql_bool(True, d), _sql_bool(False, d)
     else:
         pos, neg = _literal(target.positive, d), _literal(target.negative, d)
 
@@ -160,7 +160,7 @@ def _first_match(conditions: Sequence[str], then: str, other: str, indent: str) 
 # --------------------------------------------------------------------------- constraints
 def _rule_sql(encoders: Sequence[FeatureEncoder], constraints: Sequence[Constraint], d: _Dialect) -> str:
     parts = [constraint_sql(encoders[c.feature], c, d.name) for c in constraints]
-    return _join("AND", parts, _sql_bool(True), " ")
+    return _join("AND", parts, _sql_bool(True, d), " ")
 
 
 def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") -> str:
@@ -185,7 +185,7 @@ def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") 
         return tests[0] if len(tests) == 1 else f"({' OR '.join(tests)})"
     excluded = [_literal(enc.values[k], d) for k in range(enc.domain_size) if k not in allowed and enc.values[k] is not None]
     if not excluded:
-        return _sql_bool(True) if null_ok else f"{col} IS NOT NULL"
+        return _sql_bool(True, d) if null_ok else f"{col} IS NOT NULL"
     test = f"{col} <> {excluded[0]}" if len(excluded) == 1 else f"{col} NOT IN ({', '.join(excluded)})"
     return f"({col} IS NULL OR {test})" if null_ok else test
 
@@ -206,14 +206,14 @@ def _binned_sql(enc: FeatureEncoder, allowed: set[int], multi: bool, null_ok: bo
     # first b with nudged < edges[b + 1], so only the edges where "allowed" changes are needed.
     # An infinity is not nudged (-inf + inf would be NaN): +inf nudges to itself and falls to the
     # last bin anyway; -inf belongs to bin 0, so the first test also admits it.
-    whens = [f"WHEN {is_null} THEN {_sql_bool(null_ok)}"]
+    whens = [f"WHEN {is_null} THEN {_sql_bool(null_ok, d)}"]
     for b in range(n_bins - 1):
         if bin_ok(b) != bin_ok(b + 1):
             test = f"{nudged} < {_double(edges[b + 1], d)}"
             if len(whens) == 1:
                 test = f"({test} OR {x} = {_double(-math.inf, d)})"
-            whens.append(f"WHEN {test} THEN {_sql_bool(bin_ok(b))}")
-    return f"CASE {' '.join(whens)} ELSE {_sql_bool(bin_ok(n_bins - 1))} END"
+            whens.append(f"WHEN {test} THEN {_sql_bool(bin_ok(b), d)}")
+    return f"CASE {' '.join(whens)} ELSE {_sql_bool(bin_ok(n_bins - 1), d)} END"
 
 
 # --------------------------------------------------------------------------- literals
@@ -237,13 +237,17 @@ def _table_name(table: str | Sequence[str]) -> str:
     return ".".join(quote_identifier(p) for p in parts)
 
 
-def _sql_bool(b: bool) -> str:
+def _sql_bool(b: bool, d: _Dialect) -> str:
+    """A Boolean constant. SQLite reads a bare TRUE / FALSE as a column of that name when the
+    table has one, so there it is 1 / 0 (what SQLite's TRUE and FALSE are anyway)."""
+    if d.name == "sqlite":
+        return "1" if b else "0"
     return "TRUE" if b else "FALSE"
 
 
 def _literal(v: Any, d: _Dialect) -> str:
     if isinstance(v, bool):
-        return _sql_bool(v)
+        return _sql_bool(v, d)
     if isinstance(v, int):
         return str(v) if v >= 0 else f"({v})"
     if isinstance(v, float):
