@@ -37,8 +37,16 @@ def test_every_data_set_has_a_v1_file() -> None:
 @pytest.mark.parametrize("file", FILES)
 def test_v1_file_loads_and_predicts_as_a_fresh_fit(file: str, data_dir: Path) -> None:
     text = gzip.decompress((V1 / file).read_bytes()).decode()
-    assert json.loads(text)["version"] == 1
+    v1 = json.loads(text)
+    assert v1["version"] == 1
     loaded = findrs.RuleSetModel.from_json(text)
+    # The rules read as version 1 wrote them (text, weights, coverage, which vote).
+    rules = loaded.rules
+    assert rules["text"].to_list() == [r["text"] for r in v1["rules"]]
+    assert rules["weight"].to_list() == [r["weight"] for r in v1["rules"]]
+    assert rules["train_positives"].to_list() == v1["training"]["rule_positives"]
+    assert rules["train_negatives"].to_list() == v1["training"]["rule_negatives"]
+    assert rules["kept"].sum() == v1["n_rules"]
     name = file.split("-find-rs-")[0].split("-bp-")[0].split("-bo-")[0]
     df = load_uci(name, data_dir)
     train, _ = findrs.datasets.train_test_split(df, test_fraction=0.5, seed=0)

@@ -397,28 +397,40 @@ class RuleSetModel:
         """
         if self._rules_df is None:
             core = self._core
-            constraints = self._constraints()
-            texts = self._constraint_texts()
-            structs = [
-                {"feature": self.encoders[c.feature].name, "values": [self.encoders[c.feature].label(v) for v in c.codes]}
-                for c in constraints
-            ]
+            constraint_type = pl.Struct({"feature": pl.String, "values": pl.List(pl.String)})
+            table = pl.DataFrame(
+                {
+                    "text": pl.Series(self._constraint_texts(), dtype=pl.String),
+                    "constraints": pl.Series(
+                        [
+                            {"feature": self.encoders[c.feature].name, "values": [self.encoders[c.feature].label(v) for v in c.codes]}
+                            for c in self._constraints()
+                        ],
+                        dtype=constraint_type,
+                    ),
+                }
+            )
+            # Every rule's constraints, gathered from the table and grouped by rule (rules are
+            # constraint ids into the table, in feature order).
             offsets, ids = core.rule_constraints()
             n = core.n_rules_found
-            spans = [ids[offsets[r] : offsets[r + 1]] for r in range(n)]
-            self._rules_df = pl.DataFrame(
-                {
-                    "id": pl.Series(range(n), dtype=pl.UInt32),
-                    "text": pl.Series([" and ".join(texts[i] for i in s) if len(s) else "TRUE" for s in spans], dtype=pl.String),
-                    "constraints": pl.Series(
-                        [[structs[i] for i in s] for s in spans],
-                        dtype=pl.List(pl.Struct({"feature": pl.String, "values": pl.List(pl.String)})),
-                    ),
-                    "weight": pl.Series(core.weights, dtype=pl.UInt32),
-                    "train_positives": pl.Series(core.train_positives, dtype=pl.UInt32),
-                    "train_negatives": pl.Series(core.train_negatives, dtype=pl.UInt32),
-                    "kept": pl.Series([i < core.n_rules for i in range(n)], dtype=pl.Boolean),
-                }
+            flat = table[pl.Series(ids, dtype=pl.UInt32)].with_columns(
+                rule=pl.Series(np.repeat(np.arange(n, dtype=np.uint32), np.diff(offsets).astype(np.int64)))
+            )
+            grouped = flat.group_by("rule", maintain_order=True).agg(pl.col("text").str.join(" and "), pl.col("constraints"))
+            rules = (
+                pl.DataFrame({"id": pl.Series(range(n), dtype=pl.UInt32)})
+                .join(grouped, left_on="id", right_on="rule", how="left", maintain_order="left")
+                .with_columns(
+                    pl.col("text").fill_null("TRUE"),
+                    pl.col("constraints").fill_null(pl.lit([], dtype=pl.List(constraint_type))),
+                )
+            )
+            self._rules_df = rules.with_columns(
+                weight=pl.Series(core.weights, dtype=pl.UInt32),
+                train_positives=pl.Series(core.train_positives, dtype=pl.UInt32),
+                train_negatives=pl.Series(core.train_negatives, dtype=pl.UInt32),
+                kept=pl.Series([i < core.n_rules for i in range(n)], dtype=pl.Boolean),
             )
         return self._rules_df
 
