@@ -7,6 +7,11 @@
 //! set ([`Rule`]'s invariant, docs/semantics.md §2), so that rule lives in one place, the rule
 //! module, and every printer reads it from here.
 //!
+//! A new kind of constraint (an interval on an ordered feature, issue 13) is read here from the
+//! rule in its own form (its bounds and whether null passes, beside `codes` and `unseen_passes`
+//! of the value-set kinds), written by the JSON form as its own fields of a table entry, and
+//! printed by each exporter; rules, the table and the ids stay as they are.
+//!
 //! Invariant: a [`ConstraintTable`] lists each distinct constraint of its rules once, sorted by
 //! feature then codes, and rule `i`'s ids (ascending, hence in feature order) name exactly the
 //! constraints of rule `i`; [`ConstraintTable::rules`] rebuilds the rules themselves.
