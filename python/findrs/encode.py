@@ -127,6 +127,8 @@ class FeatureEncoder:
             # null (3-4x faster than replace_strict); a null input is told apart below.
             key = col.cast(pl.String)
             codes = key.cast(pl.Enum(known), strict=False).to_physical().cast(pl.UInt32).fill_null(unseen)
+            if not self.has_null:
+                return codes.alias(self.name)  # a null is an unseen value too
             return pl.when(key.is_null()).then(pl.lit(null_code, pl.UInt32)).otherwise(codes).alias(self.name)
         else:
             key = col
