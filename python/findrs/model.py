@@ -45,6 +45,23 @@ assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "find
 class RuleSetModel:
     """A fitted findrs model. Build one with ``df.findrs.fit(...)`` or :func:`findrs.fit`.
 
+    Its members, by use:
+
+    - what it is: :attr:`method`, :attr:`encoding`, :attr:`T`, :attr:`n_rules` (K),
+      :attr:`n_rules_found`, :attr:`features`, :attr:`encoders`, :attr:`target`,
+      :attr:`positive`, :attr:`params`, :attr:`random_state`, :attr:`contradictions`,
+      :attr:`rules` (the table) and :attr:`vote` (the public view exporters print);
+    - on a frame: :meth:`predict`, :meth:`decision_function`, :meth:`score` (accuracy),
+      :meth:`explain`;
+    - in a Polars query: :meth:`predict_expr`, :meth:`decision_expr`, :meth:`explain_expr`;
+    - exported: :meth:`to_expr`, :meth:`to_sql`, :meth:`to_json` / :meth:`from_json` (and pickle);
+    - BP only: :meth:`with_n_rules`, :meth:`pruning_curve`.
+
+    Attributes:
+        encoders: one :class:`~findrs.encode.FeatureEncoder` per feature, in model order.
+        target: the :class:`~findrs.target.Target` (column, labels).
+        params: the fit's parameters (see :mod:`findrs.params`).
+
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
