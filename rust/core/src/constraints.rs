@@ -7,10 +7,13 @@
 //! set ([`Rule`]'s invariant, docs/semantics.md §2), so that rule lives in one place, the rule
 //! module, and every printer reads it from here.
 //!
-//! A new kind of constraint (an interval on an ordered feature, issue 13) is read here from the
-//! rule in its own form (its bounds and whether null passes, beside `codes` and `unseen_passes`
-//! of the value-set kinds), written by the JSON form as its own fields of a table entry, and
-//! printed by each exporter; rules, the table and the ids stay as they are.
+//! An interval constraint (an ordered feature, [`interval`](crate::interval)) lists the gap codes
+//! of its training values, then null's code when null passes, as
+//! [`Rule::constraints`](crate::rule::Rule::constraints) does (`unseen_passes` is false: values
+//! between and beyond the training values are its reading, given by the codes); the JSON form
+//! writes it so too. Exporters that print intervals will read it through
+//! [`Rule::interval`](crate::rule::Rule::interval)'s form; the table and the ids stay as they
+//! are.
 //!
 //! Invariant: a [`ConstraintTable`] lists each distinct constraint of its rules once, sorted by
 //! feature then codes, and rule `i`'s ids (ascending, hence in feature order) name exactly the
@@ -30,7 +33,8 @@ pub struct Constraint {
     pub feature: usize,
     /// The training codes allowed, ascending.
     pub codes: Vec<u32>,
-    /// Whether a value never seen in training (the unseen code) passes the constraint.
+    /// Whether a value never seen in training (the unseen code) passes the constraint (false
+    /// for an interval, see the module docs).
     pub unseen_passes: bool,
 }
 

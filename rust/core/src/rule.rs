@@ -280,7 +280,7 @@ impl Rule {
     }
 
     /// Appends to `terms` the terms that evaluate this rule (see [`Terms`]).
-    pub fn terms(&self, schema: &Schema, terms: &mut Terms) {
+    pub(crate) fn terms(&self, schema: &Schema, terms: &mut Terms) {
         terms.clear();
         build_terms(&self.allowed, schema, terms);
         if schema.has_intervals() {

@@ -27,7 +27,7 @@ pub enum ConstraintKind {
     /// One-hot: a value set `S`; `a = v` when `|S| = 1`, `a not in (domain - S)` when `|S| >= 2`.
     OneHot,
     /// An ordered feature: an interval of its values, possibly with null
-    /// ([`interval`](crate::interval)).
+    /// ([`Interval`](crate::Interval)).
     Interval,
 }
 
