@@ -484,6 +484,7 @@ impl Terms {
 
     /// True iff there is no term at all (the rule covers every row).
     #[inline]
+    #[allow(dead_code)] // beside `len`
     pub fn is_empty(&self) -> bool {
         self.len() == 0 && self.ivs.is_empty()
     }
@@ -593,10 +594,6 @@ impl Terms {
         }
     }
 
-    #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = TermRef<'_>> + '_ {
-        (0..self.len()).map(move |i| self.get(i))
-    }
 
     fn push_single(&mut self, slot: u32, feature: u32) {
         self.singles.push(slot);
