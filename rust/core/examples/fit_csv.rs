@@ -56,6 +56,8 @@ fn main() {
         n_rules: RuleCount::Auto {
             accuracy_ratio: 0.99,
         },
+        simplify: false,
+        max_rules: None,
     };
     let mut times = Vec::new();
     let mut out = None;

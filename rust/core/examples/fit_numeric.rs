@@ -354,6 +354,8 @@ fn run(
         n_rules: RuleCount::Auto {
             accuracy_ratio: 0.99,
         },
+        simplify: false,
+        max_rules: None,
     };
     let mut times = Vec::new();
     let mut fitted = None;

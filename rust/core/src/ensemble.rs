@@ -9,6 +9,7 @@ use crate::error::{FindRsError, Result};
 use crate::prune::run_pruned;
 use crate::rule::Rule;
 use crate::run::Runner;
+use crate::simplify::Simplifier;
 use crate::training::TrainingSet;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -37,25 +38,35 @@ pub struct Progress {
     pub finished: AtomicUsize,
 }
 
-/// The pruned rule lists of runs `0..n_runs`, computed in parallel on the current rayon pool.
+/// The pruned rule lists of runs `0..n_runs` (each simplified if `simplify`), computed in
+/// parallel on the current rayon pool.
 pub fn fit_runs(
     ts: &TrainingSet,
     tau: u32,
     n_runs: usize,
     seed: u64,
     shuffle: bool,
+    simplify: bool,
     progress: &Progress,
 ) -> Result<Vec<Vec<Rule>>> {
     let runs: Vec<Option<Vec<Rule>>> = (0..n_runs as u64)
         .into_par_iter()
         .map_init(
-            || Runner::new(ts, tau),
-            |runner, t| {
+            || {
+                (
+                    Runner::new(ts, tau),
+                    simplify.then(|| Simplifier::new(ts, tau)),
+                )
+            },
+            |(runner, simplifier), t| {
                 if progress.cancel.load(Ordering::Relaxed) {
                     return None;
                 }
                 let order = run_order(ts.n_positives(), seed, t, shuffle);
-                let rules = run_pruned(runner, ts, &order);
+                let mut rules = run_pruned(runner, ts, &order);
+                if let Some(s) = simplifier {
+                    rules = s.simplify_run(&rules);
+                }
                 progress.finished.fetch_add(1, Ordering::Relaxed);
                 Some(rules)
             },

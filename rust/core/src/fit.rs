@@ -5,6 +5,7 @@
 //! changes how fast, never what.
 
 use crate::best_k::pruning_curve;
+use crate::budget::best_dnf;
 use crate::data::Columns;
 use crate::ensemble::{aggregate, fit_runs, run_order, Progress};
 use crate::error::{FindRsError, Result};
@@ -12,6 +13,7 @@ use crate::model::{coverage_counts, Method, RuleModel, RuleSetParts, MAX_RUNS};
 use crate::prune::find_rs_pruned;
 use crate::row_index::RowIndex;
 use crate::schema::Schema;
+use crate::simplify::Simplifier;
 use crate::training::TrainingSet;
 
 /// How many BP rules vote.
@@ -36,11 +38,17 @@ pub struct FitOptions {
     pub seed: u64,
     pub shuffle: bool,
     pub n_rules: RuleCount,
+    /// Simplify each run's pruned rules before the runs are aggregated (docs/semantics.md §8).
+    pub simplify: bool,
+    /// A rule budget: a model with more voting rules is replaced by the best DNF of at most this
+    /// many of its rules on the training data, or (BP) by its top-`max_rules` vote when that
+    /// classifies more training rows correctly (docs/semantics.md §8).
+    pub max_rules: Option<usize>,
 }
 
 impl FitOptions {
     /// Checks the ranges: T from 1 to [`MAX_RUNS`] (1 for FIND-RS), a fixed K of at least 1,
-    /// `accuracy_ratio` in (0, 1].
+    /// `accuracy_ratio` in (0, 1], `max_rules` at least 1.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(FindRsError::InvalidParameter(m));
         if self.n_runs == 0 || self.n_runs > MAX_RUNS {
@@ -48,6 +56,9 @@ impl FitOptions {
         }
         if self.method == Method::FindRs && self.n_runs != 1 {
             return bad(format!("FIND-RS makes one run: T must be 1, got {}", self.n_runs));
+        }
+        if self.max_rules == Some(0) {
+            return bad("max_rules must be at least 1".into());
         }
         match self.n_rules {
             RuleCount::Auto { accuracy_ratio } if !(accuracy_ratio > 0.0 && accuracy_ratio <= 1.0) => {
@@ -65,6 +76,17 @@ pub struct Fitted {
     pub model: RuleModel,
     /// Training rows that have an identical row of the other label (docs/semantics.md §1).
     pub contradictions: usize,
+    /// What the rule budget did, when `max_rules` replaced the model.
+    pub budget: Option<BudgetReport>,
+}
+
+/// What a rule budget ([`FitOptions::max_rules`]) did, in training rows classified correctly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BudgetReport {
+    /// By the model before the budget (BP: its top-K vote).
+    pub full_correct: u32,
+    /// By the model returned.
+    pub correct: u32,
 }
 
 /// Fits a model of `options.method` on `data` (training codes: no unseen code) labelled by
@@ -82,9 +104,11 @@ pub fn fit(
     let tau = options.tolerance;
     let runs = if options.method == Method::FindRs {
         let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
-        vec![find_rs_pruned(&ts, &order, tau)]
+        let rules = find_rs_pruned(&ts, &order, tau);
+        vec![if options.simplify { Simplifier::new(&ts, tau).simplify_run(&rules) } else { rules }]
     } else {
-        fit_runs(&ts, tau, options.n_runs as usize, options.seed, options.shuffle, progress)?
+        let (t, seed) = (options.n_runs as usize, options.seed);
+        fit_runs(&ts, tau, t, seed, options.shuffle, options.simplify, progress)?
     };
     let mut parts = RuleSetParts::default();
     if options.method == Method::FindRs {
@@ -116,5 +140,211 @@ pub fn fit(
         (parts.train_positives, parts.train_negatives) = coverage_counts(&schema, &parts.rules, data, labels);
     }
     let model = RuleModel::new(schema, options.method, options.n_runs, vec![parts])?;
-    Ok(Fitted { model, contradictions })
+    match options.max_rules {
+        Some(n) if n < model.rule_set().n_kept() => {
+            let (model, report) = with_budget(model, data, labels, n)?;
+            Ok(Fitted { model, contradictions, budget: Some(report) })
+        }
+        _ => Ok(Fitted { model, contradictions, budget: None }),
+    }
+}
+
+/// `model` (more than `n` voting rules) under a rule budget of `n`: the best DNF of at most `n`
+/// of its rules on the training data (a DNF rule set of the same method and T; FIND-RS: a
+/// FIND-RS model), or for BP its top-`n` vote when that classifies more training rows
+/// correctly.
+fn with_budget(model: RuleModel, data: &Columns, labels: &[bool], n: usize) -> Result<(RuleModel, BudgetReport)> {
+    let set = model.rule_set();
+    let bp = model.method() == Method::Bp;
+    let full_correct = if bp {
+        set.curve()[set.n_kept() - 1]
+    } else {
+        model.predict(data).iter().zip(labels).filter(|(p, y)| p == y).count() as u32
+    };
+    let index = RowIndex::from_all(model.schema(), data);
+    let budget = best_dnf(model.schema(), &index, labels, set.rules(), set.train_positives(), n);
+    if bp && set.curve()[n - 1] > budget.correct {
+        let correct = set.curve()[n - 1];
+        return Ok((model.with_n_rules(n)?, BudgetReport { full_correct, correct }));
+    }
+    let pick = |v: &[u32]| budget.picked.iter().map(|&r| v[r]).collect::<Vec<u32>>();
+    let parts = RuleSetParts {
+        rules: budget.picked.iter().map(|&r| set.rules()[r].clone()).collect(),
+        weights: pick(set.weights()),
+        n_kept: budget.picked.len(),
+        train_positives: pick(set.train_positives()),
+        train_negatives: pick(set.train_negatives()),
+        dnf: model.method() != Method::FindRs,
+        ..RuleSetParts::default()
+    };
+    let dnf = RuleModel::new(model.schema().clone(), model.method(), model.n_runs(), vec![parts])?;
+    Ok((dnf, BudgetReport { full_correct, correct: budget.correct }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::{columns_of, random_data};
+    use crate::schema::ConstraintKind;
+
+    fn options(method: Method, tau: u32, seed: u64, simplify: bool, max_rules: Option<usize>) -> FitOptions {
+        FitOptions {
+            method,
+            tolerance: tau,
+            n_runs: if method == Method::FindRs { 1 } else { 12 },
+            seed,
+            shuffle: true,
+            n_rules: RuleCount::Auto { accuracy_ratio: 0.99 },
+            simplify,
+            max_rules,
+        }
+    }
+
+    /// Random rows without contradictions (the first label of a repeated row wins).
+    fn consistent_data(seed: u64, n: usize, domains: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>) {
+        let (rows, labels) = random_data(seed, n, domains);
+        let mut seen = std::collections::HashMap::new();
+        rows.into_iter().zip(labels).filter(|(r, y)| *seen.entry(r.clone()).or_insert(*y) == *y).unzip()
+    }
+
+    #[test]
+    fn simplified_find_rs_still_covers_every_training_positive() {
+        let domains = [3u32, 2, 4, 3, 2, 1];
+        let mut shorter = 0;
+        for seed in 0..60u64 {
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                for tau in 0..4u32 {
+                    let (rows, labels) = consistent_data(seed + 900, 70, &domains);
+                    let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+                    let cols = columns_of(&rows, domains.len());
+                    let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                    let progress = Progress::default();
+                    let fit_with = |simplify| {
+                        fit(schema.clone(), &data, &labels, &options(Method::FindRs, tau, seed, simplify, None), &progress)
+                    };
+                    let Ok(plain) = fit_with(false) else {
+                        continue;
+                    };
+                    let simple = fit_with(true).unwrap();
+                    let ts = TrainingSet::new(schema.clone(), &data, &labels).unwrap();
+                    let order = run_order(ts.n_positives(), seed, 0, true);
+                    assert_eq!(
+                        plain.model.rule_set().rules(),
+                        find_rs_pruned(&ts, &order, tau),
+                        "simplify=false is Algorithm 1 + prune"
+                    );
+                    let pred = simple.model.predict(&data);
+                    for (r, (&p, &y)) in pred.iter().zip(&labels).enumerate() {
+                        assert!(!y || p, "positive row {r} uncovered (seed {seed} {kind:?} tau {tau})");
+                    }
+                    for (k, &n) in simple.model.rule_set().train_negatives().iter().enumerate() {
+                        assert!(n <= tau, "rule {k} covers {n} negatives (seed {seed} tau {tau})");
+                    }
+                    let count = |m: &RuleModel| m.rule_set().rules().iter().map(|r| r.n_constraints(&schema)).sum::<usize>();
+                    shorter += (count(&simple.model) < count(&plain.model)) as usize;
+                    assert!(simple.model.rule_set().rules().iter().all(|r| r.is_free(&schema, 5)), "constant feature kept");
+                }
+            }
+        }
+        assert!(shorter > 100, "{shorter}");
+    }
+
+    /// A model's training rows classified correctly, the plain way: a DNF (FIND-RS or a
+    /// budget's) is positive when a rule covers the row, BO when more than T / 2 runs' rule sets
+    /// cover it, BP when the covering kept rules' weights sum above the threshold.
+    fn right(model: &RuleModel, rows: &[Vec<u32>], labels: &[bool]) -> u32 {
+        let set = model.rule_set();
+        let dnf = model.method() == Method::FindRs || set.is_dnf();
+        let kept = &set.rules()[..set.n_kept()];
+        rows.iter()
+            .zip(labels)
+            .filter(|(row, &y)| {
+                let covers: Vec<bool> = kept.iter().map(|r| r.covers_row(model.schema(), row)).collect();
+                let positive = if dnf {
+                    covers.iter().any(|&c| c)
+                } else if model.method() == Method::Bo {
+                    let runs = set.runs().iter().filter(|run| run.iter().any(|&i| covers[i as usize])).count();
+                    2 * runs > model.n_runs() as usize
+                } else {
+                    let votes: u64 = covers.iter().zip(set.weights()).filter(|(&c, _)| c).map(|(_, &w)| w as u64).sum();
+                    votes > model.threshold()
+                };
+                positive == y
+            })
+            .count() as u32
+    }
+
+    #[test]
+    fn a_budget_beats_the_top_n_vote_and_reports_its_accuracy() {
+        let domains = [3u32, 3, 2, 4, 2, 3];
+        let mut dnf = [0usize; 3];
+        for seed in 0..30u64 {
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                for (tau, simplify) in [(0u32, false), (0, true), (2, true)] {
+                    for (m, method) in [Method::FindRs, Method::Bo, Method::Bp].into_iter().enumerate() {
+                        let (rows, labels) = random_data(seed + 40, 90, &domains);
+                        let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+                        let cols = columns_of(&rows, domains.len());
+                        let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                        let progress = Progress::default();
+                        let mut o = options(method, tau, seed, simplify, None);
+                        o.n_rules = RuleCount::All;
+                        let Ok(full) = fit(schema.clone(), &data, &labels, &o, &progress) else {
+                            continue;
+                        };
+                        let full_k = full.model.rule_set().n_kept();
+                        for n in [1usize, 3, 6] {
+                            o.max_rules = Some(n);
+                            let b = fit(schema.clone(), &data, &labels, &o, &progress).unwrap();
+                            let ctx = format!("seed {seed} {kind:?} tau {tau} {method:?} n {n}");
+                            if n >= full_k {
+                                assert!(b.budget.is_none(), "{ctx}");
+                                assert_eq!(b.model.rule_set().rules(), full.model.rule_set().rules(), "{ctx}");
+                                continue;
+                            }
+                            let report = b.budget.clone().expect("a budget");
+                            let set = b.model.rule_set();
+                            assert!(set.n_kept() <= n && set.n_kept() >= 1, "{ctx}");
+                            assert_eq!((b.model.method(), b.model.n_runs()), (method, o.n_runs), "{ctx}");
+                            match method {
+                                Method::FindRs => assert!(!set.is_dnf(), "{ctx}"),
+                                Method::Bo => assert!(set.is_dnf() && set.runs().is_empty(), "{ctx}"),
+                                // The DNF, or the top-n vote of every rule found.
+                                Method::Bp => assert!(
+                                    set.is_dnf() || (set.n_kept() == n && set.rules() == full.model.rule_set().rules()),
+                                    "{ctx}"
+                                ),
+                            }
+                            assert_eq!(report.correct, right(&b.model, &rows, &labels), "{ctx}");
+                            assert_eq!(report.full_correct, right(&full.model, &rows, &labels), "{ctx}");
+                            assert_eq!(b.model.predict(&data).iter().zip(&labels).filter(|(p, y)| p == y).count() as u32, report.correct, "{ctx}");
+                            // The chosen rules are rules of the full model, with their weights
+                            // and training counts.
+                            let fs = full.model.rule_set();
+                            for (i, r) in set.rules().iter().enumerate() {
+                                let j = fs.rules().iter().position(|q| q == r).expect("a rule of the full model");
+                                assert_eq!(
+                                    (set.weights()[i], set.train_positives()[i], set.train_negatives()[i]),
+                                    (fs.weights()[j], fs.train_positives()[j], fs.train_negatives()[j]),
+                                    "{ctx}"
+                                );
+                            }
+                            if method == Method::Bp {
+                                let top = full.model.with_n_rules(n).unwrap();
+                                assert!(report.correct >= right(&top, &rows, &labels), "{ctx}");
+                            }
+                            dnf[m] += set.is_dnf() as usize;
+                            for threads in [1, 2] {
+                                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                                let again = pool.install(|| fit(schema.clone(), &data, &labels, &o, &progress).unwrap());
+                                assert_eq!(again.model.rule_set().rules(), set.rules(), "{ctx} threads {threads}");
+                                assert_eq!(again.model.rule_set().weights(), set.weights(), "{ctx}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(dnf[1] > 50 && dnf[2] > 50, "{dnf:?}");
+    }
 }

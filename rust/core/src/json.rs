@@ -27,7 +27,8 @@
 //! it covers; rules are in model order (rule `i` is id `i`). `n_rules` is K; `runs` (BO only)
 //! each run's rule ids; `curve` (BP only) the training rows classified correctly by the top
 //! `k + 1` rules; `total_weight` appears only in a voting-only copy (the plugin's), which lacks
-//! the rules past K. Every model read goes through [`RuleModel::new`], so a file is checked
+//! the rules past K; `"dnf": true` marks the rules of a BO or BP fit that a rule budget chose
+//! and that vote as a DNF (docs/semantics.md §8; absent otherwise). Every model read goes through [`RuleModel::new`], so a file is checked
 //! as thoroughly as a fitted model.
 //!
 //! Layout: the text is indented for reading; arrays of numbers or strings stay on one line
@@ -93,6 +94,8 @@ struct RuleSetJson {
     runs: Vec<Vec<u32>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     curve: Vec<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    dnf: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -140,6 +143,7 @@ fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> 
             rules,
             runs: set.runs().to_vec(),
             curve: set.curve().to_vec(),
+            dnf: set.is_dnf(),
         });
     }
     Ok(ModelJson {
@@ -198,6 +202,7 @@ fn model_of(m: ModelJson) -> Result<RuleModel> {
             train_positives: s.rules.iter().map(|r| r.train_positives).collect(),
             train_negatives: s.rules.iter().map(|r| r.train_negatives).collect(),
             curve: s.curve,
+            dnf: s.dnf,
         });
     }
     RuleModel::new(schema, method, m.n_runs, sets)

@@ -13,13 +13,15 @@
 //! `bitset`, `error`, `interval` (interval constraints on ordered features: gap codes, bounds),
 //! `schema` (features, slots, constraint kinds), `data` (code columns), `rule` (rules as slot
 //! sets plus intervals), `row_index` (slot and prefix bitsets over rows), `training`, `run` (one
-//! FIND-RS run), `prune`, `ensemble` (seeded runs, aggregation), `best_k` (BP's threshold and
-//! accuracy at every K), `constraints` (the public view of rules), `predict_plan`,
-//! `interval_cells` and `predict` (rules compiled for prediction: they know rules and tallies,
-//! not models), `model`, `fit`, `json`.
+//! FIND-RS run), `prune`, `simplify` (a run's rules shortened, beyond the paper), `ensemble`
+//! (seeded runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the
+//! best DNF of at most N rules, beyond the paper), `constraints` (the public view of rules),
+//! `predict_plan`, `interval_cells` and `predict` (rules compiled for prediction: they know rules
+//! and tallies, not models), `model`, `fit`, `json`.
 
 mod best_k;
 mod bitset;
+mod budget;
 mod constraints;
 mod data;
 mod ensemble;
@@ -36,13 +38,14 @@ mod row_index;
 mod rule;
 mod run;
 mod schema;
+mod simplify;
 mod training;
 
 pub use constraints::{Constraint, ConstraintTable};
 pub use data::Columns;
 pub use ensemble::Progress;
 pub use error::{FindRsError, Result};
-pub use fit::{fit, FitOptions, Fitted, RuleCount};
+pub use fit::{fit, BudgetReport, FitOptions, Fitted, RuleCount};
 pub use interval::{null_code, Interval};
 pub use json::{model_from_json, model_to_json, read_document, write_document, FORMAT, FORMAT_VERSION};
 pub use model::{Method, RuleModel, RuleSet, RuleSetParts, MAX_RUNS};

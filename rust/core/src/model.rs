@@ -9,7 +9,10 @@
 //! - FIND-RS: 1 if some rule covers the row, else 0; threshold 0;
 //! - BO: the number of runs whose rule set covers the row; threshold floor(T / 2);
 //! - BP: the sum of the weights of the kept (top-K) rules covering the row; threshold
-//!   floor(kept_weight * T / (2 * total_weight)) (gamma_K, [`threshold`](crate::best_k::threshold)).
+//!   floor(kept_weight * T / (2 * total_weight)) (gamma_K, [`threshold`](crate::best_k::threshold));
+//! - a *DNF* rule set (a rule budget's result from a BO or BP fit, docs/semantics.md §8) votes
+//!   as FIND-RS does, whatever the method: 1 if some rule covers the row; threshold 0. Its
+//!   weights are still the runs that found each rule, but they do not vote.
 //!
 //! The decision value is `votes / scale - offset` ([`RuleModel::decision_scale`]), positive
 //! exactly where the row is positive. In every method the votes are a weighted count of
@@ -99,6 +102,10 @@ pub struct RuleSetParts {
     /// BP: `curve[k]` is the number of training rows the top `k + 1` rules classify
     /// correctly; empty otherwise (or when unknown).
     pub curve: Vec<u32>,
+    /// The rules vote as a DNF (positive when any holds) although the method is BO or BP: a
+    /// rule budget chose them (docs/semantics.md §8). Such a set lists no runs and no curve, and
+    /// every rule votes. Always false for FIND-RS, which is a DNF anyway.
+    pub dnf: bool,
 }
 
 /// One described class's rules and how they vote (see the module docs). Read-only; build one
@@ -114,6 +121,7 @@ pub struct RuleSet {
     train_positives: Vec<u32>,
     train_negatives: Vec<u32>,
     curve: Vec<u32>,
+    dnf: bool,
     /// The voting rules compiled for prediction, on first use (the rows of that first
     /// prediction tune its layout, never its answers).
     predictor: OnceLock<Predictor>,
@@ -167,6 +175,12 @@ impl RuleSet {
         &self.curve
     }
 
+    /// The rules vote as a DNF although the method is BO or BP (a rule budget's result; see
+    /// [`RuleSetParts::dnf`]).
+    pub fn is_dnf(&self) -> bool {
+        self.dnf
+    }
+
     /// A copy of the set's plain parts (to build a changed model through [`RuleModel::new`]).
     pub fn parts(&self) -> RuleSetParts {
         RuleSetParts {
@@ -178,6 +192,7 @@ impl RuleSet {
             train_positives: self.train_positives.clone(),
             train_negatives: self.train_negatives.clone(),
             curve: self.curve.clone(),
+            dnf: self.dnf,
         }
     }
 }
@@ -197,7 +212,8 @@ impl RuleModel {
     /// vote), a weight outside 1..=T (FIND-RS: 1), BO weights that are not the number of runs
     /// holding the rule, BO without one run per T or runs naming missing rules, runs on other
     /// methods, per-rule vectors of the wrong length, a rule of another schema, a total weight
-    /// below the rules' weights.
+    /// below the rules' weights, a DNF flag on FIND-RS or with runs, a curve or rules that do not
+    /// vote.
     pub fn new(schema: Schema, method: Method, n_runs: u32, sets: Vec<RuleSetParts>) -> Result<Self> {
         let bad = |m: String| Err(FindRsError::InvalidData(m));
         if n_runs == 0 || n_runs > MAX_RUNS {
@@ -243,12 +259,17 @@ impl RuleModel {
         if p.n_kept == 0 || p.n_kept > n {
             return bad(format!("K (the number of voting rules) must be from 1 to {n}, got {}", p.n_kept));
         }
-        if method != Method::Bp && p.n_kept != n {
-            return bad(format!(
-                "every rule of a {} model votes: K must be {n}, got {}",
-                method.name(),
-                p.n_kept
-            ));
+        if (method != Method::Bp || p.dnf) && p.n_kept != n {
+            let what = if p.dnf { "DNF".to_string() } else { format!("{} model", method.name()) };
+            return bad(format!("every rule of a {what} votes: K must be {n}, got {}", p.n_kept));
+        }
+        if p.dnf {
+            if method == Method::FindRs {
+                return bad("a FIND-RS model is a DNF already: it takes no DNF flag".into());
+            }
+            if !p.runs.is_empty() || !p.curve.is_empty() || p.total_weight.is_some() {
+                return bad("a DNF rule set lists no runs, no curve and no total weight".into());
+            }
         }
         if let Some((i, &w)) = p.weights.iter().enumerate().find(|(_, &w)| w == 0 || w > n_runs) {
             return bad(format!("rule {i} weighs {w}; a weight counts runs, from 1 to T = {n_runs}"));
@@ -256,7 +277,7 @@ impl RuleModel {
         if method == Method::FindRs && p.weights.iter().any(|&w| w != 1) {
             return bad("every rule of a FIND-RS model weighs 1".into());
         }
-        if method == Method::Bo {
+        if method == Method::Bo && !p.dnf {
             if p.runs.len() != n_runs as usize {
                 return bad(format!("a BO model lists T = {n_runs} runs, got {}", p.runs.len()));
             }
@@ -300,6 +321,7 @@ impl RuleModel {
             train_positives: p.train_positives,
             train_negatives: p.train_negatives,
             curve: p.curve,
+            dnf: p.dnf,
             predictor: OnceLock::new(),
         })
     }
@@ -327,6 +349,11 @@ impl RuleModel {
         &self.sets[0]
     }
 
+    /// A rule budget's DNF of a BO or BP fit: its rules vote as FIND-RS's do.
+    fn votes_as_dnf(&self) -> bool {
+        self.rule_set().dnf
+    }
+
     /// The same model with the top `k` rules voting (BP).
     pub fn with_n_rules(&self, k: usize) -> Result<Self> {
         let set = self.rule_set();
@@ -335,6 +362,11 @@ impl RuleModel {
                 "only a BP model chooses its number of voting rules; this one is {}",
                 self.method.name()
             )));
+        }
+        if set.dnf {
+            return Err(FindRsError::InvalidParameter(
+                "the rules of a rule budget's DNF all vote: fit without max_rules to choose K".into(),
+            ));
         }
         if !set.complete {
             return Err(FindRsError::InvalidParameter(
@@ -367,6 +399,7 @@ impl RuleModel {
             train_positives: set.train_positives[..k].to_vec(),
             train_negatives: set.train_negatives[..k].to_vec(),
             curve: Vec::new(),
+            dnf: set.dnf,
         };
         Self::new(self.schema.clone(), self.method, self.n_runs, vec![parts])
             .expect("the voting rules of a valid model make a valid model")
@@ -375,6 +408,9 @@ impl RuleModel {
     /// Positive iff the votes exceed this (see the module docs).
     pub fn threshold(&self) -> u64 {
         let set = self.rule_set();
+        if self.votes_as_dnf() {
+            return 0;
+        }
         match self.method {
             Method::FindRs => 0,
             Method::Bo => self.n_runs as u64 / 2,
@@ -383,9 +419,12 @@ impl RuleModel {
     }
 
     /// `(scale, offset)` of the decision value `votes / scale - offset`: FIND-RS (1, 1/2), BO
-    /// (T, 1/2), BP (T, gamma_K / 2) with gamma_K = kept weight / total weight.
+    /// (T, 1/2), BP (T, gamma_K / 2) with gamma_K = kept weight / total weight; a DNF (1, 1/2).
     pub fn decision_scale(&self) -> (f64, f64) {
         let set = self.rule_set();
+        if self.votes_as_dnf() {
+            return (1.0, 0.5);
+        }
         match self.method {
             Method::FindRs => (1.0, 0.5),
             Method::Bo => (self.n_runs as f64, 0.5),
@@ -405,6 +444,9 @@ impl RuleModel {
 
     /// The most votes a row can get (every voting rule covers it).
     pub fn max_votes(&self) -> u64 {
+        if self.votes_as_dnf() {
+            return 1;
+        }
         match self.method {
             Method::FindRs => 1,
             Method::Bo => self.n_runs as u64,
@@ -416,9 +458,12 @@ impl RuleModel {
     /// the weights of the groups of which some rule covers it. FIND-RS: one group of every
     /// rule, weight 1; BO: one group per distinct set of rules among the runs (in order of
     /// first appearance, rule ids sorted), weighing the number of runs with that set; BP: one
-    /// group per voting rule, weighing the rule's weight.
+    /// group per voting rule, weighing the rule's weight. A DNF: as FIND-RS.
     pub fn vote_groups(&self) -> (Vec<Vec<u32>>, Vec<u64>) {
         let set = self.rule_set();
+        if self.votes_as_dnf() {
+            return (vec![(0..set.n_kept as u32).collect()], vec![1]);
+        }
         match self.method {
             Method::FindRs => (vec![(0..set.n_kept as u32).collect()], vec![1]),
             Method::Bp => (
@@ -447,6 +492,9 @@ impl RuleModel {
 
     fn tally(&self) -> Tally {
         let set = self.rule_set();
+        if self.votes_as_dnf() {
+            return Tally::Any;
+        }
         match self.method {
             Method::FindRs => Tally::Any,
             Method::Bo => Tally::Runs(set.runs.clone()),
@@ -494,9 +542,9 @@ impl RuleModel {
     /// correctly, for K = 1..=rules (docs/semantics.md §5).
     pub fn pruning_curve(&self, data: &Columns, labels: &[bool]) -> Result<Vec<u32>> {
         let set = self.rule_set();
-        if self.method != Method::Bp || !set.complete {
+        if self.method != Method::Bp || !set.complete || set.dnf {
             return Err(FindRsError::InvalidParameter(
-                "a pruning curve needs a BP model with all its rules".into(),
+                "a pruning curve needs a BP model with all its rules (not a rule budget's DNF)".into(),
             ));
         }
         if labels.len() != data.n_rows() {
@@ -550,6 +598,7 @@ pub(crate) mod tests {
             train_positives: vec![0, 0],
             train_negatives: vec![0, 0],
             curve: vec![],
+            dnf: false,
         };
         RuleModel::new(schema, method, t, vec![parts]).unwrap()
     }
@@ -621,6 +670,10 @@ pub(crate) mod tests {
         check(Method::FindRs, 1, &|p| { p.runs.clear(); }, "weighs 2");
         check(Method::FindRs, 3, &|p| { p.runs.clear(); }, "T = 1");
         check(Method::FindRs, 1, &|p| { p.runs.clear(); p.rules.clear(); }, "at least one rule");
+        check(Method::FindRs, 1, &|p| { p.runs.clear(); p.weights = vec![1, 1]; p.dnf = true }, "takes no DNF flag");
+        check(Method::Bo, 3, &|p| p.dnf = true, "lists no runs");
+        check(Method::Bp, 3, &|p| { p.runs.clear(); p.dnf = true; p.curve = vec![1, 2] }, "no curve");
+        check(Method::Bp, 3, &|p| { p.runs.clear(); p.dnf = true; p.n_kept = 1 }, "every rule of a DNF votes");
         let other = Schema::uniform(vec![200, 3], ConstraintKind::OneHot).unwrap();
         let mut p = parts.clone();
         p.rules[0] = Rule::from_constraints(&other, &[(0, vec![1])]).unwrap();
@@ -646,6 +699,38 @@ pub(crate) mod tests {
             assert_eq!(v.decision_scale(), full.decision_scale());
             let data = full.columns(vec![&a, &b]).unwrap();
             assert_eq!(v.votes(&data), full.votes(&data));
+        }
+    }
+
+    /// A budget's DNF of BO or BP rules votes as FIND-RS does (any rule), keeps its method, T
+    /// and weights, refuses to change K, and survives the JSON form and the voting-only copy.
+    #[test]
+    fn a_dnf_set_votes_as_find_rs() {
+        let a = [0u32, 1, 0, 2, 1];
+        let b = [1u32, 1, 2, 3, 0];
+        let find_rs = model(Method::FindRs);
+        let data = find_rs.columns(vec![&a, &b]).unwrap();
+        for method in [Method::Bo, Method::Bp] {
+            let m = model(method);
+            let mut parts = m.rule_set().parts();
+            parts.runs.clear();
+            parts.dnf = true;
+            let dnf = RuleModel::new(m.schema().clone(), method, 3, vec![parts]).unwrap();
+            assert_eq!((dnf.method(), dnf.n_runs()), (method, 3));
+            assert_eq!(dnf.rule_set().weights(), m.rule_set().weights());
+            assert_eq!(dnf.votes(&data), find_rs.votes(&data));
+            assert_eq!(dnf.predict(&data), find_rs.predict(&data));
+            assert_eq!(dnf.decisions(&data), find_rs.decisions(&data));
+            assert_eq!(
+                (dnf.threshold(), dnf.decision_scale(), dnf.max_votes(), dnf.vote_groups()),
+                (0, (1.0, 0.5), 1, find_rs.vote_groups())
+            );
+            assert!(dnf.with_n_rules(1).is_err());
+            assert!(dnf.pruning_curve(&data, &[true; 5]).is_err());
+            for copy in [crate::json::model_from_json(&crate::json::model_to_json(&dnf)).unwrap(), dnf.voting_only()] {
+                assert!(copy.rule_set().is_dnf());
+                assert_eq!(copy.votes(&data), dnf.votes(&data));
+            }
         }
     }
 

@@ -279,6 +279,44 @@ impl Rule {
         changed
     }
 
+    /// Drops the constraint on feature `f`: the feature becomes unconstrained (`?`: every slot
+    /// allowed, the unseen one included; an interval feature's free interval), which keeps the
+    /// rule canonical.
+    pub fn drop_constraint(&mut self, schema: &Schema, f: usize) {
+        match schema.interval_index(f) {
+            None => {
+                let r = schema.slots(f);
+                bitset::set_range(&mut self.allowed, r.start, r.end);
+            }
+            Some(j) => {
+                self.allowed[schema.slot_words() + j] = Bounds::free(schema.domain_size(f)).pack()
+            }
+        }
+    }
+
+    /// The number of constrained features.
+    pub fn n_constraints(&self, schema: &Schema) -> usize {
+        (0..schema.n_features())
+            .filter(|&f| !self.is_free(schema, f))
+            .count()
+    }
+
+    /// True iff every row this rule covers, `other` covers too, whatever its values (unseen
+    /// ones and every gap code included): this rule's allowed slots are a subset of `other`'s
+    /// and each of its intervals lies within `other`'s.
+    pub fn is_subsumed_by(&self, schema: &Schema, other: &Rule) -> bool {
+        let sw = schema.slot_words();
+        let slots = self.allowed[..sw]
+            .iter()
+            .zip(&other.allowed[..sw])
+            .all(|(&a, &b)| a & !b == 0);
+        slots
+            && (0..schema.intervals().len()).all(|j| {
+                let (a, b) = (self.bounds(schema, j), other.bounds(schema, j));
+                (!a.null || b.null) && (a.is_empty() || (b.lo <= a.lo && a.hi <= b.hi))
+            })
+    }
+
     /// Appends to `terms` the terms that evaluate this rule (see [`Terms`]).
     pub(crate) fn terms(&self, schema: &Schema, terms: &mut Terms) {
         terms.clear();

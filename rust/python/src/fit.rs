@@ -63,7 +63,7 @@ pub fn fit(
         (None, Some(r)) => RuleCount::Auto { accuracy_ratio: r },
         (None, None) => RuleCount::All,
     };
-    let options = FitOptions { method, tolerance, n_runs, seed, shuffle, n_rules };
+    let options = FitOptions { method, tolerance, n_runs, seed, shuffle, n_rules, simplify: false, max_rules: None };
     let pool = pool(n_jobs)?;
     let state = Progress::default();
     let run = || {
