@@ -53,6 +53,7 @@ def test_fit_prints_the_model_and_saves_it(files, capsys) -> None:
         (["--method", "bo", "--encoding", "oh", "--T", "7", "--random-state", "3"], "bo", "oh"),
         (["--method", "bp", "-T", "9", "--n-rules", "all", "--random-state", "1", "--tolerance", "1"], "bp", "av"),
         (["--method", "bp", "--T", "5", "--n-rules", "3", "--random-state", "1", "--n-jobs", "1"], "bp", "av"),
+        (["--method", "bp", "--T", "6", "--random-state", "2", "--simplify", "--max-rules", "2"], "bp", "av"),
     ],
 )
 def test_fit_options_reach_the_model(files, capsys, args, method, encoding) -> None:
@@ -65,6 +66,9 @@ def test_fit_options_reach_the_model(files, capsys, args, method, encoding) -> N
         assert model.n_rules == (model.n_rules_found if k == "all" else int(k))
     if "--tolerance" in args:
         assert model.params["tolerance"] == 1
+    assert model.params["simplify"] == ("--simplify" in args)
+    if "--max-rules" in args:
+        assert model.params["max_rules"] == 2 and model.n_rules <= 2
     # Default positive with two labels: the greater one.
     assert model.positive == "positive"
 

@@ -64,7 +64,7 @@ def test_tags_declare_binary_only_and_nan() -> None:
 def test_params_round_trip_and_clone() -> None:
     params = dict(
         method="bo", T=7, encoding="oh", tolerance=2, n_rules=None, accuracy_ratio=0.95, bins=4,
-        random_state=3, n_jobs=1,
+        simplify=True, max_rules=5, random_state=3, n_jobs=1,
     )
     clf = FindRSClassifier(**params)
     assert clf.get_params() == params
@@ -73,7 +73,7 @@ def test_params_round_trip_and_clone() -> None:
     assert FindRSClassifier().set_params(**params).get_params() == params
     assert FindRSClassifier().get_params() == dict(
         method="bp", T=100, encoding="av", tolerance=0, n_rules="auto", accuracy_ratio=0.99, bins=10,
-        random_state=None, n_jobs=None,
+        simplify=False, max_rules=None, random_state=None, n_jobs=None,
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)

@@ -66,6 +66,9 @@ class CoreModel:
     def train_negatives(self) -> list[int]: ...
     @property
     def curve(self) -> list[int]: ...
+    @property
+    def dnf(self) -> bool:
+        """The rules of a BO or BP fit vote as a DNF: a rule budget chose them."""
 
 def fit(
     columns_: list[npt.NDArray[np.uint32]],
@@ -81,5 +84,9 @@ def fit(
     accuracy_ratio: float | None,
     n_jobs: int | None,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[CoreModel, int]:
-    """Fits a model on training codes; returns it and the number of contradictory rows."""
+    simplify: bool = False,
+    max_rules: int | None = None,
+) -> tuple[CoreModel, int, tuple[int, int] | None]:
+    """Fits a model on training codes; returns it, the number of contradictory rows and, when a
+    rule budget replaced the model, the training rows classified correctly before it and by the
+    model returned."""

@@ -207,6 +207,8 @@ def _fit(args: argparse.Namespace) -> int:
             T=args.T,
             n_jobs=args.n_jobs,
             n_rules=args.n_rules,
+            simplify=args.simplify,
+            max_rules=args.max_rules,
         )
         elapsed = time.perf_counter() - start
     for w in caught:
@@ -326,6 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=_positive_int, default=None, metavar="N", help="seed (default: drawn, recorded in the model)")
     p.add_argument("--features", metavar="a,b,c", help="feature columns (default: all but the target)")
     p.add_argument("--bins", type=_positive_int, default=10, metavar="N", help="equal-width bins of numeric columns (default 10)")
+    p.add_argument("--simplify", action="store_true", help="shorten each run's rules to the conditions they need")
+    p.add_argument("--max-rules", type=_positive_int, default=None, metavar="N", help="rule budget: at most N voting rules (default: none)")
     p.add_argument("--n-jobs", type=_positive_int, default=None, metavar="N", help="threads for bo/bp (default: all cores)")
     p.add_argument("-o", "--output", required=True, metavar="model.json", help="where to save the model")
     p.set_defaults(run=_fit)

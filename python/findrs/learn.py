@@ -33,6 +33,8 @@ def fit(
     n_jobs: int | None = None,
     n_rules: Literal["auto"] | int | None = "auto",
     accuracy_ratio: float = 0.99,
+    simplify: bool = False,
+    max_rules: int | None = None,
     verbose: bool = False,
 ) -> RuleSetModel:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
@@ -58,6 +60,15 @@ def fit(
         n_rules: BP only: ``"auto"`` (smallest K whose training accuracy is at least
             ``accuracy_ratio`` x that of all rules), a number K, or ``None`` (all rules).
         accuracy_ratio: see ``n_rules``; a number in (0, 1].
+        simplify: shorten each run's rules before the runs are aggregated: a rule keeps only the
+            conditions it needs to cover at most ``tolerance`` training negatives, then a run
+            drops its duplicate and subsumed rules (docs/semantics.md §8). ``False`` is the
+            paper's algorithm.
+        max_rules: a rule budget, ``None`` or 1 or more: a model with more voting rules is
+            replaced by the DNF of at most ``max_rules`` of its rules that classifies the most
+            training rows correctly ("positive when any of these rules holds"; the method and
+            ``T`` stay), or for BP by its top-``max_rules`` vote when that does better
+            (docs/semantics.md §8).
         verbose: show a progress bar of finished runs on stderr.
 
     Returns:
@@ -83,7 +94,7 @@ def fit(
         {
             "method": method, "encoding": encoding, "tolerance": tolerance, "shuffle": shuffle,
             "random_state": random_state, "bins": bins, "T": T, "n_rules": n_rules,
-            "accuracy_ratio": accuracy_ratio,
+            "accuracy_ratio": accuracy_ratio, "simplify": simplify, "max_rules": max_rules,
         }
     )
     n_jobs = check_n_jobs(n_jobs)

@@ -106,7 +106,7 @@ class RuleSetModel:
         p = params
         auto = p["method"] == "bp" and p["n_rules"] == "auto"
         fixed = p["n_rules"] if p["method"] == "bp" and isinstance(p["n_rules"], int) else None
-        core, contradictions = _core.fit(
+        core, contradictions, budget = _core.fit(
             codes,
             [e.domain_size for e in encoders],
             [p["encoding"]] * len(encoders),
@@ -120,8 +120,14 @@ class RuleSetModel:
             p["accuracy_ratio"] if auto else None,
             n_jobs,
             progress,
+            simplify=p["simplify"],
+            max_rules=p["max_rules"],
         )
-        training = {"rows": int(len(labels)), "positives": int(labels.sum()), "contradictions": int(contradictions)}
+        training: dict[str, Any] = {
+            "rows": int(len(labels)), "positives": int(labels.sum()), "contradictions": int(contradictions)
+        }
+        if budget is not None:
+            training["budget"] = {"correct_before": int(budget[0]), "correct": int(budget[1])}
         return cls(core, encoders, target, params, training)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -456,6 +462,10 @@ class RuleSetModel:
         head = f"{name} ({self.encoding.upper()}, tolerance {self.params['tolerance']}"
         if self.method != "find-rs":
             head += f", T={self.T}"
+        if self.params["simplify"]:
+            head += ", simplified"
+        if self.params["max_rules"] is not None:
+            head += f", max_rules={self.params['max_rules']}"
         head += f"): {self.target.name} = {self.target.positive!r}"
         rules = self.rules.head(self.n_rules)
         texts, weights = rules["text"].to_list(), rules["weight"].to_list()
@@ -464,6 +474,13 @@ class RuleSetModel:
         if self.method == "find-rs":
             lines.append(f"positive when any of these {len(texts)} rules holds:")
             lines += [f"  {'IF' if i == 0 else 'OR'} {t}" for i, t in enumerate(texts)]
+        elif self._core.dnf:
+            lines.append(
+                f"positive when any of these {len(texts)} rules holds (rule budget: at most "
+                f"{self.params['max_rules']} of the {name} rules, those that together classify the most "
+                f"training rows correctly; weight = runs that found the rule):"
+            )
+            lines += [f"  {w:>4}  {'IF' if i == 0 else 'OR'} {t}" for i, (w, t) in enumerate(zip(weights, texts))]
         elif self.method == "bo":
             lines.append(
                 f"positive when more than {self.T}/2 of the {self.T} runs' rule sets hold; "
@@ -476,6 +493,13 @@ class RuleSetModel:
                 f"(top {self.n_rules} of {self.n_rules_found} rules, gamma_K T/2):"
             )
             lines += [f"  {w:>4}  {t}" for w, t in zip(weights, texts)]
+        budget = self._training.get("budget")
+        if budget is not None:
+            rows = max(self._training["rows"], 1)
+            lines.append(
+                f"(rule budget: training accuracy {budget['correct'] / rows:.4f}; "
+                f"{budget['correct_before'] / rows:.4f} before the budget)"
+            )
         if self.contradictions:
             lines.append(f"({self.contradictions} contradictory training rows)")
         return "\n".join(lines)
@@ -495,10 +519,18 @@ class RuleSetModel:
         """
         if self.method != "bp":
             raise FindRSInputError(f"with_n_rules applies to BP models; this one is {self.method!r}")
+        if self._core.dnf:
+            raise FindRSInputError(
+                f"a rule budget (max_rules={self.params['max_rules']}) chose this model's rules and they all vote "
+                "as a DNF; fit without max_rules to choose the number of voting rules"
+            )
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not (1 <= k <= self.n_rules_found):
             raise FindRSInputError(f"n_rules must be an integer from 1 to {self.n_rules_found}, got {k!r}")
         core = self._core.with_n_rules(int(k))
-        return RuleSetModel(core, self.encoders, self.target, {**self.params, "n_rules": int(k)}, self._training)
+        # The same runs with K = k and no budget: what a fit with these params gives.
+        params = {**self.params, "n_rules": int(k), "max_rules": None}
+        training = {key: v for key, v in self._training.items() if key != "budget"}
+        return RuleSetModel(core, self.encoders, self.target, params, training)
 
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
         """Accuracy of the top-K BP vote for every K (the paper's Figure 1).
@@ -511,6 +543,8 @@ class RuleSetModel:
         """
         if self.method != "bp":
             raise FindRSInputError(f"pruning_curve applies to BP models; this one is {self.method!r}")
+        if self._core.dnf:
+            raise FindRSInputError("this model's rules are a rule budget's DNF, not a top-K vote: it has no pruning curve")
         out: dict[str, Any] = {"K": pl.Series(range(1, self.n_rules_found + 1), dtype=pl.UInt32)}
         for name, data in (("train_accuracy", train), ("test_accuracy", test)):
             if data is None:
@@ -613,6 +647,11 @@ class RuleSetModel:
                 f"params say method {params['method']!r} with T = {params['T']}, the model is "
                 f"{core.method!r} with T = {core.T}"
             )
+        budget = params["max_rules"]
+        if budget is not None and core.n_rules > budget:
+            problems.append(f"params say max_rules = {budget} but {core.n_rules} rules vote")
+        if budget is None and (core.dnf or "budget" in training):
+            problems.append("the model is a rule budget's but params say max_rules = None")
         if problems:
             raise FindRSInputError("findrs model JSON is inconsistent: " + "; ".join(problems))
         return cls(core, encoders, target, params, training)
@@ -657,15 +696,26 @@ def _dumps(value: Any) -> str:
         raise FindRSInputError(f"the model cannot be written as JSON: {e}") from None
 
 
-def _check_training(t: Any) -> dict[str, int]:
+def _check_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "positives", "contradictions"]
-    if not isinstance(t, dict) or sorted(t) != sorted(keys):
-        raise FindRSInputError(f"must be an object with the fields {keys}, got {t!r}")
-    if not all(isinstance(t[k], int) and not isinstance(t[k], bool) and t[k] >= 0 for k in keys):
+    if not isinstance(t, dict) or sorted(set(t) - {"budget"}) != sorted(keys):
+        raise FindRSInputError(f"must be an object with the fields {keys} (and 'budget' after a rule budget), got {t!r}")
+    if not all(_count(t[k]) for k in keys):
         raise FindRSInputError(f"its counts must be integers of at least 0, got {t!r}")
     if t["positives"] > t["rows"] or t["contradictions"] > t["rows"]:
         raise FindRSInputError(f"it counts more positives or contradictions than rows: {t!r}")
-    return {k: int(t[k]) for k in keys}
+    out: dict[str, Any] = {k: int(t[k]) for k in keys}
+    if "budget" in t:
+        b = t["budget"]
+        fields = ["correct", "correct_before"]
+        if not isinstance(b, dict) or sorted(b) != fields or not all(_count(b[k]) and b[k] <= t["rows"] for k in fields):
+            raise FindRSInputError(f"'budget' must count the training rows {fields} (at most the rows), got {b!r}")
+        out["budget"] = {k: int(b[k]) for k in fields}
+    return out
+
+
+def _count(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
 def _v1_to_v2(d: Any) -> dict[str, Any]:

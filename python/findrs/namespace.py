@@ -45,13 +45,15 @@ class DataFrameNamespace:
         n_jobs: int | None = None,
         n_rules: Literal["auto"] | int | None = "auto",
         accuracy_ratio: float = 0.99,
+        simplify: bool = False,
+        max_rules: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit`."""
         return _fit(
             self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance, shuffle=shuffle,
             random_state=random_state, features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules,
-            accuracy_ratio=accuracy_ratio, verbose=verbose,
+            accuracy_ratio=accuracy_ratio, simplify=simplify, max_rules=max_rules, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
@@ -88,13 +90,16 @@ class LazyFrameNamespace:
         n_jobs: int | None = None,
         n_rules: Literal["auto"] | int | None = "auto",
         accuracy_ratio: float = 0.99,
+        simplify: bool = False,
+        max_rules: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel:
         """Collects the frame once and fits; see :func:`findrs.fit`."""
         return _fit(
             self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
             shuffle=shuffle, random_state=random_state, features=features, bins=bins, T=T, n_jobs=n_jobs,
-            n_rules=n_rules, accuracy_ratio=accuracy_ratio, verbose=verbose,
+            n_rules=n_rules, accuracy_ratio=accuracy_ratio, simplify=simplify, max_rules=max_rules,
+            verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:

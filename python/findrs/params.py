@@ -79,9 +79,11 @@ PARAMETERS: dict[str, Any] = {
     "T": _Int(1, MAX_T),
     "n_rules": _Int(1, 2**63 - 1),  # or "auto" or None (BP only)
     "accuracy_ratio": _Ratio(),
+    "simplify": _Bool(),
+    "max_rules": _Int(1, 2**63 - 1),  # or None
 }
 """Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
-``None``; ``random_state`` ``None`` draws a seed)."""
+``None``; ``max_rules`` ``None``; ``random_state`` ``None`` draws a seed)."""
 
 DEFAULTS: dict[str, Any] = {
     "method": "find-rs",
@@ -93,7 +95,17 @@ DEFAULTS: dict[str, Any] = {
     "T": 100,
     "n_rules": "auto",
     "accuracy_ratio": 0.99,
+    "simplify": False,
+    "max_rules": None,
 }
+
+ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
+    "simplify": False,
+    "max_rules": None,
+}
+"""Parameters added after findrs first wrote model files, with the value a file written without
+them means (they did not exist, so the fit did without them). Not :data:`DEFAULTS`, which may
+change."""
 
 
 def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str, Any]:
@@ -104,7 +116,8 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     Args:
         given: parameter names to values.
         loading: the parameters of a model file: every parameter must be present, as
-            :meth:`RuleSetModel.params` recorded them (``random_state`` an integer).
+            :meth:`RuleSetModel.params` recorded them (``random_state`` an integer), except
+            those of :data:`ABSENT_FROM_OLDER_FILES`.
 
     Raises:
         FindRSInputError: an unknown or missing parameter, or a value out of its range.
@@ -113,14 +126,17 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     if unknown:
         raise FindRSInputError(f"unknown parameter(s) {unknown}; the parameters are {list(PARAMETERS)}")
     if loading:
-        missing = [k for k in PARAMETERS if k not in given]
+        missing = [k for k in PARAMETERS if k not in given and k not in ABSENT_FROM_OLDER_FILES]
         if missing:
             raise FindRSInputError(f"the parameters {missing} are missing")
+        given = {**ABSENT_FROM_OLDER_FILES, **given}
     p = {**DEFAULTS, **given}
     out: dict[str, Any] = {}
     out["method"] = PARAMETERS["method"].check("method", p["method"])
-    for name in ("encoding", "tolerance", "shuffle", "bins", "accuracy_ratio"):
+    for name in ("encoding", "tolerance", "shuffle", "bins", "accuracy_ratio", "simplify"):
         out[name] = PARAMETERS[name].check(name, p[name])
+    m = p["max_rules"]
+    out["max_rules"] = None if m is None else PARAMETERS["max_rules"].check("max_rules", m)
     bp = out["method"] == "bp"
     if out["method"] == "find-rs":
         if loading and p["T"] != 1:

@@ -68,6 +68,10 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         accuracy_ratio: BP with ``n_rules="auto"``: the smallest K whose training accuracy is at
             least this fraction of the full vote's.
         bins: equal-width bins for numeric columns.
+        simplify: shorten each run's rules to the conditions they need (docs/semantics.md §8);
+            ``False`` is the paper's algorithm.
+        max_rules: a rule budget: at most this many voting rules (``None``: no budget; see
+            :func:`findrs.fit`).
         random_state: ``None`` (a fresh seed per fit), an integer seed, or a
             ``numpy.random.RandomState`` (one seed is drawn from it per fit). The model depends
             on the seed and ``T`` only.
@@ -125,6 +129,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         n_rules: Any = "auto",
         accuracy_ratio: float = 0.99,
         bins: int = 10,
+        simplify: bool = False,
+        max_rules: int | None = None,
         random_state: Any = None,
         n_jobs: int | None = None,
     ) -> None:
@@ -135,6 +141,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self.n_rules = n_rules
         self.accuracy_ratio = accuracy_ratio
         self.bins = bins
+        self.simplify = simplify
+        self.max_rules = max_rules
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -212,6 +220,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             n_jobs=effective_n_jobs(self.n_jobs),
             n_rules=self.n_rules,
             accuracy_ratio=self.accuracy_ratio,
+            simplify=self.simplify,
+            max_rules=self.max_rules,
         )
         self.rules_ = self.model_.rules
         return self

@@ -50,7 +50,8 @@ class Vote:
     decision value (``decision_function``) is ``votes / scale - offset``. FIND-RS has one group
     of all its rules (weight 1, threshold 0), BO one group per distinct run (weighing how many
     runs have that rule set, threshold floor(T / 2)), BP one group per voting rule (weighing its
-    weight, threshold floor(gamma_K T / 2)).
+    weight, threshold floor(gamma_K T / 2)). A rule budget's DNF of BO or BP rules
+    (docs/semantics.md §8) votes as FIND-RS does, whatever its ``method``.
 
     Attributes:
         method: ``"find-rs"``, ``"bo"`` or ``"bp"``.

@@ -32,10 +32,14 @@ fn pool(n_jobs: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
     Ok(Some(p))
 }
 
-/// Fits a model. Returns the model and the number of training rows that have an identical row
-/// of the other label (contradictions).
+/// Training rows classified correctly before a rule budget and by the model it returned.
+type BudgetCounts = (u32, u32);
+
+/// Fits a model. Returns the model, the number of training rows that have an identical row of
+/// the other label (contradictions) and, when a rule budget replaced the model, the training
+/// rows classified correctly before it and by the model returned.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -52,7 +56,9 @@ pub fn fit(
     accuracy_ratio: Option<f64>,
     n_jobs: Option<usize>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(CoreModel, usize)> {
+    simplify: bool,
+    max_rules: Option<usize>,
+) -> PyResult<(CoreModel, usize, Option<BudgetCounts>)> {
     let schema = schema(domain_sizes, &kinds)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
@@ -63,7 +69,7 @@ pub fn fit(
         (None, Some(r)) => RuleCount::Auto { accuracy_ratio: r },
         (None, None) => RuleCount::All,
     };
-    let options = FitOptions { method, tolerance, n_runs, seed, shuffle, n_rules, simplify: false, max_rules: None };
+    let options = FitOptions { method, tolerance, n_runs, seed, shuffle, n_rules, simplify, max_rules };
     let pool = pool(n_jobs)?;
     let state = Progress::default();
     let run = || {
@@ -121,5 +127,6 @@ pub fn fit(
             cb.call1(py, (n_runs as usize, n_runs))?;
         }
     }
-    Ok((CoreModel::from_model(fitted.model), fitted.contradictions))
+    let budget = fitted.budget.map(|b| (b.full_correct, b.correct));
+    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, budget))
 }

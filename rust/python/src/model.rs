@@ -172,4 +172,10 @@ impl CoreModel {
     fn curve(&self) -> Vec<u32> {
         self.inner.rule_set().curve().to_vec()
     }
+
+    /// The rules of a BO or BP fit vote as a DNF: a rule budget chose them.
+    #[getter]
+    fn dnf(&self) -> bool {
+        self.inner.rule_set().is_dnf()
+    }
 }
