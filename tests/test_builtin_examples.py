@@ -90,8 +90,9 @@ def test_str_of_tic_tac_toe_model() -> None:
     lines = str(model).splitlines()
     assert lines[0] == "FIND-RS (AV, tolerance 0): class = 'positive'"
     assert lines[1] == "positive when any of these 8 rules holds:"
-    assert lines[2] == "  IF top_left = x and top_middle = x and top_right = x"
-    assert all(line.startswith("  OR ") for line in lines[3:])
+    assert lines[2].split() == ["id", "covers", "precision", "rule"]
+    assert lines[3].split(None, 3) == ["0", "78", "1.000", "top_left = x and top_middle = x and top_right = x"]
+    assert len(lines) == 3 + 8 + 1  # every rule, then the note on covers and precision
 
 
 # --------------------------------------------------------------------------- #
@@ -112,8 +113,10 @@ def test_float_column_is_binned() -> None:
     assert enc.kind == "binned"
     np.testing.assert_allclose(enc.edges, np.linspace(0.0, 10.0, 11))
     assert enc.values == tuple(range(10))
-    # semantics §2: a null never seen in training passes a multi-value constraint, and the text says so.
-    assert model.rules["text"].to_list() == ["(x >= 5 or x is null)"]
+    # semantics §2: a null never seen in training passes a multi-value constraint, and the text
+    # says so by the excluded bins: `not in` admits null and unseen values, without an
+    # `or x is null` clause for a column that held no null.
+    assert model.rules["text"].to_list() == ["x not in (-inf, 5)"]
     assert model.score(df) == 1.0
     # New data is binned with the training edges; values outside fall into the end bins.
     new = pl.DataFrame({"x": [7.3, 4.99, 5.01, 100.0, -5.0]})
@@ -154,7 +157,10 @@ def test_many_valued_int_column_is_binned_few_valued_is_not() -> None:
     df = pl.DataFrame({"n": list(range(100)), "k": [i % 3 for i in range(100)], "y": [i >= 50 for i in range(100)]})
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
     assert [e.kind for e in model.encoders] == ["binned", "categorical"]
-    assert model.rules["text"].to_list() == ["(n >= 49.5 or n is null)"]  # semantics §2: unseen null passes
+    # semantics §1: an integer column's edges are whole numbers (the paper's 49.5 bins 50 up);
+    # semantics §2: an unseen null passes, as `not in` says.
+    assert model.encoders[0].edges == (0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 99.0)
+    assert model.rules["text"].to_list() == ["n not in (-inf, 50)"]
     assert model.predict(pl.DataFrame({"n": [1000, 10], "k": [7, 7]}), labels=False).to_numpy().tolist() == [True, False]
 
 
@@ -211,16 +217,20 @@ def test_null_in_int_and_string_features(encoding: str) -> None:
 
 
 def test_null_excluded_by_oh_set() -> None:
-    # OH: S = {p, q} of the domain {p, q, null}: `a not in {null}`.
+    # OH: S = {p, q} of the domain {p, q, null}: `a not in {null}`, read `a is not null`.
     df = pl.DataFrame({"a": ["p", "q", None], "y": [True, True, False]})
     model = findrs.fit(df, "y", encoding="oh", shuffle=False)
-    assert model.rules["text"].to_list() == ["a not in {null}"]
+    assert model.rules["text"].to_list() == ["a is not null"]
     assert model.predict(pl.DataFrame({"a": ["p", None, "new"]}), labels=False).to_numpy().tolist() == [True, False, True]
 
 
 # The docstring examples of the package are user-facing documentation: they must be true.
 @pytest.mark.parametrize(
-    "module", ["findrs", "findrs.learn", "findrs.model", "findrs.encode", "findrs.namespace", "findrs.datasets"]
+    "module",
+    [
+        "findrs", "findrs.learn", "findrs.model", "findrs.encode", "findrs.namespace", "findrs.datasets",
+        "findrs.text", "findrs.sql", "findrs.view",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     import doctest

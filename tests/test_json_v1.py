@@ -40,9 +40,12 @@ def test_v1_file_loads_and_predicts_as_a_fresh_fit(file: str, data_dir: Path) ->
     v1 = json.loads(text)
     assert v1["version"] == 1
     loaded = findrs.RuleSetModel.from_json(text)
-    # The rules read as version 1 wrote them (text, weights, coverage, which vote).
+    # The rules read as version 1 wrote them (text, weights, coverage, which vote). The text of
+    # OH sets changed since (docs/semantics.md §2, "Readable text": the shorter of `in` and
+    # `not in`, merged bins, no `or x is null` for a column without nulls); AV text did not.
     rules = loaded.rules
-    assert rules["text"].to_list() == [r["text"] for r in v1["rules"]]
+    if v1["encoding"] == "av":
+        assert rules["text"].to_list() == [r["text"] for r in v1["rules"]]
     assert rules["weight"].to_list() == [r["weight"] for r in v1["rules"]]
     assert rules["train_positives"].to_list() == v1["training"]["rule_positives"]
     assert rules["train_negatives"].to_list() == v1["training"]["rule_negatives"]

@@ -17,6 +17,8 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import findrs
 from findrs import RuleSetModel
@@ -26,6 +28,7 @@ from findrs.errors import FindRSInputError
 from findrs.encode import encode_frame
 from findrs.sql import constraint_sql
 from findrs.view import Constraint
+from strategies import frames, perturbed
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -420,3 +423,78 @@ def test_uci(con, data_dir, name: str) -> None:
             if method == "find-rs":
                 check_duckdb(con, model, test, outputs=("predict",))
             check_sqlite(model, test.head(rows), lite)
+
+
+# --------------------------------------------------------------------------- binned ranges
+# docs/semantics.md §1, §6: a binned constraint is `x >= a AND x < b` against the exact
+# thresholds (whole numbers for an integer column), exact in DuckDB and SQLite.
+def test_binned_constraints_read_as_ranges(con) -> None:
+    from findrs.encode import FeatureEncoder
+
+    ages = FeatureEncoder.fit(pl.Series("age", list(range(17, 91))), bins=10)
+    assert ages.edges[1:-1] == (25.0, 32.0, 39.0, 47.0, 54.0, 61.0, 69.0, 76.0, 83.0)
+    code = {b: c for c, b in enumerate(ages.values)}
+    sql = constraint_sql(ages, Constraint(0, (code[3],), False))
+    assert sql == '"age" >= 39 AND "age" < 47'
+    assert constraint_sql(ages, Constraint(0, (code[2], code[3]), False)) == '"age" >= 32 AND "age" < 47'
+    assert constraint_sql(ages, Constraint(0, (code[9],), False)) == '"age" >= 83 AND NOT isnan("age")'
+    assert constraint_sql(ages, Constraint(0, (code[9],), False), "sqlite") == '"age" >= 83'
+    x = FeatureEncoder.fit(pl.Series("x", [0.0, 10.0, 3.3]), bins=10)
+    code = {b: c for c, b in enumerate(x.values)}
+    sql = constraint_sql(x, Constraint(0, (code[0],), False))
+    assert sql == f'"x" < {x.bin_starts[0]!r}e0' and x.bin_starts[0] < 1.0  # the nudged edge 1
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_integer_columns_on_and_between_their_edges(con, method: str, encoding: str) -> None:
+    rng = np.random.default_rng(5)
+    n = 300
+    age = rng.integers(17, 91, n)
+    big = rng.integers(-(10**12), 10**12, n)
+    y = ((age >= 40) & (age < 60)) ^ (rng.random(n) < 0.1) | (big > 5 * 10**11)
+    train = pl.DataFrame({"age": age, "big": big, "y": y})
+    model = _fit(train, "y", method=method, encoding=encoding, tolerance=2)
+    assert [e.family for e in model.encoders] == ["integer", "integer"]
+    near = [e + d for enc in model.encoders[:1] for e in enc.edges for d in (-1.0, -0.5, 0.0, 0.5, 1.0)]
+    m = len(near)
+    bigs = [e + d for e in model.encoders[1].edges for d in (-1.0, 0.0, 1.0)]
+    test = pl.DataFrame(
+        {
+            "age": near + [float("nan"), float("inf"), -float("inf"), None] + [30.0] * len(bigs),
+            "big": [0.0] * (m + 4) + bigs,
+        },
+        schema={"age": pl.Float64, "big": pl.Float64},
+    )
+    check_duckdb(con, model, test)
+    check_sqlite(model, test)
+    as_int = train.select("age", "big").head(50)
+    check_duckdb(con, model, as_int)
+    check_sqlite(model, as_int)
+
+
+# docs/semantics.md §2, §6: on random frames (floats with NaN, wide integers, nulls) and their
+# perturbed copies (unseen values, nulls), the SQL of every method and encoding predicts as
+# `predict` does, in both dialects.
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    df=frames(allow_float=True, other_dtypes=True, max_rows=40),
+    method=st.sampled_from(METHODS),
+    encoding=st.sampled_from(ENCODINGS),
+    seed=st.integers(0, 2**16),
+)
+def test_sql_predicts_as_the_model_on_random_frames(con, df, method, encoding, seed) -> None:
+    model = _fit(df, "y", method=method, encoding=encoding, tolerance=seed % 3, T=5, random_state=seed)
+    test = pl.concat([df, perturbed(df, seed)]).drop("y")
+    # SQLite stores a Categorical column as its text; DuckDB reads it as an ENUM.
+    check_duckdb(con, model, test, outputs=("predict",))
+    check_sqlite_predictions(model, test.with_columns(pl.col(pl.Categorical).cast(pl.String)))
+
+
+def check_sqlite_predictions(model: RuleSetModel, test: pl.DataFrame) -> None:
+    con = sqlite_table(test)
+    try:
+        got = [bool(r[-1]) for r in con.execute(model.to_sql(table="t", dialect="sqlite")).fetchall()]
+    finally:
+        con.close()
+    assert got == model.predict(test).to_list()

@@ -4,7 +4,9 @@ A categorical column (string, categorical, enum, boolean, or an integer column w
 ``bins`` distinct values) gets codes ``0..k-1`` for its sorted distinct training values, null
 being one more value of its own (semantics §1). A numeric column is cut into ``bins`` equal-width bins
 between its training min and max, as scikit-learn's ``KBinsDiscretizer(strategy="uniform")``
-does (values outside the range fall into the end bins); the occupied bins become the codes.
+does (values outside the range fall into the end bins); the occupied bins become the codes. An
+integer column's inner edges are the whole numbers at which that binning changes bin, so its
+integer values fall in the same bins and its rules read in whole numbers (docs/semantics.md §1).
 Any value never seen in training encodes to ``k`` (the "unseen" code, docs/semantics.md §2).
 
 All the work is done by Polars expressions, so no Python loop runs per row. There is one
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -69,7 +72,11 @@ class FeatureEncoder:
         kind: ``"categorical"`` or ``"binned"``.
         values: categorical: the training values in code order (``None`` for null, last);
             binned: the occupied bin indices in code order (``None`` for null, last).
-        edges: binned only: the ``bins + 1`` bin edges.
+        edges: binned only: the ``bins + 1`` bin edges (whole numbers inside for an integer
+            column, see :attr:`bin_starts`).
+        family: the training column's kind of values (``"string"``, ``"integer"``,
+            ``"boolean"``, ``"float"``). A binned feature of family ``"integer"`` bins without
+            the nudge, against its whole-number edges (docs/semantics.md §1).
 
     Example:
         >>> import polars as pl
@@ -104,12 +111,33 @@ class FeatureEncoder:
         """
         return fit_encoders(pl.DataFrame([s]), [s.name], bins)[0]
 
+    @property
+    def whole_edges(self) -> bool:
+        """A binned integer column: whole-number inner edges, compared without the nudge."""
+        return self.kind == "binned" and self.family == "integer"
+
+    @functools.cached_property
+    def bin_starts(self) -> tuple[float, ...]:
+        """Binned only: for each bin ``b >= 1``, the least number that falls into bin ``b`` or
+        above (``bin_starts[b - 1]``), exactly: a finite value ``x`` is in bin
+        ``#{b : bin_starts[b - 1] <= x}``. For an integer column these are its inner edges;
+        otherwise the least double whose nudged value reaches the edge (a hair below it)."""
+        assert self.edges is not None
+        inner = self.edges[1:-1]
+        if self.whole_edges:
+            return tuple(inner)
+        return tuple(nudged_threshold(e) for e in inner)
+
     def _bin_expr(self, x: pl.Expr) -> pl.Expr:
-        """Bin index of a Float64 expression (null stays null), as KBinsDiscretizer computes it:
-        ``digitize(x + eps, edges[1:])`` clipped to the last bin, i.e. the number of inner edges
-        at or below the nudged value."""
+        """Bin index of a Float64 expression (null stays null). Float columns, as
+        KBinsDiscretizer computes it: ``digitize(x + eps, edges[1:])`` clipped to the last bin,
+        i.e. the number of inner edges at or below the nudged value; integer columns: the number
+        of (whole-number) inner edges at or below the value."""
         assert self.edges is not None
         inner = pl.Series(self.edges[1:-1], dtype=pl.Float64)
+        if self.whole_edges:
+            index = pl.lit(inner).search_sorted(x, side="right").cast(pl.UInt32)
+            return pl.when(x.is_null()).then(None).otherwise(index)
         # (An infinity stays itself: -inf + inf would be NaN.) Infinities fall in the end bins.
         nudged = pl.when(x.is_infinite()).then(x).otherwise(x + (_ATOL + _RTOL * x.abs()))
         index = pl.lit(inner).search_sorted(nudged, side="right").cast(pl.UInt32)
@@ -157,17 +185,21 @@ class FeatureEncoder:
         return _to_codes(pl.DataFrame([s.alias(self.name)]).select(self.expr()).to_series())
 
     def label(self, code: int) -> str:
-        """Readable text of one training code."""
+        """Readable text of one training code (a bin as ``[lo, hi)``, ``< hi`` or ``>= lo``,
+        its edges rounded as :func:`edge_texts` does)."""
         v = self.values[code]
         if v is None:
             return "null"
         if self.kind == "binned":
-            lo, hi = self.bin_bounds(v)
-            if lo is None:
-                return f"< {_num(hi)}"
-            if hi is None:
-                return f">= {_num(lo)}"
-            return f"[{_num(lo)}, {_num(hi)})"
+            texts = edge_texts(self)
+            n_bins = len(texts) - 1
+            if v == 0 and n_bins == 1:
+                return "any number"
+            if v == 0:
+                return f"< {texts[1]}"
+            if v == n_bins - 1:
+                return f">= {texts[v]}"
+            return f"[{texts[v]}, {texts[v + 1]})"
         return _value_text(v)
 
     def bin_bounds(self, b: int) -> tuple[float | None, float | None]:
@@ -234,9 +266,11 @@ class FeatureEncoder:
             if any(a >= b for a, b in zip(known, known[1:])):
                 raise bad(f"bins must be ascending and distinct, got {bins!r}")
             family = "float" if legacy else d["family"]
-            if family != "float":
-                raise bad(f"a binned feature's family is 'float', got {family!r}")
-            return FeatureEncoder(name, dtype, kind, tuple(bins), tuple(float(e) for e in edges), "float")
+            if family not in ("float", "integer"):
+                raise bad(f"a binned feature's family is 'float' or 'integer', got {family!r}")
+            if family == "integer" and not all(float(e).is_integer() for e in edges[1:-1]):
+                raise bad(f"an integer column's inner bin edges are whole numbers, got {edges!r}")
+            return FeatureEncoder(name, dtype, kind, tuple(bins), tuple(float(e) for e in edges), family)
         if kind != "categorical":
             raise bad(f"kind must be 'categorical' or 'binned', got {kind!r}")
         values = d["values"]
@@ -273,8 +307,77 @@ def _is_finite_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _num(x: float) -> str:
-    return f"{x:.4g}"
+def nudged(x: float) -> float:
+    """KBinsDiscretizer's nudged value ``x + (1e-8 + 1e-5 |x|)`` in double precision, as the
+    encoder's Polars expression computes it."""
+    return x + (_ATOL + _RTOL * abs(x))
+
+
+def _order_key(x: float) -> int:
+    """An integer key with the order of the doubles (finite, -0.0 as 0.0)."""
+    (bits,) = struct.unpack("<q", struct.pack("<d", x + 0.0))
+    return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
+
+
+def _from_key(k: int) -> float:
+    bits = k if k >= 0 else (-k) | -0x8000_0000_0000_0000
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def nudged_threshold(edge: float) -> float:
+    """The least double ``t`` with ``nudged(t) >= edge``: a finite value is at or above the edge
+    after the nudge exactly when it is at least ``t`` (``nudged`` is non-decreasing)."""
+    edge = float(edge)
+    lo = _order_key(edge - (2.0e-5 * abs(edge) + 1.0e-7))  # nudged(lo) < edge
+    hi = _order_key(edge)  # nudged(edge) >= edge
+    assert nudged(_from_key(lo)) < edge <= nudged(_from_key(hi))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if nudged(_from_key(mid)) >= edge:
+            hi = mid
+        else:
+            lo = mid
+    return _from_key(hi)
+
+
+def whole_edge(edge: float) -> float:
+    """The least whole number whose nudged value reaches ``edge``: the integers the paper's
+    binning puts at or above ``edge`` are exactly those at least this one."""
+    return float(math.ceil(nudged_threshold(edge)))
+
+
+def format_number(x: float, digits: int | None = 4) -> str:
+    """``x`` for reading: a whole number as an integer; otherwise ``digits`` significant digits
+    (``None``: the shortest text that reads back as ``x``), without an exponent unless the number
+    is very small or very large."""
+    x = float(x)
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x.is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    if digits is None:
+        return repr(x)
+    if x != 0 and not 1e-4 <= abs(x) < 1e15:
+        return f"{x:.{digits}g}"
+    return np.format_float_positional(x, precision=digits, unique=False, fractional=False, trim="-")
+
+
+def edge_texts(enc: "FeatureEncoder") -> tuple[str, ...]:
+    """A binned feature's edges for reading: whole numbers for an integer column; otherwise
+    4 significant digits, more where two inner edges would read the same."""
+    return _edge_texts(enc.edges or (), enc.whole_edges)
+
+
+@functools.lru_cache(maxsize=4096)
+def _edge_texts(edges: tuple[float, ...], whole: bool) -> tuple[str, ...]:
+    if whole:
+        return tuple(format_number(e) for e in edges)
+    for digits in range(4, 18):
+        texts = tuple(format_number(e, digits) for e in edges)
+        inner = texts[1:-1]
+        if all(a != b for a, b, x, y in zip(inner, inner[1:], edges[1:-1], edges[2:-1]) if x != y):
+            return texts
+    return tuple(format_number(e, None) for e in edges)
 
 
 def _value_text(v: Any) -> str:
@@ -344,7 +447,11 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
                 f"drop it with features=[...] or fill it, e.g. pl.col({name!r}).fill_null(0)"
             )
         edges = tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
-        enc = FeatureEncoder(name, str(dtype), "binned", (), edges, "float")
+        if family == "integer":
+            # Whole-number inner edges that bin every integer as the nudged edges do.
+            inner = [whole_edge(e) for e in edges[1:-1]]
+            edges = (min(edges[0], inner[0]), *inner, max(edges[-1], inner[-1])) if inner else edges
+        enc = FeatureEncoder(name, str(dtype), "binned", (), edges, family)
         encoders.append(enc)
         # The occupied bins, ascending, null (if any) first.
         occupied.append(enc._bin_expr(_float(pl.col(name))).unique().sort().implode().alias(name))
@@ -355,7 +462,7 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
                 b = found[enc.name]
                 has_null = bool(b) and b[0] is None
                 values = tuple(int(v) for v in (b[1:] if has_null else b)) + ((None,) if has_null else ())
-                encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, "float")
+                encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, enc.family)
     return encoders
 
 

@@ -6,11 +6,12 @@ The expression reads the raw feature columns (no encoding step) and follows sema
   allowing a set S of two or more values is ``col NOT IN (domain - S)`` so that a value never
   seen in training passes it; null is a value of its own when training held nulls, otherwise it
   is an unseen value (fails ``col = 'v'``, passes ``NOT IN``);
-- a binned numeric constraint computes the bin index as findrs does (KBinsDiscretizer's nudge
-  ``x + (1e-8 + 1e-5 * |x|)`` in double precision, then the number of inner edges at or below it)
-  through a ``CASE`` over the inner edges, and maps each bin to "allowed" or not; a bin that held
-  no training value is an unseen value; NaN is null and infinities fall in the end bins, as in
-  findrs.
+- a binned numeric constraint is a range test, ``x >= a AND x < b`` per run of adjacent allowed
+  bins, against exact thresholds: the encoder's bin of a value changes exactly there (whole
+  numbers for an integer column; for a float column the least double whose nudged value
+  ``x + (1e-8 + 1e-5 * |x|)`` reaches the edge, see :attr:`FeatureEncoder.bin_starts`), so
+  comparing doubles gives exactly findrs' bins; a bin that held no training value is an unseen
+  value; NaN is null and infinities fall in the end bins, as in findrs.
 
 The votes are printed from the model's public view (:class:`findrs.view.Vote`): the weighted
 count of the vote's groups of which some rule holds (FIND-RS: its one group, so the
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 import warnings
 from typing import Any, Sequence
 
-from .encode import _ATOL, _RTOL, FeatureEncoder
+from .encode import FeatureEncoder
 from .errors import FindRSInputError
 from .target import Target
 from .view import Constraint, Vote
@@ -191,29 +192,55 @@ def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") 
 
 
 def _binned_sql(enc: FeatureEncoder, allowed: set[int], multi: bool, null_ok: bool, d: _Dialect) -> str:
+    """The allowed bins as ranges, ``x >= a AND x < b``: bin ``b`` holds the finite values from
+    ``bin_starts[b - 1]`` (inclusive) to ``bin_starts[b]`` (exclusive), exact thresholds (whole
+    numbers for an integer column; for a float column the least double whose nudged value
+    reaches the edge), so plain comparisons of doubles give exactly the encoder's bins. Adjacent
+    allowed bins (empty bins, which hold unseen values, included when those pass) are one
+    range; -inf falls in the first bin and +inf in the last, as in the encoder."""
     assert enc.edges is not None
-    edges = enc.edges
-    n_bins = len(edges) - 1
+    n_bins = len(enc.edges) - 1
+    starts = enc.bin_starts
     code_of = {b: c for c, b in enumerate(enc.values) if b is not None}
+    ok = [(code_of[b] in allowed) if b in code_of else multi for b in range(n_bins)]
+    runs: list[tuple[int, int]] = []
+    for b, f in enumerate(ok):
+        if f and runs and runs[-1][1] == b - 1:
+            runs[-1] = (runs[-1][0], b)
+        elif f:
+            runs.append((b, b))
 
-    def bin_ok(b: int) -> bool:
-        return (code_of[b] in allowed) if b in code_of else multi
+    x = quote_identifier(enc.name)
+    whole = enc.whole_edges and all(abs(t) <= 2.0**53 for t in starts)
 
-    x = f"CAST({quote_identifier(enc.name)} AS {d.double})"
-    is_null = f"{x} IS NULL" + (f" OR isnan({x})" if d.has_nan else "")
-    nudged = f"({x} + ({_double(_ATOL, d)} + {_double(_RTOL, d)} * abs({x})))"
-    # Bin b holds the nudged values in [edges[b], edges[b + 1]) (open at both ends): it is the
-    # first b with nudged < edges[b + 1], so only the edges where "allowed" changes are needed.
-    # An infinity is not nudged (-inf + inf would be NaN): +inf nudges to itself and falls to the
-    # last bin anyway; -inf belongs to bin 0, so the first test also admits it.
-    whens = [f"WHEN {is_null} THEN {_sql_bool(null_ok, d)}"]
-    for b in range(n_bins - 1):
-        if bin_ok(b) != bin_ok(b + 1):
-            test = f"{nudged} < {_double(edges[b + 1], d)}"
-            if len(whens) == 1:
-                test = f"({test} OR {x} = {_double(-math.inf, d)})"
-            whens.append(f"WHEN {test} THEN {_sql_bool(bin_ok(b), d)}")
-    return f"CASE {' '.join(whens)} ELSE {_sql_bool(bin_ok(n_bins - 1), d)} END"
+    def number(t: float) -> str:
+        # A whole number within 2^53 compares the same as an integer and as a double.
+        return _literal(int(t), d) if whole else _double(t, d)
+
+    tests = []
+    open_above = False
+    for a, b in runs:
+        parts = []
+        if a > 0:
+            parts.append(f"{x} >= {number(starts[a - 1])}")
+        if b < n_bins - 1:
+            parts.append(f"{x} < {number(starts[b])}")
+        else:
+            open_above = True
+        tests.append(" AND ".join(parts) if parts else f"{x} IS NOT NULL")
+    # DuckDB orders NaN above every number (NaN is null to findrs): a range open above must
+    # exclude it unless null passes.
+    nan = d.has_nan and not null_ok and open_above
+    if nan:
+        tests = [t if len(tests) == 1 else f"({t})" for t in tests]
+        return f"({' OR '.join(tests)}) AND NOT isnan({x})" if len(tests) > 1 else f"{tests[0]} AND NOT isnan({x})"
+    if null_ok:
+        tests = [f"{x} IS NULL"] + ([f"isnan({x})"] if d.has_nan else []) + tests
+    if not tests:
+        return _sql_bool(False, d)
+    if len(tests) == 1:
+        return tests[0]
+    return "(" + " OR ".join(t if " AND " not in t else f"({t})" for t in tests) + ")"
 
 
 # --------------------------------------------------------------------------- literals
