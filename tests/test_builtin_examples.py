@@ -229,7 +229,7 @@ def test_null_excluded_by_oh_set() -> None:
     "module",
     [
         "findrs", "findrs.learn", "findrs.model", "findrs.encode", "findrs.namespace", "findrs.datasets",
-        "findrs.text", "findrs.sql", "findrs.view",
+        "findrs.text", "findrs.sql", "findrs.view", "findrs.config", "findrs.nearest", "findrs.report",
     ],
 )
 def test_docstring_examples(module: str) -> None:

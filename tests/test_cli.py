@@ -171,7 +171,13 @@ def test_explain_prints_each_row(files, capsys) -> None:
     fired = _reference_fired(model, test)
     blocks = re.split(r"^row \d+:.*$", out, flags=re.M)[1:]
     weights = model.rules["weight"].to_list()
-    for ids, block in zip(fired, blocks):
+    why = model.explain(test)
+    for ids, block, near, failed in zip(fired, blocks, why["nearest_rule"], why["failed_conditions"]):
+        # docs/semantics.md §6: a row predicted negative says its nearest rule and what it fails.
+        if near is None:
+            assert "nearest rule" not in block
+        else:
+            assert f"  nearest rule #{near} fails: {'; '.join(failed)}\n" in block
         if not ids:
             assert "no voting rule fires" in block
             continue

@@ -96,8 +96,13 @@ def test_namespaces_on_dataframe_and_lazyframe() -> None:
     assert_frame_equal(eager, lazy)
     assert (eager["class_predicted"] == df["class"]).all()
     ex = df.lazy().findrs.explain(model, top=1).collect()
-    assert ex.columns[-4:] == ["class_predicted", "class_decision", "fired_rules", "fired_texts"]
-    assert_frame_equal(ex.select(ex.columns[-4:]), model.explain(df, top=1))
+    columns = [
+        "class_predicted", "class_decision", "class_strength", "fired_rules", "fired_texts", "nearest_rule",
+        "failed_conditions",
+    ]
+    assert ex.columns[-7:] == columns
+    assert_frame_equal(ex.select(columns), model.explain(df, top=1))
+    assert_frame_equal(df.findrs.explain(model, top=1), ex)
 
 
 @settings(max_examples=40, deadline=None)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from . import datasets
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
+from .config import Config
 from .errors import ContradictionWarning, FindRSInputError
 from .learn import fit
 from .model import RuleSetModel, __version__
 
-__all__ = ["ContradictionWarning", "FindRSInputError", "RuleSetModel", "__version__", "datasets", "fit"]
+__all__ = ["Config", "ContradictionWarning", "FindRSInputError", "RuleSetModel", "__version__", "datasets", "fit"]

@@ -62,8 +62,9 @@ _EXPLAIN_EXAMPLES = """examples:
   findrs explain model.json new.csv
   findrs explain model.json new.parquet --top 1
 
-For each row: the prediction, the decision value (above 0 exactly where the prediction is positive) and
-the voting rules that fire on the row (id, weight, text), heaviest first.
+For each row: the prediction, the decision value (above 0 exactly where the prediction is positive),
+for a row predicted negative the nearest rule and the conditions it fails, and the voting rules
+that fire on the row (id, weight, text), heaviest first.
 """
 
 _RULES_EXAMPLES = """examples:
@@ -242,8 +243,11 @@ def _explain(args: argparse.Namespace) -> int:
     weights = model.rules["weight"].to_list()
     voting = "rules" if model.method == "find-rs" else "voting rules"
     lines = []
-    for i, (label, decision, ids, texts) in enumerate(table.select(f"{name}_predicted", f"{name}_decision", "fired_rules", "fired_texts").iter_rows()):
+    columns = (f"{name}_predicted", f"{name}_decision", "fired_rules", "fired_texts", "nearest_rule", "failed_conditions")
+    for i, (label, decision, ids, texts, nearest, failed) in enumerate(table.select(columns).iter_rows()):
         lines.append(f"row {i}: {name} = {label!r}  decision {decision:+.4f}")
+        if nearest is not None:
+            lines.append(f"  nearest rule #{nearest} fails: {'; '.join(failed)}")
         if not ids:
             lines.append(f"  no {voting[:-1]} fires")
             continue

@@ -19,15 +19,17 @@ import json
 import os
 import warnings
 from pathlib import Path
+from types import EllipsisType
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import polars as pl
 
-from . import _core, expressions
+from . import _core, expressions, report
 from .encode import FeatureEncoder, check_columns, encode_frame
 from .errors import FindRSInputError
 from .frames import as_polars
+from .nearest import Nearest
 from .params import MAX_T, check_params
 from .sql import model_to_sql
 from .target import Target
@@ -36,7 +38,7 @@ from .view import Constraint, Vote
 
 FORMAT = "findrs-model"
 FORMAT_VERSION = 2
-_METHOD_NAMES = {"find-rs": "FIND-RS", "bo": "FIND-RS-BO", "bp": "FIND-RS-BP"}
+_WHY_NOT = pl.Struct({"nearest_rule": pl.UInt32, "failed_conditions": pl.List(pl.String)})
 _SECTIONS = ("target", "features", "params", "training")
 __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
@@ -51,9 +53,11 @@ class RuleSetModel:
       :attr:`n_rules_found`, :attr:`features`, :attr:`encoders`, :attr:`target`,
       :attr:`positive`, :attr:`params`, :attr:`random_state`, :attr:`contradictions`,
       :attr:`rules` (the table) and :attr:`vote` (the public view exporters print);
+      ``print(model)``, :meth:`to_text`, :meth:`to_markdown` and the notebook view;
     - on a frame: :meth:`predict`, :meth:`decision_function`, :meth:`score` (accuracy),
       :meth:`explain`;
-    - in a Polars query: :meth:`predict_expr`, :meth:`decision_expr`, :meth:`explain_expr`;
+    - in a Polars query: :meth:`predict_expr`, :meth:`decision_expr`, :meth:`strength_expr`,
+      :meth:`explain_expr`, :meth:`why_not_expr`;
     - exported: :meth:`to_expr`, :meth:`to_sql`, :meth:`to_json` / :meth:`from_json` (and pickle);
     - BP only: :meth:`with_n_rules`, :meth:`pruning_curve`.
 
@@ -89,6 +93,9 @@ class RuleSetModel:
         self._vote: Vote | None = None
         self._texts: list[str] | None = None
         self._kwargs: dict[str, str] | None = None
+        self._csr: tuple[np.ndarray, np.ndarray] | None = None
+        self._voting_texts: pl.Series | None = None
+        self._nearest: Nearest | None = None
 
     @classmethod
     def _fit(
@@ -366,30 +373,118 @@ class RuleSetModel:
         return self.predict_expr(labels=False, engine="compiled")
 
     def explain(self, data: Any, *, top: int | None = None) -> pl.DataFrame:
-        """Per row: the prediction, the decision value and the rules that fire
+        """Per row: the prediction, the decision value, its 0-1 strength, the rules that fire
+        and, for a row predicted negative, the nearest rule and the conditions it fails
         (docs/semantics.md §6).
 
         Returns a DataFrame with columns ``<target>_predicted``, ``<target>_decision``,
-        ``fired_rules`` (rule ids, heaviest first for BO/BP) and ``fired_texts``; ``top`` keeps
-        the ``top`` first fired rules.
+        ``<target>_strength`` (see :meth:`strength_expr`), ``fired_rules`` (rule ids, heaviest
+        first for BO/BP) and ``fired_texts`` (``top`` keeps the ``top`` first fired rules),
+        ``nearest_rule`` and ``failed_conditions`` (see :meth:`why_not_expr`; null on rows
+        predicted positive).
 
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs, polars as pl
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> row = df.filter(pl.col("class") == "negative").head(1)
+            >>> ex = m.explain(row)
+            >>> ex["class_predicted"][0], ex["nearest_rule"][0], ex["failed_conditions"][0].to_list()
+            ('negative', 0, ['top_right = x'])
         """
-        df = self._frame(data)
-        return df.select(self._explain_exprs(top)).with_columns(self._texts_expr())
+        return self._explained(self._frame(data), top, keep=False)
+
+    def _explained(self, frame: Any, top: int | None, *, keep: bool) -> Any:
+        """``frame`` (a DataFrame or LazyFrame; only the explanation when not ``keep``) with the
+        explanation columns, in :meth:`explain`'s order."""
+        out = frame.with_columns(self._explain_exprs(top)) if keep else frame.select(self._explain_exprs(top))
+        out = out.with_columns(self._texts_expr()).unnest("why_not")
+        last = ["fired_texts", "nearest_rule", "failed_conditions"]
+        names = out.collect_schema().names() if isinstance(out, pl.LazyFrame) else out.columns
+        return out.select([c for c in names if c not in last] + last)
 
     def _explain_exprs(self, top: int | None) -> list[pl.Expr]:
-        return [self.predict_expr(), self.decision_expr(), self.explain_expr(top=top)]
+        return [
+            self.predict_expr(),
+            self.decision_expr(),
+            self.strength_expr(),
+            self.explain_expr(top=top),
+            self.why_not_expr(),
+        ]
 
     def _texts_expr(self) -> pl.Expr:
-        texts = self.rules["text"].head(self.n_rules)
+        texts = self._rule_texts_series()
         ids = pl.Series(range(len(texts)), dtype=pl.UInt32)
         return (
             pl.col("fired_rules")
             .list.eval(pl.element().replace_strict(ids, texts, return_dtype=pl.String))
             .alias("fired_texts")
         )
+
+    def strength_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
+        """A 0-1 reading of the decision value for people (``Float64``, named
+        ``<target>_strength``): 0 when no voting rule holds, 1 at the most votes the model can
+        give, 1/2 at the threshold and linear in the votes on each side; above 1/2 exactly where
+        the prediction is positive (docs/semantics.md §6). It is the number
+        ``FindRSClassifier.predict_proba(X)[:, 1]`` gives; :meth:`decision_function` is
+        unchanged.
+
+        Raises:
+            FindRSInputError: an unknown engine.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> s = df.select(m.strength_expr())["class_strength"]
+            >>> bool(((s > 0.5) == m.predict(df, labels=False)).all())
+            True
+        """
+        scale, theta = self._core.decision_scale  # the vote's numbers, without building :attr:`vote`
+        top = self._core.max_votes / scale
+        d = self.decision_expr(engine=engine)
+        up = (0.5 + 0.5 * d / (top - theta)).clip(0.0, 1.0) if top > theta else pl.lit(1.0)
+        down = (0.5 + 0.5 * d / theta).clip(0.0, 0.5) if theta > 0 else pl.lit(0.0)
+        # Rounding must never move a positive row onto 1/2 (it cannot move a negative above).
+        up = pl.max_horizontal(up, pl.lit(float(np.nextafter(0.5, 1.0))))
+        return pl.when(d > 0).then(up).otherwise(down).alias(f"{self.target.name}_strength")
+
+    def why_not_expr(self) -> pl.Expr:
+        """Why a row is not positive, as a Polars expression: a struct ``why_not`` of
+        ``nearest_rule`` (``UInt32``: the id in ``model.rules`` of the voting rule with the
+        fewest conditions the row fails, among those that do not hold on it; the heavier on a
+        tie) and ``failed_conditions`` (``List[String]``: exactly the conditions of that rule
+        the row fails, in feature order); both null on rows predicted positive
+        (docs/semantics.md §6). NumPy computes it batch by batch (:mod:`findrs.nearest`), about
+        one operation per condition of the voting rules for each negative row: meant for the
+        rows you look at."""
+        mask = self.predict_expr(labels=False).alias("\0positive")
+        args = [mask] + [enc.expr() for enc in self.encoders]
+        return (
+            pl.struct(args)
+            .map_batches(self._why_not_batch, return_dtype=_WHY_NOT, is_elementwise=True)
+            .alias("why_not")
+        )
+
+    def _why_not_batch(self, s: pl.Series) -> pl.Series:
+        cols = s.struct.unnest()
+        positive = cols.to_series(0).fill_null(False).to_numpy().astype(bool)
+        codes = [cols.to_series(i + 1).to_numpy().astype(np.int64) for i in range(len(self.encoders))]
+        if self._nearest is None:
+            offsets, ids = self._rule_csr()
+            k = self.n_rules
+            domains = [e.domain_size for e in self.encoders]
+            self._nearest = Nearest(domains, self._constraints(), offsets[: k + 1], ids[: offsets[k]])
+        nearest, failed = self._nearest.search(codes, ~positive)
+        texts = self._constraint_texts()
+        rule = pl.Series("nearest_rule", [None if r < 0 else r for r in nearest.tolist()], dtype=pl.UInt32)
+        conditions = pl.Series(
+            "failed_conditions", [None if f is None else [texts[j] for j in f] for f in failed], dtype=pl.List(pl.String)
+        )
+        return pl.DataFrame([rule, conditions]).to_struct(s.name)
 
     def to_sql(self, *, table: str | Sequence[str] | None = None, dialect: str = "duckdb", output: str = "predict") -> str:
         """The model as a SQL expression (or, with ``table``, a ``SELECT``) computing exactly what
@@ -420,89 +515,161 @@ class RuleSetModel:
         """
         if self._rules_df is None:
             core = self._core
-            constraint_type = pl.Struct({"feature": pl.String, "values": pl.List(pl.String)})
-            table = pl.DataFrame(
-                {
-                    "text": pl.Series(self._constraint_texts(), dtype=pl.String),
-                    "constraints": pl.Series(
-                        [
-                            {"feature": self.encoders[c.feature].name, "values": [self.encoders[c.feature].label(v) for v in c.codes]}
-                            for c in self._constraints()
-                        ],
-                        dtype=constraint_type,
-                    ),
-                }
-            )
-            # Every rule's constraints, gathered from the table and grouped by rule (rules are
-            # constraint ids into the table, in feature order).
-            offsets, ids = core.rule_constraints()
             n = core.n_rules_found
-            flat = table[pl.Series(ids, dtype=pl.UInt32)].with_columns(
-                rule=pl.Series(np.repeat(np.arange(n, dtype=np.uint32), np.diff(offsets).astype(np.int64)))
+            constraint_type = pl.Struct({"feature": pl.String, "values": pl.List(pl.String)})
+            table = pl.Series(
+                [
+                    {"feature": self.encoders[c.feature].name, "values": [self.encoders[c.feature].label(v) for v in c.codes]}
+                    for c in self._constraints()
+                ],
+                dtype=constraint_type,
             )
-            grouped = flat.group_by("rule", maintain_order=True).agg(pl.col("text").str.join(" and "), pl.col("constraints"))
-            rules = (
-                pl.DataFrame({"id": pl.Series(range(n), dtype=pl.UInt32)})
-                .join(grouped, left_on="id", right_on="rule", how="left", maintain_order="left")
-                .with_columns(
-                    pl.col("text").fill_null("TRUE"),
-                    pl.col("constraints").fill_null(pl.lit([], dtype=pl.List(constraint_type))),
-                )
-            )
-            self._rules_df = rules.with_columns(
-                weight=pl.Series(core.weights, dtype=pl.UInt32),
-                train_positives=pl.Series(core.train_positives, dtype=pl.UInt32),
-                train_negatives=pl.Series(core.train_negatives, dtype=pl.UInt32),
-                kept=pl.Series([i < core.n_rules for i in range(n)], dtype=pl.Boolean),
+            # Each rule's constraint ids as a list, then the ids replaced by the constraints'
+            # texts and structs (a few distinct constraints, many rules).
+            ids = self._id_lists(n)
+            keys = pl.Series(range(len(table)), dtype=pl.UInt32)
+            text = self._join_texts(ids)
+            constraints = ids.list.eval(pl.element().replace_strict(keys, table, return_dtype=constraint_type))
+            if constraints.dtype != pl.List(constraint_type):  # every list empty
+                constraints = pl.Series([[]] * n, dtype=pl.List(constraint_type))
+            self._rules_df = pl.DataFrame(
+                {
+                    "id": pl.Series(range(n), dtype=pl.UInt32),
+                    "text": text,
+                    "constraints": constraints,
+                    "weight": pl.Series(core.weights, dtype=pl.UInt32),
+                    "train_positives": pl.Series(core.train_positives, dtype=pl.UInt32),
+                    "train_negatives": pl.Series(core.train_negatives, dtype=pl.UInt32),
+                    "kept": pl.Series(np.arange(n) < core.n_rules, dtype=pl.Boolean),
+                }
             )
         return self._rules_df
 
+    def _rule_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every rule's constraint ids (into :meth:`_constraints`, ascending: feature order) as
+        CSR: rule ``r``'s are ``ids[offsets[r]:offsets[r + 1]]``."""
+        if self._csr is None:
+            offsets, ids = self._core.rule_constraints()
+            self._csr = (np.asarray(offsets, dtype=np.int64), np.asarray(ids, dtype=np.uint32))
+        return self._csr
+
+    def _id_lists(self, n: int) -> pl.Series:
+        """The first ``n`` rules' constraint ids as a ``List[UInt32]`` Series (empty for a rule
+        without constraints). A rule's ids are a contiguous run of the CSR ids, so grouping by
+        a sorted rule column builds the lists without hashing."""
+        offsets, ids = self._rule_csr()
+        rule = pl.Series("rule", np.repeat(np.arange(n, dtype=np.uint32), np.diff(offsets[: n + 1]))).set_sorted()
+        grouped = (
+            pl.DataFrame([rule, pl.Series("ids", ids[: offsets[n]], dtype=pl.UInt32)])
+            .group_by("rule", maintain_order=True)
+            .agg("ids")
+        )
+        every = pl.DataFrame({"rule": pl.Series(range(n), dtype=pl.UInt32)})
+        out = every.join(grouped, on="rule", how="left", maintain_order="left").get_column("ids")
+        return out.fill_null(pl.lit([], dtype=pl.List(pl.UInt32)))
+
+    def _join_texts(self, lists: pl.Series) -> pl.Series:
+        """Rules' texts from their constraint id lists (``TRUE`` for none)."""
+        texts = pl.Series(self._constraint_texts(), dtype=pl.String)
+        keys = pl.Series(range(len(texts)), dtype=pl.UInt32)
+        # (The cast: on lists that are all empty, list.eval keeps the input's type.)
+        replaced = lists.list.eval(pl.element().replace_strict(keys, texts, return_dtype=pl.String))
+        joined = replaced.cast(pl.List(pl.String)).list.join(" and ")
+        frame = pl.DataFrame([lists.alias("ids"), joined.alias("text")])
+        return frame.select(pl.when(pl.col("ids").list.len() == 0).then(pl.lit("TRUE")).otherwise("text")).to_series()
+
+    def _rule_texts_series(self) -> pl.Series:
+        """The voting rules' texts (what ``fired_texts`` reads), without building :attr:`rules`."""
+        if self._voting_texts is None:
+            if self._rules_df is not None:
+                self._voting_texts = self._rules_df.get_column("text").head(self.n_rules)
+            else:
+                self._voting_texts = self._join_texts(self._id_lists(self.n_rules))
+        return self._voting_texts
+
+    def _display_rows(self, ids: Sequence[int], width: int | None) -> list[report.Row]:
+        """The rules ``ids`` as displays show them (texts cut to ``width`` characters)."""
+        offsets, cids = self._rule_csr()
+        texts = self._constraint_texts()
+        core = self._core
+        weights, pos, neg = core.weights, core.train_positives, core.train_negatives
+        rows = []
+        for r in ids:
+            conditions = [texts[j] for j in cids[offsets[r] : offsets[r + 1]]]
+            text, cut = report.cut_text(conditions, width)
+            rows.append(report.Row(int(r), int(weights[r]), int(pos[r]) + int(neg[r]), int(pos[r]), text, cut))
+        return rows
+
+    @property
+    def _threshold(self) -> int:
+        """The vote's threshold (without building :attr:`vote`)."""
+        return int(self._core.threshold)
+
+    @property
+    def _dnf(self) -> bool:
+        """Whether a rule budget made the voting rules a DNF (docs/semantics.md §8)."""
+        return bool(self._core.dnf)
+
+    @property
+    def _budget(self) -> dict[str, int] | None:
+        """A rule budget's training counts (``correct``, ``correct_before``), if any."""
+        return self._training.get("budget")
+
+    @property
+    def _training_rows(self) -> int:
+        return int(self._training["rows"])
+
+    def to_text(
+        self, *, max_rules: int | None | EllipsisType = ..., rule_width: int | None | EllipsisType = ...
+    ) -> str:
+        """The model for reading (what ``print(model)`` shows): the method and settings, how the
+        rules decide in plain words, then the voting rules with their training coverage and
+        precision (heaviest first for BO/BP). At most ``max_rules`` rules are shown (the first
+        and the last, around a line counting those hidden), each cut to ``rule_width``
+        characters at a condition boundary; defaults from :class:`findrs.Config`, ``None``: no
+        limit.
+
+        Raises:
+            FindRSInputError: a limit out of range.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> print(m.to_text(max_rules=2))
+            FIND-RS (AV, tolerance 0): class = 'positive'
+            positive when any of these 8 rules holds:
+              id  covers  precision  rule
+               0      78      1.000  top_left = x and top_middle = x and top_right = x
+                … 6 rules hidden …
+               7      78      1.000  top_middle = x and middle_middle = x and bottom_middle = x
+            (covers: training rows where the rule holds; precision: the share of them that are positive)
+            (show more rules with findrs.Config.set_max_rules(n), or all with model.to_text(max_rules=None))
+        """
+        return report.as_text(report.summary(self, max_rules, rule_width))
+
+    def to_markdown(
+        self, *, max_rules: int | None | EllipsisType = ..., rule_width: int | None | EllipsisType = ...
+    ) -> str:
+        """The model as Markdown, for a report: :meth:`to_text`'s content with the rules as a
+        table (each rule a code span, ``|`` escaped, other text escaped), truncated likewise.
+
+        Raises:
+            FindRSInputError: a limit out of range.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> print(m.to_markdown(max_rules=2).splitlines()[6])
+            | 0 | 78 | 1.000 | `top_left = x and top_middle = x and top_right = x` |
+        """
+        return report.as_markdown(report.summary(self, max_rules, rule_width))
+
+    def _repr_html_(self) -> str:
+        """The notebook view: :meth:`to_text`'s content as an HTML table, escaped."""
+        return report.as_html(report.summary(self))
+
     def __str__(self) -> str:
-        name = _METHOD_NAMES[self.method]
-        head = f"{name} ({self.encoding.upper()}, tolerance {self.params['tolerance']}"
-        if self.method != "find-rs":
-            head += f", T={self.T}"
-        if self.params["simplify"]:
-            head += ", simplified"
-        if self.params["max_rules"] is not None:
-            head += f", max_rules={self.params['max_rules']}"
-        head += f"): {self.target.name} = {self.target.positive!r}"
-        rules = self.rules.head(self.n_rules)
-        texts, weights = rules["text"].to_list(), rules["weight"].to_list()
-        lines = [head]
-        v = self.vote
-        if self.method == "find-rs":
-            lines.append(f"positive when any of these {len(texts)} rules holds:")
-            lines += [f"  {'IF' if i == 0 else 'OR'} {t}" for i, t in enumerate(texts)]
-        elif self._core.dnf:
-            lines.append(
-                f"positive when any of these {len(texts)} rules holds (rule budget: at most "
-                f"{self.params['max_rules']} of the {name} rules, those that together classify the most "
-                f"training rows correctly; weight = runs that found the rule):"
-            )
-            lines += [f"  {w:>4}  {'IF' if i == 0 else 'OR'} {t}" for i, (w, t) in enumerate(zip(weights, texts))]
-        elif self.method == "bo":
-            lines.append(
-                f"positive when more than {self.T}/2 of the {self.T} runs' rule sets hold; "
-                f"the {len(texts)} distinct rules by weight:"
-            )
-            lines += [f"  {w:>4}  {t}" for w, t in zip(weights, texts)]
-        else:
-            lines.append(
-                f"positive when the weights of the rules that hold sum above {v.offset * v.scale:.4g} "
-                f"(top {self.n_rules} of {self.n_rules_found} rules, gamma_K T/2):"
-            )
-            lines += [f"  {w:>4}  {t}" for w, t in zip(weights, texts)]
-        budget = self._training.get("budget")
-        if budget is not None:
-            rows = max(self._training["rows"], 1)
-            lines.append(
-                f"(rule budget: training accuracy {budget['correct'] / rows:.4f}; "
-                f"{budget['correct_before'] / rows:.4f} before the budget)"
-            )
-        if self.contradictions:
-            lines.append(f"({self.contradictions} contradictory training rows)")
-        return "\n".join(lines)
+        return self.to_text()
 
     def __repr__(self) -> str:
         return (

@@ -63,10 +63,11 @@ class DataFrameNamespace:
         return self._df.with_columns(expr.alias(name) if name else expr)
 
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.DataFrame:
-        """The frame with the prediction, the decision value and the fired rules (ids and texts),
-        as :meth:`RuleSetModel.explain` gives them."""
+        """The frame with the prediction, the decision value, its strength, the fired rules (ids
+        and texts) and the nearest rule with its failed conditions, as
+        :meth:`RuleSetModel.explain` gives them."""
         check_columns(self._df, model.encoders)
-        return self._df.with_columns(model._explain_exprs(top)).with_columns(model._texts_expr())
+        return model._explained(self._df, top, keep=True)
 
 
 @pl.api.register_lazyframe_namespace("findrs")
@@ -109,7 +110,8 @@ class LazyFrameNamespace:
         return self._lf.with_columns(expr.alias(name) if name else expr)
 
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.LazyFrame:
-        """The query with the prediction, the decision value and the fired rules (ids and
-        texts)."""
+        """The query with the prediction, the decision value, its strength, the fired rules (ids
+        and texts) and the nearest rule with its failed conditions (as
+        :meth:`RuleSetModel.explain`)."""
         check_columns(self._lf, model.encoders)
-        return self._lf.with_columns(model._explain_exprs(top)).with_columns(model._texts_expr())
+        return model._explained(self._lf, top, keep=True)
