@@ -14,7 +14,12 @@ variable. Fits FIND-RS-BP (``--T`` runs, seed 0) on connect-4's seed-0 training 
 - ``model.predict(df)`` on connect-4 replicated to ``--rows`` rows in memory (eager), against
   ``df.lazy().select(model.predict_expr()).collect(engine="streaming")`` (lazy) and a plain
   eager pass over the same columns (``df.select(pl.all().to_physical().max())``), at the
-  automatic K.
+  automatic K;
+- for people, each in a fresh process that loads the saved model (so its peak memory is its
+  own): ``model.rules`` (the table of all rules) with the process's peak RSS before and after,
+  ``print(model)``, ``model.to_markdown()``, and ``model.explain`` (why-not included) on 1,000
+  test rows at the automatic K and with every rule voting; the anchor is ``json.loads`` of the
+  same model file in the same process.
 """
 
 from __future__ import annotations
@@ -82,6 +87,46 @@ def format_1_text(model: findrs.RuleSetModel) -> str:
     return json.dumps(v1)
 
 
+PEOPLE = r"""
+import json, resource, sys, time
+import polars as pl
+import findrs
+path, test_path = sys.argv[1], sys.argv[2]
+what = sys.argv[3]
+def rss():
+    # This process's peak resident memory (VmHWM: getrusage's ru_maxrss would carry the parent's
+    # peak over fork and exec).
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+model = findrs.RuleSetModel.from_json(path)
+test = pl.read_parquet(test_path)
+before = rss()
+t = time.perf_counter()
+if what == "rules":
+    model.rules
+elif what == "print":
+    str(model)
+elif what == "markdown":
+    model.to_markdown(); model._repr_html_()
+elif what == "explain":
+    model.explain(test)
+elif what == "explain-all":
+    model.with_n_rules(model.n_rules_found).explain(test)
+elif what == "json.loads":
+    json.loads(open(path).read())
+print(json.dumps({"seconds": time.perf_counter() - t, "rss_before": before, "rss_after": rss()}))
+"""
+
+
+def people(path: str, test_path: str, what: str) -> dict[str, float]:
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", PEOPLE, path, test_path, what], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=None, help="directory with the UCI files (default: $FINDRS_DATA_DIR)")
@@ -125,6 +170,29 @@ def main() -> int:
     print(f"  eager pass over the columns (anchor)      {t_scan:8.2f} {n / t_scan / 1e6:9.2f}")
     print(f"  model.predict(df) (eager)                 {t_eager:8.2f} {n / t_eager / 1e6:9.2f}")
     print(f"  lazy predict_expr(), streaming            {t_lazy:8.2f} {n / t_lazy / 1e6:9.2f}")
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path, test_path = str(Path(tmp) / "model.json"), str(Path(tmp) / "test.parquet")
+        model.to_json(path)
+        _, test = train_test_split(df, 0.5, 0)
+        test.drop("class").head(1000).write_parquet(test_path)
+        print(f"\nfor people (each in a fresh process loading the model; median of {r})   seconds   peak RSS MiB")
+        rows = [
+            ("model.rules (all rules, one table)", "rules"),
+            ("print(model)", "print"),
+            ("to_markdown() and _repr_html_()", "markdown"),
+            (f"explain(1,000 rows), K = {model.n_rules:,}", "explain"),
+            (f"explain(1,000 rows), all {model.n_rules_found:,} rules voting", "explain-all"),
+            ("anchor: json.loads of the model file", "json.loads"),
+        ]
+        for label, what in rows:
+            runs = [people(path, test_path, what) for _ in range(r)]
+            sec = statistics.median(x["seconds"] for x in runs)
+            before = statistics.median(x["rss_before"] for x in runs)
+            after = statistics.median(x["rss_after"] for x in runs)
+            print(f"  {label:<52} {sec:8.2f}   {before:6.0f} -> {after:6.0f}")
     return 0
 
 
