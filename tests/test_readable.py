@@ -463,3 +463,48 @@ def test_why_not_in_small_blocks_equals_one_block(monkeypatch) -> None:
     again = RuleSetModel.from_json(model.to_json())  # a fresh search object
     assert again.explain(test).select("nearest_rule", "failed_conditions").equals(whole)
     assert whole["nearest_rule"].null_count() < test.height
+
+
+# docs/semantics.md §2: an interval constraint (the core's interval kind; rust/core/src/interval.rs)
+# reads `lo <= x <= hi`, `x <= hi`, `x >= lo`, `x = v`, with `or x is null`: on a value of every
+# gap code, the text holds exactly where the gap-code reading does.
+@pytest.mark.parametrize("with_null", [False, True])
+def test_interval_text_reads_as_the_gap_codes(with_null: bool) -> None:
+    values = [-1.5, 0.0, 2.31, 5.07, 9.0]
+    d = len(values)
+    enc = FeatureEncoder("x", "Float64", "interval", tuple(values) + ((None,) if with_null else ()), None, "float")
+    # A value per gap code: below v0, v_i, between v_i and v_i+1, above v_d-1; then null.
+    probes: list[float | None] = [-10.0]
+    for i, v in enumerate(values):
+        probes.append(v)
+        probes.append((v + values[i + 1]) / 2 if i + 1 < d else 100.0)
+    probes.append(None)
+    for lo in range(d):
+        for hi in range(lo, d):
+            for null in (False, True) if with_null else (False,):
+                if lo == 0 and hi == d - 1 and (null or not with_null):
+                    continue  # the whole range (with null, or null never seen) is `?`
+                codes = tuple(2 * r + 1 for r in range(lo, hi + 1)) + ((2 * d + 1,) if null else ())
+                text = constraint_text(enc, Constraint(0, codes, False))
+                lo_gap = 0 if lo == 0 else 2 * lo + 1
+                hi_gap = 2 * d if hi == d - 1 else 2 * hi + 1
+                for code, x in enumerate(probes):
+                    want = null if x is None else lo_gap <= code <= hi_gap
+                    assert _interval_holds(text, x) == want, (text, x)
+
+
+def _interval_holds(text: str, x: float | None) -> bool:
+    if text.startswith("(") and " or " in text:
+        return any(_interval_holds(p, x) for p in text[1:-1].split(" or "))
+    if text == "x is null":
+        return x is None
+    if text == "x is not null":
+        return x is not None
+    if x is None:
+        return False
+    if m := re.fullmatch(r"(\S+) <= x <= (\S+)", text):
+        return float(m.group(1)) <= x <= float(m.group(2))
+    if m := re.fullmatch(r"x (<=|>=|=) (\S+)", text):
+        v = float(m.group(2))
+        return {"<=": x <= v, ">=": x >= v, "=": x == v}[m.group(1)]
+    raise AssertionError(f"unreadable interval text {text!r}")
