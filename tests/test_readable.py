@@ -38,9 +38,13 @@ pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _fit(df: pl.DataFrame, method: str, encoding: str, tolerance: int, seed: int) -> RuleSetModel:
+def _fit(df: pl.DataFrame, method: str, encoding: str, tolerance: int, seed: int, **kw: Any) -> RuleSetModel:
     extra = {} if method == "find-rs" else {"T": 5, "n_rules": None if method == "bp" else "auto"}
-    return findrs.fit(df, "y", method=method, encoding=encoding, tolerance=tolerance, random_state=seed, **extra)
+    return findrs.fit(df, "y", method=method, encoding=encoding, tolerance=tolerance, random_state=seed, **extra, **kw)
+
+
+# Simplified rules and rule budgets (docs/semantics.md §8) print and explain by the same rules.
+SHAPES = st.sampled_from([{}, {"simplify": True}, {"max_rules": 2}, {"simplify": True, "max_rules": 1}])
 
 
 # --------------------------------------------------------------------------- reading the text
@@ -139,9 +143,10 @@ _NUMBER = re.compile(r"-?(inf|\d[\d.e+-]*)")
     encoding=st.sampled_from(["av", "oh"]),
     tolerance=st.integers(0, 2),
     seed=st.integers(0, 2**32),
+    shape=SHAPES,
 )
-def test_rule_text_covers_exactly_the_rows_the_rule_covers(df, method, encoding, tolerance, seed) -> None:
-    model = _fit(df, method, encoding, tolerance, seed)
+def test_rule_text_covers_exactly_the_rows_the_rule_covers(df, method, encoding, tolerance, seed, shape) -> None:
+    model = _fit(df, method, encoding, tolerance, seed, **shape)
     test = pl.concat([df, perturbed(df, seed % 1000)])
     fired = model.explain(test)["fired_rules"].to_list()
     assert _covered_by_text(model, test) == [set(f) for f in fired]
@@ -389,9 +394,10 @@ def _passes(enc: FeatureEncoder, c: Constraint, code: int) -> bool:
     method=st.sampled_from(["find-rs", "bo", "bp"]),
     encoding=st.sampled_from(["av", "oh"]),
     seed=st.integers(0, 2**32),
+    shape=SHAPES,
 )
-def test_why_not_is_the_nearest_rule_and_exactly_its_failed_conditions(df, method, encoding, seed) -> None:
-    model = _fit(df, method, encoding, seed % 2, seed)
+def test_why_not_is_the_nearest_rule_and_exactly_its_failed_conditions(df, method, encoding, seed, shape) -> None:
+    model = _fit(df, method, encoding, seed % 2, seed, **shape)
     test = pl.concat([df, perturbed(df, seed % 997)])
     ex = model.explain(test)
     v = model.vote
@@ -421,9 +427,9 @@ def test_why_not_in_a_lazy_query_equals_eager() -> None:
 
 # --------------------------------------------------------------------------- explain: strength
 @SETTINGS
-@given(df=frames(max_rows=40), method=st.sampled_from(["find-rs", "bo", "bp"]), seed=st.integers(0, 2**32))
-def test_strength_is_a_0_1_reading_of_the_decision(df, method, seed) -> None:
-    model = _fit(df, method, "av", 0, seed)
+@given(df=frames(max_rows=40), method=st.sampled_from(["find-rs", "bo", "bp"]), seed=st.integers(0, 2**32), shape=SHAPES)
+def test_strength_is_a_0_1_reading_of_the_decision(df, method, seed, shape) -> None:
+    model = _fit(df, method, "av", 0, seed, **shape)
     test = pl.concat([df, perturbed(df, seed % 991)])
     ex = model.explain(test)
     name = "y"
