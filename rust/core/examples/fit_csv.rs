@@ -56,8 +56,7 @@ fn main() {
         n_rules: RuleCount::Auto {
             accuracy_ratio: 0.99,
         },
-        simplify: false,
-        max_rules: None,
+        ..FitOptions::default()
     };
     let mut times = Vec::new();
     let mut out = None;

@@ -354,8 +354,7 @@ fn run(
         n_rules: RuleCount::Auto {
             accuracy_ratio: 0.99,
         },
-        simplify: false,
-        max_rules: None,
+        ..FitOptions::default()
     };
     let mut times = Vec::new();
     let mut fitted = None;

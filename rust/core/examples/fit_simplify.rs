@@ -50,6 +50,7 @@ fn main() {
             n_rules: RuleCount::Auto { accuracy_ratio: 0.99 },
             simplify,
             max_rules,
+            ..FitOptions::default()
         };
         let mut times = Vec::new();
         let mut out: Option<Fitted> = None;

@@ -381,6 +381,7 @@ mod tests {
                         n_rules: RuleCount::All,
                         simplify: seed % 2 == 0,
                         max_rules: None,
+                        ..FitOptions::default()
                     };
                     let Ok(fitted) = fit(
                         schema.clone(),

@@ -5,6 +5,7 @@
 //! number of threads or on scheduling; aggregated rules are ranked by weight (alpha) descending,
 //! ties by first discovery (run index, then position in the run's pruned list).
 
+use crate::acceptance::Acceptance;
 use crate::error::{FindRsError, Result};
 use crate::prune::run_pruned;
 use crate::rule::Rule;
@@ -42,7 +43,8 @@ pub struct Progress {
 /// parallel on the current rayon pool.
 pub fn fit_runs(
     ts: &TrainingSet,
-    tau: u32,
+    acc: Acceptance,
+    min_support: u32,
     n_runs: usize,
     seed: u64,
     shuffle: bool,
@@ -54,8 +56,8 @@ pub fn fit_runs(
         .map_init(
             || {
                 (
-                    Runner::new(ts, tau),
-                    simplify.then(|| Simplifier::new(ts, tau)),
+                    Runner::new(ts, acc),
+                    simplify.then(|| Simplifier::new(ts, acc)),
                 )
             },
             |(runner, simplifier), t| {
@@ -63,7 +65,7 @@ pub fn fit_runs(
                     return None;
                 }
                 let order = run_order(ts.n_positives(), seed, t, shuffle);
-                let mut rules = run_pruned(runner, ts, &order);
+                let mut rules = run_pruned(runner, ts, &order, min_support);
                 if let Some(s) = simplifier {
                     rules = s.simplify_run(&rules);
                 }

@@ -4,6 +4,7 @@
 //! Invariant: the result depends on the data, the options and the seed only; the thread count
 //! changes how fast, never what.
 
+use crate::acceptance::Acceptance;
 use crate::best_k::pruning_curve;
 use crate::budget::best_dnf;
 use crate::data::Columns;
@@ -33,6 +34,12 @@ pub struct FitOptions {
     pub method: Method,
     /// How many training negatives one rule may cover (docs/semantics.md §3).
     pub tolerance: u32,
+    /// Also accept a generalization whose training negatives are at most this share of the
+    /// training rows it covers, in `[0, 1)` (docs/semantics.md §9.1); 0 is the paper's test.
+    pub epsilon: f64,
+    /// Each run drops the rules covering fewer training positives before prune
+    /// (docs/semantics.md §9.2); 0 and 1 drop nothing.
+    pub min_support: u32,
     /// T, the number of runs (FIND-RS: 1).
     pub n_runs: u32,
     pub seed: u64,
@@ -46,11 +53,31 @@ pub struct FitOptions {
     pub max_rules: Option<usize>,
 }
 
+impl Default for FitOptions {
+    /// One FIND-RS run exactly as the paper's Algorithm 1: tau = 0, no share, no support
+    /// filter, positives in row order (seed 0), no simplification, no rule budget.
+    fn default() -> Self {
+        Self {
+            method: Method::FindRs,
+            tolerance: 0,
+            epsilon: 0.0,
+            min_support: 0,
+            n_runs: 1,
+            seed: 0,
+            shuffle: false,
+            n_rules: RuleCount::Auto { accuracy_ratio: 0.99 },
+            simplify: false,
+            max_rules: None,
+        }
+    }
+}
+
 impl FitOptions {
     /// Checks the ranges: T from 1 to [`MAX_RUNS`] (1 for FIND-RS), a fixed K of at least 1,
-    /// `accuracy_ratio` in (0, 1], `max_rules` at least 1.
+    /// `accuracy_ratio` in (0, 1], `max_rules` at least 1, `epsilon` in [0, 1).
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(FindRsError::InvalidParameter(m));
+        self.acceptance()?;
         if self.n_runs == 0 || self.n_runs > MAX_RUNS {
             return bad(format!("T must be from 1 to {MAX_RUNS}, got {}", self.n_runs));
         }
@@ -67,6 +94,11 @@ impl FitOptions {
             RuleCount::Fixed(0) => bad("n_rules must be at least 1".into()),
             _ => Ok(()),
         }
+    }
+
+    /// The acceptance test of a run (docs/semantics.md §3, §9.1).
+    pub(crate) fn acceptance(&self) -> Result<Acceptance> {
+        Acceptance::new(self.tolerance, self.epsilon)
     }
 }
 
@@ -91,6 +123,7 @@ pub struct BudgetReport {
 
 /// Fits a model of `options.method` on `data` (training codes: no unseen code) labelled by
 /// `labels` (true = positive); `progress` counts finished runs and can cancel between runs.
+/// A `min_support` that leaves no rule at all is an error (a model has at least one rule).
 pub fn fit(
     schema: Schema,
     data: &Columns,
@@ -98,18 +131,41 @@ pub fn fit(
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<Fitted> {
+    fit_or_none(schema, data, labels, options, progress)?.ok_or_else(|| {
+        let s = options.min_support;
+        FindRsError::InvalidParameter(format!(
+            "min_support = {s} leaves no rule: no rule of the {} covers {s} training positives; \
+             use a smaller min_support",
+            if options.method == Method::FindRs { "run" } else { "runs" }
+        ))
+    })
+}
+
+/// [`fit`], with `None` when the support filter leaves no rule in any run (docs/semantics.md
+/// §9.2; nothing else can).
+pub(crate) fn fit_or_none(
+    schema: Schema,
+    data: &Columns,
+    labels: &[bool],
+    options: &FitOptions,
+    progress: &Progress,
+) -> Result<Option<Fitted>> {
     options.validate()?;
     let ts = TrainingSet::new(schema.clone(), data, labels)?;
     let contradictions = TrainingSet::contradictions(data, labels);
-    let tau = options.tolerance;
+    let acc = options.acceptance()?;
+    let support = options.min_support;
     let runs = if options.method == Method::FindRs {
         let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
-        let rules = find_rs_pruned(&ts, &order, tau);
-        vec![if options.simplify { Simplifier::new(&ts, tau).simplify_run(&rules) } else { rules }]
+        let rules = find_rs_pruned(&ts, &order, acc, support);
+        vec![if options.simplify { Simplifier::new(&ts, acc).simplify_run(&rules) } else { rules }]
     } else {
         let (t, seed) = (options.n_runs as usize, options.seed);
-        fit_runs(&ts, tau, t, seed, options.shuffle, options.simplify, progress)?
+        fit_runs(&ts, acc, support, t, seed, options.shuffle, options.simplify, progress)?
     };
+    if runs.iter().all(|r| r.is_empty()) {
+        return Ok(None);
+    }
     let mut parts = RuleSetParts::default();
     if options.method == Method::FindRs {
         let rules = runs.into_iter().next().expect("one run");
@@ -143,9 +199,9 @@ pub fn fit(
     match options.max_rules {
         Some(n) if n < model.rule_set().n_kept() => {
             let (model, report) = with_budget(model, data, labels, n)?;
-            Ok(Fitted { model, contradictions, budget: Some(report) })
+            Ok(Some(Fitted { model, contradictions, budget: Some(report) }))
         }
-        _ => Ok(Fitted { model, contradictions, budget: None }),
+        _ => Ok(Some(Fitted { model, contradictions, budget: None })),
     }
 }
 
@@ -197,6 +253,7 @@ mod tests {
             n_rules: RuleCount::Auto { accuracy_ratio: 0.99 },
             simplify,
             max_rules,
+            ..FitOptions::default()
         }
     }
 
@@ -230,7 +287,7 @@ mod tests {
                     let order = run_order(ts.n_positives(), seed, 0, true);
                     assert_eq!(
                         plain.model.rule_set().rules(),
-                        find_rs_pruned(&ts, &order, tau),
+                        find_rs_pruned(&ts, &order, Acceptance::absolute(tau), 0),
                         "simplify=false is Algorithm 1 + prune"
                     );
                     let pred = simple.model.predict(&data);

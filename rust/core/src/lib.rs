@@ -12,13 +12,15 @@
 //! Modules, each depending only on those above it:
 //! `bitset`, `error`, `interval` (interval constraints on ordered features: gap codes, bounds),
 //! `schema` (features, slots, constraint kinds), `data` (code columns), `rule` (rules as slot
-//! sets plus intervals), `row_index` (slot and prefix bitsets over rows), `training`, `run` (one
-//! FIND-RS run), `prune`, `simplify` (a run's rules shortened, beyond the paper), `ensemble`
-//! (seeded runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the
-//! best DNF of at most N rules, beyond the paper), `constraints` (the public view of rules),
+//! sets plus intervals), `row_index` (slot and prefix bitsets over rows), `training`,
+//! `acceptance` (when a run may generalize a rule), `run` (one FIND-RS run), `prune` (with the
+//! support filter), `simplify` (a run's rules shortened, beyond the paper), `ensemble` (seeded
+//! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best DNF
+//! of at most N rules, beyond the paper), `constraints` (the public view of rules),
 //! `predict_plan`, `interval_cells` and `predict` (rules compiled for prediction: they know rules
 //! and tallies, not models), `model`, `fit`, `json`.
 
+mod acceptance;
 mod best_k;
 mod bitset;
 mod budget;

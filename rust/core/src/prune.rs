@@ -1,11 +1,19 @@
 //! Prune (semantics §4): visit rules from last to first and drop rule `i` iff every example of its
-//! bucket is covered by some later rule that is kept.
+//! bucket is covered by some later rule that is kept. Before it, an optional support filter
+//! (semantics §9.2) drops every rule covering fewer than `min_support` training positives.
 //!
-//! Invariant: every training positive covered by the run's rules before pruning is covered by
-//! the kept rules after it (a rule is dropped only when its bucket, the positives it alone may
-//! account for by Proposition 4.1, is covered by kept rules; the authors' first-to-last sweep
-//! does not keep this when tau > 0).
+//! Invariants:
+//! - every training positive covered by the run's rules before pruning is covered by the kept
+//!   rules after it (a rule is dropped only when its bucket, the positives it alone may account
+//!   for by Proposition 4.1, is covered by kept rules; the authors' first-to-last sweep does not
+//!   keep this when tau > 0);
+//! - with `min_support = s`: every kept rule covers at least `s` training positives, and every
+//!   training positive covered by a rule of support `>= s` before pruning is covered after it
+//!   (prune runs over the supported rules, each positive of an unsupported rule's bucket joining
+//!   the bucket of the last supported rule that covers it). `s <= 1` drops nothing: every rule
+//!   covers the positive it was made from.
 
+use crate::acceptance::Acceptance;
 use crate::bitset;
 use crate::rule::{Rule, Terms};
 use crate::run::Runner;
@@ -30,15 +38,73 @@ pub fn prune(ts: &TrainingSet, rules: &[Rule], buckets: &[Vec<u32>]) -> Vec<usiz
     kept
 }
 
-/// One FIND-RS run followed by prune: the kept rules in creation order.
-pub fn find_rs_pruned(ts: &TrainingSet, order: &[u32], tau: u32) -> Vec<Rule> {
-    run_pruned(&mut Runner::new(ts, tau), ts, order)
+/// [`prune`] over the rules that cover at least `min_support` training positives (`<= 1`:
+/// plain [`prune`]). The positives of a dropped (unsupported) rule's bucket, its *orphans*,
+/// join the bucket of the last supported rule covering them, so that prune keeps them covered.
+pub fn prune_supported(
+    ts: &TrainingSet,
+    rules: &[Rule],
+    buckets: &[Vec<u32>],
+    min_support: u32,
+) -> Vec<usize> {
+    if min_support <= 1 {
+        return prune(ts, rules, buckets);
+    }
+    let nw = ts.positives.n_words();
+    let mut terms = Terms::new();
+    let mut supported = vec![true; rules.len()];
+    let mut orphans = vec![0u64; nw];
+    for i in 0..rules.len() {
+        // A bucket of `s` positives proves the support without counting.
+        if buckets[i].len() < min_support as usize {
+            rules[i].terms(&ts.schema, &mut terms);
+            if ts.positives.count_covered(&terms, min_support - 1) < min_support {
+                supported[i] = false;
+                for &p in &buckets[i] {
+                    bitset::set(&mut orphans, p as usize);
+                }
+            }
+        }
+    }
+    let mut marked = vec![0u64; nw];
+    let mut covered = vec![0u64; nw];
+    let mut kept = Vec::new();
+    for i in (0..rules.len()).rev() {
+        if !supported[i] {
+            continue;
+        }
+        rules[i].terms(&ts.schema, &mut terms);
+        for (w, c) in covered.iter_mut().enumerate() {
+            *c = ts.positives.covered_word(&terms, w);
+        }
+        let mut redundant = buckets[i].iter().all(|&p| bitset::get(&marked, p as usize));
+        // The orphans this rule covers and no later supported rule did are its own now.
+        for w in 0..nw {
+            let mine = orphans[w] & covered[w];
+            redundant &= mine & !marked[w] == 0;
+            orphans[w] &= !mine;
+        }
+        if redundant {
+            continue;
+        }
+        kept.push(i);
+        for (m, c) in marked.iter_mut().zip(&covered) {
+            *m |= c;
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+/// One FIND-RS run followed by the support filter and prune: the kept rules in creation order.
+pub fn find_rs_pruned(ts: &TrainingSet, order: &[u32], acc: Acceptance, min_support: u32) -> Vec<Rule> {
+    run_pruned(&mut Runner::new(ts, acc), ts, order, min_support)
 }
 
 /// [`find_rs_pruned`] with a reusable runner.
-pub fn run_pruned(runner: &mut Runner, ts: &TrainingSet, order: &[u32]) -> Vec<Rule> {
+pub fn run_pruned(runner: &mut Runner, ts: &TrainingSet, order: &[u32], min_support: u32) -> Vec<Rule> {
     runner.run(order);
-    let kept = prune(ts, runner.rules(), runner.buckets());
+    let kept = prune_supported(ts, runner.rules(), runner.buckets(), min_support);
     kept.into_iter()
         .map(|i| runner.rules()[i].clone())
         .collect()
@@ -65,7 +131,7 @@ mod tests {
                         continue;
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
-                    let run = find_rs(&ts, &order, tau);
+                    let run = find_rs(&ts, &order, Acceptance::absolute(tau));
                     let kept = prune(&ts, &run.rules, &run.buckets);
                     for p in 0..ts.n_positives() {
                         let row = ts.pos_codes(p);
@@ -82,6 +148,63 @@ mod tests {
         }
     }
 
+    /// The support guarantee (docs/semantics.md §9.2): every kept rule covers at least `s`
+    /// training positives, and every positive covered by a rule of support `>= s` before
+    /// pruning stays covered; `s <= 1` is plain prune. Also with interval features.
+    #[test]
+    fn support_filter_keeps_its_guarantees() {
+        use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema, oh};
+        let domains = [3u32, 2, 4, 3, 2];
+        let specs = [iv(6, true), av(3), iv(20, false), oh(3)];
+        let mixed = mixed_schema(&specs);
+        for seed in 0..60u64 {
+            let mut cases = Vec::new();
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                let (rows, labels) = random_data(seed + 2000, 80, &domains);
+                if let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) {
+                    cases.push((schema, ts));
+                }
+            }
+            let (rows, labels) = mixed_data(seed + 3000, 80, &specs, seed % 2 == 0);
+            let cols = columns_of(&rows, specs.len());
+            let data = Columns::new(&mixed, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            if let Ok(ts) = TrainingSet::new(mixed.clone(), &data, &labels) {
+                cases.push((mixed.clone(), ts));
+            }
+            for (schema, ts) in &cases {
+                for (tau, eps) in [(0u32, 0.0), (1, 0.0), (0, 0.2)] {
+                    let acc = Acceptance::new(tau, eps).unwrap();
+                    let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
+                    let run = find_rs(ts, &order, acc);
+                    let support = |r: &Rule| {
+                        (0..ts.n_positives())
+                            .filter(|&p| r.covers_row(schema, ts.pos_codes(p)))
+                            .count() as u32
+                    };
+                    let plain = prune(ts, &run.rules, &run.buckets);
+                    for s in [0u32, 1, 2, 3, 5] {
+                        let kept = prune_supported(ts, &run.rules, &run.buckets, s);
+                        if s <= 1 {
+                            assert_eq!(kept, plain);
+                        }
+                        for &i in &kept {
+                            assert!(support(&run.rules[i]) >= s, "seed {seed} s {s}");
+                        }
+                        for p in 0..ts.n_positives() {
+                            let row = ts.pos_codes(p);
+                            let before = run
+                                .rules
+                                .iter()
+                                .any(|r| support(r) >= s && r.covers_row(schema, row));
+                            let after = kept.iter().any(|&i| run.rules[i].covers_row(schema, row));
+                            assert!(!before || after, "seed {seed} s {s}: positive {p} lost");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn prune_drops_a_rule_whose_bucket_later_rules_cover() {
         // Three positives; the first alone, the next two generalize into a rule covering it.
@@ -92,11 +215,11 @@ mod tests {
         let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
         let ts = TrainingSet::new(schema.clone(), &data, &labels).unwrap();
         // Order: (0,1), (1,1) -> rule "b = 1"; then (0,0) cannot join -> rule "a=0,b=0".
-        let run = find_rs(&ts, &[1, 2, 0], 0);
+        let run = find_rs(&ts, &[1, 2, 0], Acceptance::absolute(0));
         assert_eq!(run.rules.len(), 2);
         assert_eq!(prune(&ts, &run.rules, &run.buckets), vec![0, 1]);
         // Order: (0,0) first, then (0,1) generalizes it to "a = 0"; (1,1) makes "a=1,b=1".
-        let run = find_rs(&ts, &[0, 1, 2], 0);
+        let run = find_rs(&ts, &[0, 1, 2], Acceptance::absolute(0));
         assert_eq!(run.rules.len(), 2);
         assert_eq!(prune(&ts, &run.rules, &run.buckets), vec![0, 1]);
     }

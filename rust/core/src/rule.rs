@@ -633,6 +633,22 @@ impl Terms {
     }
 
 
+    /// Reorders the single-slot terms by increasing `key(slot)` (e.g. how many rows hold the
+    /// slot, so that a word's AND reaches zero sooner). The terms' meaning does not change.
+    pub fn sort_singles_by_key(&mut self, key: impl Fn(u32) -> u32) {
+        let mut pairs: Vec<(u32, u32)> = self
+            .singles
+            .iter()
+            .copied()
+            .zip(self.single_features.iter().copied())
+            .collect();
+        pairs.sort_by_key(|&(s, f)| (key(s), f));
+        for (i, (s, f)) in pairs.into_iter().enumerate() {
+            self.singles[i] = s;
+            self.single_features[i] = f;
+        }
+    }
+
     fn push_single(&mut self, slot: u32, feature: u32) {
         self.singles.push(slot);
         self.single_features.push(feature);

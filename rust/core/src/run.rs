@@ -1,14 +1,21 @@
 //! One FIND-RS run (Algorithm 1 of the paper, docs/semantics.md §3): positives in a given order,
-//! each absorbed by the first rule whose generalization covers at most `tau` training negatives,
+//! each absorbed by the first rule whose generalization the [`Acceptance`] test accepts (the
+//! paper's: it covers at most `tau` training negatives; docs/semantics.md §9.1 for a share),
 //! else made a rule of its own.
 //!
-//! Invariants kept while the run goes on, for every live rule `r` (one covering `<= tau`
-//! negatives; a rule covering more is *dead*, made from a contradictory positive, and can never
-//! absorb another positive since generalization only grows coverage):
+//! `cap` is the most negatives any accepted generalization may cover (`limit` of all training
+//! positives; `tau` for the paper's test). Invariants kept while the run goes on, for every live
+//! rule `r` (one covering `<= cap` negatives; a rule covering more is *dead*, made from a
+//! contradictory positive, and can never absorb another positive since generalization only grows
+//! coverage):
 //! - `covered[r]` is the exact number of training negatives `r` covers;
 //! - `counts[r][s]` is the number of *near-miss* negatives (covered by `r` but for one feature's
 //!   constraint) that allowing slot `s` would bring in; `blocked[r]` holds the slots `s` with
-//!   `covered[r] + counts[r][s] > tau`, `near[r]` those with a count above zero.
+//!   `covered[r] + counts[r][s] > cap`, `near[r]` those with a count above zero;
+//! - with a relative test (a share epsilon > 0), `pos_cov[r]` is the exact number of training
+//!   positives `r` covers. A rule that covers the positive presented is `generalize(r, p)`
+//!   itself and absorbs it only if `(covered[r], pos_cov[r])` passes the test (a grown rule
+//!   always does; a new rule need not).
 //!
 //! - `witnesses[r]` are a few negatives, not covered by `r`, that recently made a generalization
 //!   of `r` cover too many negatives, each with the slot mask that tells in one AND + popcount
@@ -17,19 +24,22 @@
 //! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
 //! negatives: the near-miss negatives of different features are disjoint, so their counts add
 //! up to a lower bound of what the generalization covers; covered witnesses give another lower
-//! bound. The filters are exact, never a guess: a rejection is proven by negatives the
+//! bound. These bounds are compared with `cap`, and with a relative test once more with
+//! `limit(p)` while the candidate's positives `p` are counted (an upper bound of `p` until the
+//! count is exact). The filters are exact, never a guess: a rejection is proven by negatives the
 //! generalization would cover, and every accepted generalization has been counted on the
-//! negatives' bitsets.
+//! negatives' (and, with a relative test, the positives') bitsets.
 //!
 //! Interval features own no slot: their part of both filters (per rule, thresholds on the
 //! positive's code derived from the near-miss negatives' codes, and per witness a range of
-//! codes) lives in [`intervals`]. A run over a schema without interval features compiles
-//! without that part (`IV = false`), so AV and OH runs execute exactly the code they did before.
+//! codes) lives in [`intervals`]; its thresholds are computed against `cap` too. A run over a
+//! schema without interval features compiles without that part (`IV = false`).
 
 mod intervals;
 #[cfg(test)]
 pub(crate) mod interval_tests;
 
+use crate::acceptance::Acceptance;
 use crate::bitset::{self, WORD_BITS};
 use crate::interval::IntervalTerm;
 use crate::rule::{generalize_into, Rule, TermRef, Terms};
@@ -49,12 +59,16 @@ pub struct RunResult {
 
 struct RunState<'a> {
     ts: &'a TrainingSet,
-    tau: u32,
+    acc: Acceptance,
+    /// The most negatives an accepted generalization may cover: `acc.limit(positives)`.
+    cap: u32,
     sw: usize,
     rules: Vec<Rule>,
     terms: Vec<Terms>,
     buckets: Vec<Vec<u32>>,
     covered: Vec<u32>,
+    /// Relative test only: the training positives each rule covers (empty otherwise).
+    pos_cov: Vec<u32>,
     allowed: Vec<u64>,
     blocked: Vec<u64>,
     near: Vec<u64>,
@@ -87,8 +101,8 @@ const NONE: u32 = u32::MAX;
 
 /// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
 #[cfg_attr(not(test), allow(dead_code))]
-pub fn find_rs(ts: &TrainingSet, order: &[u32], tau: u32) -> RunResult {
-    let mut runner = Runner::new(ts, tau);
+pub fn find_rs(ts: &TrainingSet, order: &[u32], acc: Acceptance) -> RunResult {
+    let mut runner = Runner::new(ts, acc);
     runner.run(order);
     RunResult {
         rules: runner.rules().to_vec(),
@@ -102,8 +116,8 @@ pub fn find_rs(ts: &TrainingSet, order: &[u32], tau: u32) -> RunResult {
 pub struct Runner<'a>(RunState<'a>);
 
 impl<'a> Runner<'a> {
-    pub fn new(ts: &'a TrainingSet, tau: u32) -> Self {
-        Self(RunState::new(ts, tau))
+    pub fn new(ts: &'a TrainingSet, acc: Acceptance) -> Self {
+        Self(RunState::new(ts, acc))
     }
 
     /// One run over the positives in `order`; its rules and buckets are then readable here.
@@ -130,15 +144,17 @@ impl<'a> Runner<'a> {
 }
 
 impl<'a> RunState<'a> {
-    fn new(ts: &'a TrainingSet, tau: u32) -> Self {
+    fn new(ts: &'a TrainingSet, acc: Acceptance) -> Self {
         Self {
             ts,
-            tau,
+            acc,
+            cap: acc.limit(ts.n_positives() as u32),
             sw: ts.slot_words(),
             rules: Vec::new(),
             terms: Vec::new(),
             buckets: Vec::new(),
             covered: Vec::new(),
+            pos_cov: Vec::new(),
             allowed: Vec::new(),
             blocked: Vec::new(),
             near: Vec::new(),
@@ -167,6 +183,7 @@ impl<'a> RunState<'a> {
         self.spare_buckets.append(&mut self.buckets);
         self.spare_counts.append(&mut self.counts);
         self.covered.clear();
+        self.pos_cov.clear();
         self.allowed.clear();
         self.blocked.clear();
         self.near.clear();
@@ -191,26 +208,45 @@ impl<'a> RunState<'a> {
                 self.scan(pm, from)
             };
             let Some((i, covers)) = next else { break };
-            if covers {
-                // The rule already covers p: generalize(r, p) = r, which covers <= tau.
-                self.buckets[i].push(p as u32);
-                return;
-            }
             from = i + 1;
-            if !self.within_bound::<IV>(i, p, pm)
-                || self.covered[i] + self.witness_hits::<IV>(i, p, pm) > self.tau
-            {
+            if covers {
+                // The rule already covers p: generalize(r, p) = r. Under the absolute test a
+                // live rule always passes; under a relative one a new rule may not.
+                if self.acc.is_absolute() || self.acc.accepts(self.covered[i], self.pos_cov[i]) {
+                    self.buckets[i].push(p as u32);
+                    return;
+                }
+                continue;
+            }
+            let cap = self.cap;
+            let near = self.near_bound::<IV>(i, p, pm);
+            if near > cap {
+                continue;
+            }
+            let lower = near.max(self.covered[i] + self.witness_hits::<IV>(i, p, pm));
+            if lower > cap {
                 continue;
             }
             self.build_candidate::<IV>(i, p);
-            let (n, at) =
-                self.ts
-                    .negatives
-                    .count_covered_from(&self.candidate, self.tau, self.witness[i]);
-            if n <= self.tau {
-                self.absorb::<IV>(i, p, n);
-                return;
-            }
+            let at = if self.acc.is_absolute() {
+                let (n, at) =
+                    self.ts
+                        .negatives
+                        .count_covered_from(&self.candidate, cap, self.witness[i]);
+                if n <= cap {
+                    self.absorb::<IV>(i, p, n, 0);
+                    return;
+                }
+                at
+            } else {
+                match self.count_relative(lower) {
+                    Ok((n, pos)) => {
+                        self.absorb::<IV>(i, p, n, pos);
+                        return;
+                    }
+                    Err(at) => at,
+                }
+            };
             self.witness[i] = at;
             self.add_witness::<IV>(i, at);
         }
@@ -303,10 +339,58 @@ impl<'a> RunState<'a> {
         None
     }
 
-    /// For tau > 0: the near-miss lower bound of the candidate's coverage is within tau.
-    fn within_bound<const IV: bool>(&self, i: usize, p: usize, pm: &[u64]) -> bool {
-        if self.tau == 0 {
-            return true;
+    /// Relative test: counts the candidate's negatives `n` and positives `p` together, a few
+    /// words at a time, and stops as soon as `max(n so far, lower)` exceeds the limit of every
+    /// positive count still possible (`p` so far plus the positives not yet visited that could
+    /// hold every single-slot term): a proven rejection, `Err(a negatives' word holding covered
+    /// rows, if one was seen)`. Else `Ok((n, p))`, exact, with `n <= limit(p)`.
+    fn count_relative(&self, lower: u32) -> std::result::Result<(u32, u32), usize> {
+        const STEP: usize = 4;
+        let (pos, neg) = (&self.ts.positives, &self.ts.negatives);
+        let (pw, nw) = (pos.n_words(), neg.n_words());
+        let total = self.ts.n_positives() as u32;
+        let singles = self.candidate.singles();
+        let unseen = |ip: usize| {
+            let rest = (total as usize).saturating_sub(ip * WORD_BITS) as u32;
+            singles
+                .iter()
+                .map(|&s| self.ts.pos_suffix(ip, s))
+                .fold(rest, u32::min)
+        };
+        if lower > self.acc.limit(unseen(0)) {
+            // Any word will do: a witness is only recorded where the candidate covers a
+            // negative.
+            return Err(0);
+        }
+        let (mut n, mut p, mut ip, mut iw, mut hit) = (0u32, 0u32, 0usize, 0usize, 0usize);
+        while iw < nw || ip < pw {
+            let n_end = (iw + STEP).min(nw);
+            for w in iw..n_end {
+                let c = neg.covered_word(&self.candidate, w).count_ones();
+                if c > 0 {
+                    n += c;
+                    hit = w;
+                }
+            }
+            iw = n_end;
+            let p_end = if iw >= nw { pw } else { (iw * pw).div_ceil(nw).min(pw) };
+            for w in ip..p_end {
+                p += pos.covered_word(&self.candidate, w).count_ones();
+            }
+            ip = p_end;
+            if n.max(lower) > self.acc.limit(p + unseen(ip)) {
+                return Err(hit);
+            }
+        }
+        Ok((n, p))
+    }
+
+    /// `covered[i]` plus the near-miss negatives generalize(rule i, p) would bring in: a lower
+    /// bound of the candidate's coverage (just `covered[i]` when the counts are not kept: then
+    /// `cap` is 0, every near slot and interval code is blocked and the scan checked them).
+    fn near_bound<const IV: bool>(&self, i: usize, p: usize, pm: &[u64]) -> u32 {
+        if !self.keep_counts() {
+            return self.covered[i];
         }
         let sw = self.sw;
         let a = &self.allowed[i * sw..(i + 1) * sw];
@@ -323,7 +407,7 @@ impl<'a> RunState<'a> {
         if IV {
             extra += self.ivf.near_extra(i, self.ts.pos_intervals(p));
         }
-        self.covered[i] + extra <= self.tau
+        self.covered[i] + extra
     }
 
     /// The terms of generalize(rule i, p), patched from the rule's own terms.
@@ -356,7 +440,7 @@ impl<'a> RunState<'a> {
         }
     }
 
-    fn absorb<const IV: bool>(&mut self, i: usize, p: usize, covered: u32) {
+    fn absorb<const IV: bool>(&mut self, i: usize, p: usize, covered: u32, pos: u32) {
         let sw = self.sw;
         let codes = self.ts.pos_codes(p);
         let schema = &self.ts.schema;
@@ -368,6 +452,10 @@ impl<'a> RunState<'a> {
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rules[i].terms(schema, &mut self.terms[i]);
+        if !self.acc.is_absolute() {
+            self.pos_cov[i] = pos;
+            self.sort_terms(i);
+        }
         self.refresh_near_misses::<IV>(i);
         for k in 0..WITNESSES {
             let n = self.wit_neg[i * WITNESSES + k];
@@ -480,7 +568,13 @@ impl<'a> RunState<'a> {
         bucket.push(p as u32);
         let mut counts = self.spare_counts.pop().unwrap_or_default();
         counts.clear();
-        let covered = self.ts.negatives.count_covered(&terms, self.tau);
+        let cap = self.cap;
+        let covered = self.ts.negatives.count_covered(&terms, cap);
+        if !self.acc.is_absolute() {
+            let ts = self.ts;
+            terms.sort_singles_by_key(|s| ts.slot_rows(s));
+            self.pos_cov.push(ts.positives.count_covered(&terms, u32::MAX));
+        }
         self.allowed.extend_from_slice(&rule.allowed()[..self.sw]);
         self.blocked.extend(std::iter::repeat_n(0, self.sw));
         self.near.extend(std::iter::repeat_n(0, self.sw));
@@ -492,14 +586,14 @@ impl<'a> RunState<'a> {
             .extend(std::iter::repeat_n(0, WITNESSES * self.sw));
         self.wit_next.push(0);
         if IV {
-            self.ivf.push_rule(schema, &rule, covered > self.tau, WITNESSES);
+            self.ivf.push_rule(schema, &rule, covered > cap, WITNESSES);
         }
         self.rules.push(rule);
         self.terms.push(terms);
         self.buckets.push(bucket);
         self.covered.push(covered);
         let i = self.rules.len() - 1;
-        if covered > self.tau {
+        if covered > cap {
             let sw = self.sw;
             self.allowed[i * sw..(i + 1) * sw]
                 .iter_mut()
@@ -510,6 +604,20 @@ impl<'a> RunState<'a> {
         } else {
             self.refresh_near_misses::<IV>(i);
         }
+    }
+
+    /// Relative test: rule `i`'s single-slot terms, rarest slot first (a candidate's counting
+    /// then reaches an empty word sooner).
+    fn sort_terms(&mut self, i: usize) {
+        let ts = self.ts;
+        self.terms[i].sort_singles_by_key(|s| ts.slot_rows(s));
+    }
+
+    /// Whether rules keep their near-miss counts (needed by `near_bound`): only a cap above 0
+    /// lets a generalization bring in near misses.
+    #[inline]
+    fn keep_counts(&self) -> bool {
+        self.cap > 0
     }
 
     /// Recomputes `blocked`, `near` and `counts` of rule `i` from the negatives' bitsets (and
@@ -624,17 +732,17 @@ impl<'a> RunState<'a> {
         for (s, &c) in self.slot_counts.iter().enumerate() {
             if c > 0 {
                 bitset::set(near, s);
-                if covered + c > self.tau {
+                if covered + c > self.cap {
                     bitset::set(blocked, s);
                 }
             }
         }
-        if self.tau > 0 {
+        if self.keep_counts() {
             self.counts[i].clear();
             self.counts[i].extend_from_slice(&self.slot_counts);
         }
         if IV {
-            self.ivf.finish_refresh(i, covered, self.tau);
+            self.ivf.finish_refresh(i, covered, self.cap);
         }
     }
 }
@@ -668,27 +776,28 @@ pub(crate) mod tests {
     use crate::data::Columns;
     use crate::schema::{ConstraintKind, Schema};
 
-    /// Algorithm 1 the obvious way: generalize, then test every negative row.
+    /// Algorithm 1 the obvious way: generalize, then count the negatives and positives it
+    /// covers on every training row and test them.
     pub(crate) fn naive_find_rs(
         schema: &Schema,
         rows: &[Vec<u32>],
         labels: &[bool],
         order: &[usize],
-        tau: usize,
+        acc: Acceptance,
     ) -> (Vec<Rule>, Vec<Vec<usize>>) {
-        let negs: Vec<&Vec<u32>> = rows
-            .iter()
-            .zip(labels)
-            .filter(|(_, &y)| !y)
-            .map(|(r, _)| r)
-            .collect();
+        let count = |g: &Rule, label: bool| {
+            rows.iter()
+                .zip(labels)
+                .filter(|(r, &y)| y == label && g.covers_row(schema, r))
+                .count() as u32
+        };
         let mut rules: Vec<Rule> = Vec::new();
         let mut buckets: Vec<Vec<usize>> = Vec::new();
         'outer: for &p in order {
             for (i, r) in rules.iter_mut().enumerate() {
                 let mut g = r.clone();
                 g.generalize(schema, &rows[p]);
-                if negs.iter().filter(|n| g.covers_row(schema, n)).count() <= tau {
+                if acc.accepts(count(&g, false), count(&g, true)) {
                     *r = g;
                     buckets[i].push(p);
                     continue 'outer;
@@ -741,6 +850,11 @@ pub(crate) mod tests {
         Some((schema, ts))
     }
 
+    /// (tau, epsilon) pairs the fast run is checked against the naive one with: the paper's
+    /// absolute tolerances, then shares (docs/semantics.md §9.1).
+    pub(crate) const ACCEPTANCES: [(u32, f64); 7] =
+        [(0, 0.0), (1, 0.0), (2, 0.0), (0, 0.1), (0, 0.25), (1, 0.2), (0, 0.5)];
+
     #[test]
     fn matches_naive_algorithm_1() {
         check_against_naive(&[2, 3, 4, 2, 3], 60);
@@ -751,20 +865,20 @@ pub(crate) mod tests {
     fn check_against_naive(domains: &[u32], seeds: u64) {
         for seed in 0..seeds {
             for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
-                for tau in 0..3u32 {
+                for (tau, eps) in ACCEPTANCES {
+                    let acc = Acceptance::new(tau, eps).unwrap();
                     let (rows, labels) = random_data(seed, 20 + (seed as usize % 50), domains);
                     let Some((schema, ts)) = training_set(&rows, &labels, domains, kind) else {
                         continue;
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).rev().collect();
-                    let fast = find_rs(&ts, &order, tau);
+                    let fast = find_rs(&ts, &order, acc);
                     let rows_order: Vec<usize> = order
                         .iter()
                         .map(|&i| ts.pos_rows[i as usize] as usize)
                         .collect();
-                    let (rules, buckets) =
-                        naive_find_rs(&schema, &rows, &labels, &rows_order, tau as usize);
-                    assert_eq!(fast.rules, rules, "seed {seed} kind {kind:?} tau {tau}");
+                    let (rules, buckets) = naive_find_rs(&schema, &rows, &labels, &rows_order, acc);
+                    assert_eq!(fast.rules, rules, "seed {seed} kind {kind:?} {acc:?}");
                     let fast_buckets: Vec<Vec<usize>> = fast
                         .buckets
                         .iter()
@@ -778,6 +892,53 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    /// The acceptance guarantee (docs/semantics.md §9.1): every rule that absorbed two or more
+    /// positives covers `n <= tau` training negatives or has training precision `>= 1 - epsilon`
+    /// (`accepts(n, p)` with `p` its covered positives); a rule of one positive covers only rows
+    /// identical to it.
+    #[test]
+    fn every_grown_rule_passes_the_acceptance_test() {
+        let domains = [3u32, 4, 2, 3, 2];
+        let mut grown = 0;
+        for seed in 0..60u64 {
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                for (tau, eps) in ACCEPTANCES {
+                    let acc = Acceptance::new(tau, eps).unwrap();
+                    let (rows, labels) = random_data(seed + 500, 90, &domains);
+                    let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
+                        continue;
+                    };
+                    let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
+                    let run = find_rs(&ts, &order, acc);
+                    for (rule, bucket) in run.rules.iter().zip(&run.buckets) {
+                        let count = |label: bool| {
+                            rows.iter()
+                                .zip(&labels)
+                                .filter(|(r, &y)| y == label && rule.covers_row(&schema, r))
+                                .count() as u32
+                        };
+                        let (n, p) = (count(false), count(true));
+                        if bucket.len() >= 2 {
+                            grown += 1;
+                            assert!(acc.accepts(n, p), "seed {seed} {acc:?}: n {n} p {p}");
+                            if n > tau {
+                                assert!(n as f64 / (n + p) as f64 <= eps + 1e-12);
+                            }
+                        } else {
+                            let first = ts.pos_codes(bucket[0] as usize);
+                            for r in &rows {
+                                if rule.covers_row(&schema, r) {
+                                    assert_eq!(r.as_slice(), first);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(grown > 1000, "the test saw too few grown rules ({grown})");
     }
 
     /// Proposition 4.1: no rule covers an example of a later rule's bucket (data without
@@ -804,7 +965,7 @@ pub(crate) mod tests {
                         continue;
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
-                    let run = find_rs(&ts, &order, tau);
+                    let run = find_rs(&ts, &order, Acceptance::absolute(tau));
                     for i in 0..run.rules.len() {
                         for &p in &run.buckets[i] {
                             let row = ts.pos_codes(p as usize);

@@ -29,7 +29,8 @@
 //! Invariants (tested against a plain re-implementation that counts by scanning rows):
 //! - a simplified rule's conditions are a subset of the original's, each unchanged, so it
 //!   covers every row the original covers (a superset of its training positives);
-//! - an acceptable rule stays acceptable (tolerance `tau`: at most `tau` training negatives),
+//! - an acceptable rule stays acceptable (the run's [`Acceptance`] test: at most `tau` training
+//!   negatives, or a share of at most epsilon of the rows it covers, docs/semantics.md §9.1),
 //!   and no single condition of the result can be dropped with the rule staying acceptable;
 //! - a constraint that excludes no training row (a constant training feature) never survives;
 //! - a simplified run holds no two equal rules and no rule another of its rules subsumes
@@ -41,27 +42,32 @@
 //!   and with tolerance 0 and no contradiction it covers no training negative: it stays
 //!   consistent.
 
+use crate::acceptance::Acceptance;
 use crate::rule::{Rule, Terms};
 use crate::schema::Schema;
 use crate::training::TrainingSet;
 
 /// The run's acceptance test: may a rule covering `negatives` training negatives and
 /// `positives` training positives stand? (Algorithm 1 with tolerance `tau`: at most `tau`
-/// negatives.) Simplification asks only this function.
+/// negatives; with a share, docs/semantics.md §9.1.) Simplification asks only this function.
 #[inline]
-pub fn acceptable(tau: u32, negatives: u32, positives: u32) -> bool {
-    let _ = positives;
-    negatives <= tau
+pub fn acceptable(acc: Acceptance, negatives: u32, positives: u32) -> bool {
+    acc.accepts(negatives, positives)
 }
 
-/// Whether [`acceptable`] looks at the positives; when it does not, simplification does not
-/// count them (it passes 0). A test fails if this says false of a predicate that uses them.
-const USES_POSITIVES: bool = false;
+/// Whether [`acceptable`] looks at the positives under `acc`; when it does not (the paper's
+/// absolute test), simplification does not count them (it passes 0). A test fails if this says
+/// false of a test that uses them.
+fn uses_positives(acc: Acceptance) -> bool {
+    !acc.is_absolute()
+}
 
 /// Simplifies rules on one training set; holds scratch space, so keep one per thread.
 pub struct Simplifier<'a> {
     ts: &'a TrainingSet,
-    tau: u32,
+    acc: Acceptance,
+    /// [`uses_positives`] of `acc`.
+    uses_pos: bool,
     /// Training negatives holding each slot.
     neg_count: Vec<u32>,
     terms: Terms,
@@ -81,7 +87,7 @@ pub struct Simplifier<'a> {
 }
 
 impl<'a> Simplifier<'a> {
-    pub fn new(ts: &'a TrainingSet, tau: u32) -> Self {
+    pub fn new(ts: &'a TrainingSet, acc: Acceptance) -> Self {
         let n_slots = ts.schema.n_slots();
         let mut neg_count = vec![0u32; n_slots];
         for w in 0..ts.negatives.n_words() {
@@ -92,7 +98,8 @@ impl<'a> Simplifier<'a> {
         }
         Self {
             ts,
-            tau,
+            acc,
+            uses_pos: uses_positives(acc),
             neg_count,
             terms: Terms::new(),
             order: Vec::new(),
@@ -119,12 +126,12 @@ impl<'a> Simplifier<'a> {
         let schema = &ts.schema;
         rule.terms(schema, &mut self.terms);
         let neg = ts.negatives.count_covered(&self.terms, u32::MAX);
-        let pos = if USES_POSITIVES {
+        let pos = if self.uses_pos {
             ts.positives.count_covered(&self.terms, u32::MAX)
         } else {
             0
         };
-        if !acceptable(self.tau, neg, pos) || !self.forward(rule) {
+        if !acceptable(self.acc, neg, pos) || !self.forward(rule) {
             return self.without_vacuous(rule);
         }
         self.backward();
@@ -144,7 +151,7 @@ impl<'a> Simplifier<'a> {
         let schema = &ts.schema;
         let (negs, poss) = (&ts.negatives, &ts.positives);
         let nw = negs.n_words();
-        let pw = if USES_POSITIVES { poss.n_words() } else { 0 };
+        let pw = if self.uses_pos { poss.n_words() } else { 0 };
         let n_neg = negs.n_rows() as u32;
         // (negatives a term satisfies, feature, term): most excluded first, then lowest feature.
         self.order.clear();
@@ -174,14 +181,14 @@ impl<'a> Simplifier<'a> {
         self.kept.clear();
         let (mut neg, mut pos) = (
             n_neg,
-            if USES_POSITIVES {
+            if self.uses_pos {
                 poss.n_rows() as u32
             } else {
                 0
             },
         );
         for &(_, _, t) in &self.order {
-            if acceptable(self.tau, neg, pos) {
+            if acceptable(self.acc, neg, pos) {
                 break;
             }
             let row = self.kept.len();
@@ -205,7 +212,7 @@ impl<'a> Simplifier<'a> {
             let cover = &self.cover;
             self.live.retain(|&w| cover[w as usize] != 0);
             neg -= gain;
-            if !USES_POSITIVES {
+            if !self.uses_pos {
                 continue;
             }
             self.pos_sat.resize((row + 1) * pw, 0);
@@ -217,7 +224,7 @@ impl<'a> Simplifier<'a> {
                 pos += self.pcover[w].count_ones();
             }
         }
-        acceptable(self.tau, neg, pos)
+        acceptable(self.acc, neg, pos)
     }
 
     /// Backward pass over `kept`.
@@ -225,7 +232,7 @@ impl<'a> Simplifier<'a> {
         let ts = self.ts;
         let (negs, poss) = (&ts.negatives, &ts.positives);
         let nw = negs.n_words();
-        let pw = if USES_POSITIVES { poss.n_words() } else { 0 };
+        let pw = if self.uses_pos { poss.n_words() } else { 0 };
         while !self.kept.is_empty() {
             let base_neg = near_misses(
                 &self.kept,
@@ -245,7 +252,7 @@ impl<'a> Simplifier<'a> {
             let mut best: Option<(u32, usize, usize)> = None;
             for (i, &(t, _)) in self.kept.iter().enumerate() {
                 let (n, p) = (base_neg + self.add_neg[i], base_pos + self.add_pos[i]);
-                if !acceptable(self.tau, n, p) {
+                if !acceptable(self.acc, n, p) {
                     continue;
                 }
                 let f = feature_of(&self.terms, t);
@@ -380,7 +387,7 @@ mod tests {
     use super::*;
     use crate::data::Columns;
     use crate::prune::find_rs_pruned;
-    use crate::run::tests::{columns_of, random_data, training_set};
+    use crate::run::tests::{columns_of, random_data, training_set, ACCEPTANCES};
     use crate::schema::ConstraintKind;
 
     /// A rule's constraints as (feature, allowed training codes), the plain way.
@@ -406,9 +413,9 @@ mod tests {
     }
 
     /// The module's order, written the obvious way on constraint lists.
-    fn naive_simplify(c: &Plain, rows: &[Vec<u32>], labels: &[bool], tau: u32) -> Plain {
+    fn naive_simplify(c: &Plain, rows: &[Vec<u32>], labels: &[bool], acc: Acceptance) -> Plain {
         let (n0, p0) = count(c, rows, labels);
-        if !acceptable(tau, n0, p0) {
+        if !acceptable(acc, n0, p0) {
             // Only constraints that exclude no training row go.
             return c
                 .iter()
@@ -427,7 +434,7 @@ mod tests {
         let mut kept: Plain = Vec::new();
         for (_, k) in order {
             let (n, p) = count(&kept, rows, labels);
-            if acceptable(tau, n, p) {
+            if acceptable(acc, n, p) {
                 break;
             }
             let mut with = kept.clone();
@@ -442,7 +449,7 @@ mod tests {
                 let mut without = kept.clone();
                 without.remove(k);
                 let (n, p) = count(&without, rows, labels);
-                if acceptable(tau, n, p)
+                if acceptable(acc, n, p)
                     && best.is_none_or(|(bn, b)| n < bn || (n == bn && kept[k].0 < kept[b].0))
                 {
                     best = Some((n, k));
@@ -460,10 +467,10 @@ mod tests {
     }
 
     /// Rules to simplify: the pruned rules of two runs, and the point rules of a few rows.
-    fn some_rules(ts: &TrainingSet, rows: &[Vec<u32>], tau: u32) -> Vec<Rule> {
+    fn some_rules(ts: &TrainingSet, rows: &[Vec<u32>], acc: Acceptance) -> Vec<Rule> {
         let n = ts.n_positives() as u32;
-        let mut rules = find_rs_pruned(ts, &(0..n).collect::<Vec<_>>(), tau);
-        rules.extend(find_rs_pruned(ts, &(0..n).rev().collect::<Vec<_>>(), tau));
+        let mut rules = find_rs_pruned(ts, &(0..n).collect::<Vec<_>>(), acc, 0);
+        rules.extend(find_rs_pruned(ts, &(0..n).rev().collect::<Vec<_>>(), acc, 0));
         rules.extend(rows.iter().take(5).map(|r| Rule::from_row(&ts.schema, r)));
         rules
     }
@@ -475,31 +482,31 @@ mod tests {
         ts: &TrainingSet,
         rows: &[Vec<u32>],
         labels: &[bool],
-        tau: u32,
+        acc: Acceptance,
         ctx: &str,
         counts: &mut (usize, usize),
     ) {
-        let mut simplifier = Simplifier::new(ts, tau);
-        for rule in some_rules(ts, rows, tau) {
+        let mut simplifier = Simplifier::new(ts, acc);
+        for rule in some_rules(ts, rows, acc) {
             let plain = rule.constraints(schema);
             let got = simplifier.simplify(&rule);
-            let want = naive_simplify(&plain, rows, labels, tau);
-            let ctx = format!("{ctx} tau {tau} rule {plain:?}");
+            let want = naive_simplify(&plain, rows, labels, acc);
+            let ctx = format!("{ctx} {acc:?} rule {plain:?}");
             assert_eq!(got.constraints(schema), want, "{ctx}");
             // Conditions: a subset, each unchanged; so coverage is a superset.
             assert!(rule.is_subsumed_by(schema, &got), "{ctx}");
             let (n0, p0) = count(&plain, rows, labels);
             let (n, p) = count(&want, rows, labels);
             counts.0 += plain.len() - want.len();
-            counts.1 += !acceptable(tau, n0, p0) as usize;
+            counts.1 += !acceptable(acc, n0, p0) as usize;
             assert!(p >= p0, "{ctx}");
-            if acceptable(tau, n0, p0) {
-                assert!(n <= tau, "{ctx}");
+            if acceptable(acc, n0, p0) {
+                assert!(acceptable(acc, n, p), "{ctx}");
                 for k in 0..want.len() {
                     let mut w = want.clone();
                     w.remove(k);
                     let (n, p) = count(&w, rows, labels);
-                    assert!(!acceptable(tau, n, p), "redundant condition: {ctx}");
+                    assert!(!acceptable(acc, n, p), "redundant condition: {ctx}");
                 }
             }
             for (f, codes) in &want {
@@ -522,7 +529,8 @@ mod tests {
         ] {
             for seed in 0..seeds {
                 for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
-                    for tau in 0..4u32 {
+                    for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
+                        let acc = Acceptance::new(tau, eps).unwrap();
                         let (rows, labels) =
                             random_data(seed + 77, 30 + (seed as usize % 40), &domains);
                         let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind)
@@ -530,7 +538,7 @@ mod tests {
                             continue;
                         };
                         let ctx = format!("seed {seed} {kind:?}");
-                        check_data(&schema, &ts, &rows, &labels, tau, &ctx, &mut counts);
+                        check_data(&schema, &ts, &rows, &labels, acc, &ctx, &mut counts);
                     }
                 }
             }
@@ -560,9 +568,10 @@ mod tests {
                 let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else {
                     continue;
                 };
-                for tau in 0..4u32 {
+                for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
+                    let acc = Acceptance::new(tau, eps).unwrap();
                     let ctx = format!("seed {seed} {specs:?}");
-                    check_data(&schema, &ts, &rows, &labels, tau, &ctx, &mut counts);
+                    check_data(&schema, &ts, &rows, &labels, acc, &ctx, &mut counts);
                 }
             }
         }
@@ -571,14 +580,15 @@ mod tests {
 
     #[test]
     fn uses_positives_tells_the_truth() {
-        if !USES_POSITIVES {
-            for tau in 0..5 {
-                for n in 0..20 {
-                    for p in 0..50 {
-                        assert_eq!(acceptable(tau, n, p), acceptable(tau, n, 0));
-                    }
+        for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
+            let acc = Acceptance::new(tau, eps).unwrap();
+            let mut differs = false;
+            for n in 0..20 {
+                for p in 0..50 {
+                    differs |= acceptable(acc, n, p) != acceptable(acc, n, 0);
                 }
             }
+            assert!(uses_positives(acc) || !differs, "{acc:?}");
         }
     }
 
@@ -665,8 +675,9 @@ mod tests {
                 let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
                     continue;
                 };
-                let mut s = Simplifier::new(&ts, 1);
-                let rules: Vec<Rule> = some_rules(&ts, &rows, 1)
+                let acc = Acceptance::absolute(1);
+                let mut s = Simplifier::new(&ts, acc);
+                let rules: Vec<Rule> = some_rules(&ts, &rows, acc)
                     .iter()
                     .map(|r| s.simplify(r))
                     .collect();

@@ -5,13 +5,16 @@
 //! `pos_slots` its one-slot-per-AV-or-OH-feature mask; `negatives` indexes the negative rows in
 //! data order. With interval features, `pos_intervals(i)` holds positive `i`'s codes of the
 //! interval features (in their order) and `neg_interval(j)` every negative's code of interval
-//! feature `j`.
+//! feature `j`. For the relative acceptance test (docs/semantics.md §9.1) it also answers, on
+//! first use, how many training rows hold each slot and how many positives hold it in every
+//! suffix of the positives' words.
 
 use crate::bitset::{self, words_for};
 use crate::data::Columns;
 use crate::error::{FindRsError, Result};
 use crate::row_index::RowIndex;
 use crate::schema::{ConstraintKind, Schema};
+use std::sync::OnceLock;
 
 #[allow(dead_code)] // `n_rows` and `neg_rows` describe the set; tests and debugging read them
 pub struct TrainingSet {
@@ -27,6 +30,11 @@ pub struct TrainingSet {
     neg_iv: Vec<u32>,
     pub negatives: RowIndex,
     pub positives: RowIndex,
+    /// Built on first use: training rows holding each slot.
+    slot_rows: OnceLock<Vec<u32>>,
+    /// Built on first use: `[w * n_slots + slot]` = positives holding `slot` in words `>= w` of
+    /// the positives' index (`w` up to the number of words, where it is 0).
+    pos_suffix: OnceLock<Vec<u32>>,
 }
 
 impl TrainingSet {
@@ -102,6 +110,8 @@ impl TrainingSet {
             neg_iv,
             negatives,
             positives,
+            slot_rows: OnceLock::new(),
+            pos_suffix: OnceLock::new(),
         })
     }
 
@@ -152,6 +162,40 @@ impl TrainingSet {
             start = end;
         }
         total
+    }
+
+    /// Positives holding `slot` (an AV or OH slot) in the positives' index words `w..`.
+    #[inline]
+    pub fn pos_suffix(&self, w: usize, slot: u32) -> u32 {
+        let n = self.schema.n_slots();
+        let table = self.pos_suffix.get_or_init(|| {
+            let pw = self.positives.n_words();
+            let mut t = vec![0u32; (pw + 1) * n];
+            for w in (0..pw).rev() {
+                let word = self.positives.word(w);
+                for s in 0..n {
+                    t[w * n + s] = t[(w + 1) * n + s] + word[s].count_ones();
+                }
+            }
+            t
+        });
+        table[w * n + slot as usize]
+    }
+
+    /// Training rows holding `slot` (an AV or OH slot).
+    #[inline]
+    pub fn slot_rows(&self, slot: u32) -> u32 {
+        self.slot_rows.get_or_init(|| {
+            let mut rows = vec![0u32; self.schema.n_slots()];
+            for index in [&self.positives, &self.negatives] {
+                for w in 0..index.n_words() {
+                    for (r, x) in rows.iter_mut().zip(index.word(w)) {
+                        *r += x.count_ones();
+                    }
+                }
+            }
+            rows
+        })[slot as usize]
     }
 
     #[inline]
