@@ -9,6 +9,9 @@
 //! [`Constraint`]s of a [`ConstraintTable`], the vote groups, the decision scale) is what
 //! exporters print, and [`write_document`] / [`read_document`] are its one serialization.
 //!
+//! [`fit_best`] chooses settings (encoding, tolerance, support, class direction, K) by
+//! cross-validation on the training rows, then fits the best (docs/semantics.md §9).
+//!
 //! Modules, each depending only on those above it:
 //! `bitset`, `error`, `interval` (interval constraints on ordered features: gap codes, bounds),
 //! `schema` (features, slots, constraint kinds), `data` (code columns), `rule` (rules as slot
@@ -18,13 +21,14 @@
 //! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best DNF
 //! of at most N rules, beyond the paper), `constraints` (the public view of rules),
 //! `predict_plan`, `interval_cells` and `predict` (rules compiled for prediction: they know rules
-//! and tallies, not models), `model`, `fit`, `json`.
+//! and tallies, not models), `model`, `fit`, `cv` (automatic settings, beyond the paper), `json`.
 
 mod acceptance;
 mod best_k;
 mod bitset;
 mod budget;
 mod constraints;
+mod cv;
 mod data;
 mod ensemble;
 mod error;
@@ -44,6 +48,7 @@ mod simplify;
 mod training;
 
 pub use constraints::{Constraint, ConstraintTable};
+pub use cv::{cross_validate, cv_runs, fit_best, CvOptions, CvReport, CvRow, Setting};
 pub use data::Columns;
 pub use ensemble::Progress;
 pub use error::{FindRsError, Result};

@@ -1,0 +1,1015 @@
+//! Automatic settings (docs/semantics.md §9.4): stratified k-fold cross-validation of candidate
+//! [`Setting`]s on the training data, every (run group, fold, run) a job on the current rayon
+//! pool, then the best setting fitted on all rows.
+//!
+//! Settings that differ only in `min_support` or `n_rules` share their runs (a *run group*:
+//! same encoding, tolerance, epsilon and class direction): the support filter and prune are
+//! applied to each run's raw rules, and K is read off the pruning curves, so those candidates
+//! cost almost nothing.
+//!
+//! Invariants:
+//! - the folds depend on (labels, k, seed) only: within each class, rows are shuffled by
+//!   ChaCha8 (seed derived from `seed`) and dealt round-robin to the folds;
+//! - run `t` of fold `f` presents the positives in `run_order(.., fold_seed(seed, f), t, ..)`
+//!   for every run group (common random numbers), so each candidate's fold score is exactly
+//!   what [`fit`] with seed `fold_seed(seed, f)` on the fold's training rows scores on its
+//!   held-out rows (the tests check this against `fit`);
+//! - nothing depends on the thread count or on scheduling: results are collected in job order;
+//! - the best setting has the most held-out rows classified correctly (summed over folds, an
+//!   integer: no float ties); ties go to fewer conditions (summed over folds), then to the
+//!   earlier candidate. [`fit_best`] fits the best setting whose fit on all rows keeps a rule.
+//!
+//! A setting's `kind` (AV or OH) is the encoding of every feature that is not an interval
+//! feature of the base schema; interval features stay intervals in every setting. With
+//! `simplify`, every run's pruned rules are simplified as in [`fit`]; a rule budget
+//! (`max_rules`) is not cross-validated and cannot be combined.
+
+use crate::acceptance::Acceptance;
+use crate::best_k::pruning_curve;
+use crate::data::Columns;
+use crate::ensemble::{aggregate, run_order, Progress};
+use crate::error::{FindRsError, Result};
+use crate::fit::{fit_or_none, FitOptions, Fitted, RuleCount};
+use crate::model::Method;
+use crate::prune::prune_supported;
+use crate::row_index::RowIndex;
+use crate::rule::{Rule, Terms};
+use crate::run::{RunResult, Runner};
+use crate::schema::{ConstraintKind, Schema};
+use crate::simplify::Simplifier;
+use crate::training::TrainingSet;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::sync::atomic::Ordering;
+
+/// One candidate: what [`fit`](crate::fit) would be called with, and the class direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    /// The encoding of the features that are not interval features: AV or OH.
+    pub kind: ConstraintKind,
+    pub tolerance: u32,
+    pub epsilon: f64,
+    /// Learn the rules of the negative rows (the prediction is then their negation).
+    pub negate: bool,
+    pub min_support: u32,
+    /// BP only (ignored otherwise).
+    pub n_rules: RuleCount,
+}
+
+/// How the cross-validation fits: the method, its runs per fit, the folds, the seed.
+#[derive(Clone, Debug)]
+pub struct CvOptions {
+    pub method: Method,
+    /// Runs per fit (1 for FIND-RS).
+    pub n_runs: u32,
+    pub folds: usize,
+    pub seed: u64,
+    pub shuffle: bool,
+    /// Simplify each run's pruned rules, as a fit with `simplify` does.
+    pub simplify: bool,
+}
+
+/// The cross-validated score of one setting, per fold.
+#[derive(Clone, Debug)]
+pub struct CvRow {
+    pub setting: Setting,
+    /// Held-out rows classified correctly.
+    pub correct: Vec<u32>,
+    /// Held-out rows.
+    pub rows: Vec<u32>,
+    /// Voting rules (BO: the runs' rules, summed over the runs).
+    pub rules: Vec<u32>,
+    /// Conditions (constrained features) of those rules.
+    pub conditions: Vec<u32>,
+}
+
+impl CvRow {
+    fn key(&self) -> (u64, std::cmp::Reverse<u64>) {
+        let c = self.correct.iter().map(|&c| c as u64).sum();
+        let k = self.conditions.iter().map(|&c| c as u64).sum();
+        (c, std::cmp::Reverse(k))
+    }
+}
+
+/// Every setting's scores, and the one chosen.
+#[derive(Clone, Debug)]
+pub struct CvReport {
+    pub rows: Vec<CvRow>,
+    /// Index of the chosen setting in `rows` (and in the settings given).
+    pub best: usize,
+}
+
+/// The seed of fold `f`'s runs.
+pub(crate) fn fold_seed(seed: u64, fold: usize) -> u64 {
+    splitmix(seed ^ splitmix(fold as u64 + 1))
+}
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The fold (`0..k`) of every row: each class shuffled and dealt round-robin.
+pub(crate) fn stratified_folds(labels: &[bool], k: usize, seed: u64) -> Vec<u32> {
+    let mut fold = vec![0u32; labels.len()];
+    let mut rng = ChaCha8Rng::seed_from_u64(splitmix(seed ^ 0x00F0_1D5E_ED00));
+    for class in [true, false] {
+        let mut rows: Vec<usize> = (0..labels.len()).filter(|&r| labels[r] == class).collect();
+        rows.shuffle(&mut rng);
+        for (i, r) in rows.into_iter().enumerate() {
+            fold[r] = (i % k) as u32;
+        }
+    }
+    fold
+}
+
+/// `base` with every feature that is not an interval feature encoded as `kind`.
+fn encoded(base: &Schema, kind: ConstraintKind) -> Result<Schema> {
+    let kinds = base
+        .kinds()
+        .iter()
+        .map(|&k| {
+            if k == ConstraintKind::Interval {
+                k
+            } else {
+                kind
+            }
+        })
+        .collect();
+    Schema::with_nulls(
+        base.domain_sizes().to_vec(),
+        kinds,
+        base.null_seen_flags().to_vec(),
+    )
+}
+
+/// What a run group shares: everything but `min_support` and `n_rules`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct GroupKey {
+    kind: ConstraintKind,
+    tolerance: u32,
+    epsilon: f64,
+    negate: bool,
+}
+
+impl GroupKey {
+    fn of(s: &Setting) -> Self {
+        Self {
+            kind: s.kind,
+            tolerance: s.tolerance,
+            epsilon: s.epsilon,
+            negate: s.negate,
+        }
+    }
+}
+
+/// One fold's data: its training rows (codes and index) and its held-out rows indexed. AV and
+/// OH number slots alike, so one index serves both encodings.
+struct Fold {
+    test_index: RowIndex,
+    test_labels: Vec<bool>,
+    train_index: RowIndex,
+    train_labels: Vec<bool>,
+    codes: Vec<Vec<u32>>,
+}
+
+/// The settings' scores (see the module docs). `schema` is the base schema of `data` (its
+/// interval features stay intervals); `settings` must be AV or OH.
+pub fn cross_validate(
+    schema: &Schema,
+    data: &Columns,
+    labels: &[bool],
+    settings: &[Setting],
+    cv: &CvOptions,
+    progress: &Progress,
+) -> Result<CvReport> {
+    let bad = |m: String| Err(FindRsError::InvalidParameter(m));
+    if settings.is_empty() {
+        return bad("cross-validation needs at least one candidate setting".into());
+    }
+    if labels.len() != data.n_rows() {
+        return Err(FindRsError::InvalidData(format!(
+            "{} labels for {} rows",
+            labels.len(),
+            data.n_rows()
+        )));
+    }
+    let n_pos = labels.iter().filter(|&&y| y).count();
+    let n_neg = labels.len() - n_pos;
+    let k = cv.folds;
+    if k < 2 || k > n_pos.min(n_neg) {
+        return bad(format!(
+            "{k}-fold cross-validation needs 2 <= k <= the rows of the smaller class ({})",
+            n_pos.min(n_neg)
+        ));
+    }
+    let n_runs = if cv.method == Method::FindRs {
+        1
+    } else {
+        cv.n_runs
+    };
+    for s in settings {
+        if s.kind == ConstraintKind::Interval {
+            return bad(
+                "a candidate's encoding is AV or OH (interval features stay intervals)".into(),
+            );
+        }
+        FitOptions {
+            method: cv.method,
+            tolerance: s.tolerance,
+            epsilon: s.epsilon,
+            min_support: s.min_support,
+            n_runs,
+            n_rules: s.n_rules,
+            ..FitOptions::default()
+        }
+        .validate()?;
+    }
+    let av = encoded(schema, ConstraintKind::AttributeValue)?;
+    let oh = encoded(schema, ConstraintKind::OneHot)?;
+    let schema_of = |kind| match kind {
+        ConstraintKind::OneHot => &oh,
+        _ => &av,
+    };
+    data.check_training(&av)?;
+
+    let fold_of = stratified_folds(labels, k, cv.seed);
+    let folds: Vec<Fold> = (0..k)
+        .into_par_iter()
+        .map(|f| {
+            let rows_where = |inside: bool| -> Vec<u32> {
+                (0..labels.len() as u32)
+                    .filter(|&r| (fold_of[r as usize] == f as u32) == inside)
+                    .collect()
+            };
+            let (train_rows, test_rows) = (rows_where(false), rows_where(true));
+            let codes = (0..data.n_features())
+                .map(|j| {
+                    let col = data.column(j);
+                    train_rows.iter().map(|&r| col[r as usize]).collect()
+                })
+                .collect();
+            Fold {
+                test_index: RowIndex::from_rows(&av, data, &test_rows),
+                test_labels: test_rows.iter().map(|&r| labels[r as usize]).collect(),
+                train_index: RowIndex::from_rows(&av, data, &train_rows),
+                train_labels: train_rows.iter().map(|&r| labels[r as usize]).collect(),
+                codes,
+            }
+        })
+        .collect();
+
+    // Run groups, in order of first appearance.
+    let mut groups: Vec<GroupKey> = Vec::new();
+    let group_of: Vec<usize> = settings
+        .iter()
+        .map(|s| {
+            let g = GroupKey::of(s);
+            groups.iter().position(|x| *x == g).unwrap_or_else(|| {
+                groups.push(g);
+                groups.len() - 1
+            })
+        })
+        .collect();
+
+    // Training sets per (kind, direction) and fold, shared by the groups of one kind and
+    // direction.
+    let mut ts_keys: Vec<(ConstraintKind, bool)> = Vec::new();
+    for g in &groups {
+        if !ts_keys.contains(&(g.kind, g.negate)) {
+            ts_keys.push((g.kind, g.negate));
+        }
+    }
+    let sets: Vec<TrainingSet> = (0..ts_keys.len() * k)
+        .into_par_iter()
+        .map(|j| {
+            let (kind, negate) = ts_keys[j / k];
+            let fold = &folds[j % k];
+            let y: Vec<bool> = fold.train_labels.iter().map(|&y| y != negate).collect();
+            let s = schema_of(kind);
+            let cols = Columns::new(s, fold.codes.iter().map(|c| c.as_slice()).collect())?;
+            TrainingSet::new(s.clone(), &cols, &y)
+        })
+        .collect::<Result<_>>()?;
+    let set_of = |g: &GroupKey, f: usize| -> &TrainingSet {
+        let j = ts_keys
+            .iter()
+            .position(|&x| x == (g.kind, g.negate))
+            .expect("every group has a training set");
+        &sets[j * k + f]
+    };
+
+    // The runs: one job per (group, fold, run).
+    let t = n_runs as usize;
+    let runs: Vec<Option<RunResult>> = (0..groups.len() * k * t)
+        .into_par_iter()
+        .map(|j| {
+            if progress.cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let (g, f, r) = (j / (k * t), (j / t) % k, j % t);
+            let key = &groups[g];
+            let ts = set_of(key, f);
+            let acc = Acceptance::new(key.tolerance, key.epsilon).expect("checked above");
+            let order = run_order(
+                ts.n_positives(),
+                fold_seed(cv.seed, f),
+                r as u64,
+                cv.shuffle,
+            );
+            let mut runner = Runner::new(ts, acc);
+            runner.run(&order);
+            progress.finished.fetch_add(1, Ordering::Relaxed);
+            Some(RunResult {
+                rules: runner.rules().to_vec(),
+                buckets: runner.buckets().to_vec(),
+                neg_covered: Vec::new(),
+            })
+        })
+        .collect();
+    let runs: Vec<RunResult> = runs
+        .into_iter()
+        .map(|r| r.ok_or(FindRsError::Cancelled))
+        .collect::<Result<_>>()?;
+
+    // Scores: one job per (group, fold, min_support); each scores the group's settings with
+    // that support.
+    let mut jobs: Vec<(usize, usize, u32)> = Vec::new();
+    for g in 0..groups.len() {
+        let mut supports: Vec<u32> = Vec::new();
+        for (s, _) in settings.iter().zip(&group_of).filter(|(_, &gi)| gi == g) {
+            if !supports.contains(&s.min_support) {
+                supports.push(s.min_support);
+            }
+        }
+        for f in 0..k {
+            for &s in &supports {
+                jobs.push((g, f, s));
+            }
+        }
+    }
+    let scored: Vec<Vec<(usize, Score)>> = jobs
+        .par_iter()
+        .map(|&(g, f, support)| {
+            let key = &groups[g];
+            let ts = set_of(key, f);
+            let acc = Acceptance::new(key.tolerance, key.epsilon).expect("checked above");
+            let mut simplifier = cv.simplify.then(|| Simplifier::new(ts, acc));
+            let pruned: Vec<Vec<Rule>> = runs[(g * k + f) * t..(g * k + f + 1) * t]
+                .iter()
+                .map(|run| {
+                    let rules: Vec<Rule> = prune_supported(ts, &run.rules, &run.buckets, support)
+                        .into_iter()
+                        .map(|i| run.rules[i].clone())
+                        .collect();
+                    match simplifier.as_mut() {
+                        Some(s) => s.simplify_run(&rules),
+                        None => rules,
+                    }
+                })
+                .collect();
+            let policies: Vec<(usize, RuleCount)> = settings
+                .iter()
+                .enumerate()
+                .filter(|&(i, s)| group_of[i] == g && s.min_support == support)
+                .map(|(i, s)| (i, s.n_rules))
+                .collect();
+            let fold = &folds[f];
+            score_fold(
+                schema_of(key.kind),
+                fold,
+                key.negate,
+                cv.method,
+                n_runs,
+                pruned,
+                &policies,
+            )
+        })
+        .collect();
+
+    let mut rows: Vec<CvRow> = settings
+        .iter()
+        .map(|s| CvRow {
+            setting: s.clone(),
+            correct: vec![0; k],
+            rows: vec![0; k],
+            rules: vec![0; k],
+            conditions: vec![0; k],
+        })
+        .collect();
+    for (&(_, f, _), scores) in jobs.iter().zip(&scored) {
+        for &(i, sc) in scores {
+            rows[i].correct[f] = sc.correct;
+            rows[i].rows[f] = folds[f].test_labels.len() as u32;
+            rows[i].rules[f] = sc.rules;
+            rows[i].conditions[f] = sc.conditions;
+        }
+    }
+    let best = ranking(&rows)[0];
+    Ok(CvReport { rows, best })
+}
+
+/// The rows' indices from best to worst (stable: ties keep the candidates' order).
+fn ranking(rows: &[CvRow]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| rows[b].key().cmp(&rows[a].key()));
+    order
+}
+
+/// Cross-validates `settings` on `data` (base schema `schema`), then fits the best on all rows
+/// with `options` (its method, T, seed and shuffle; the setting's encoding, tolerance, epsilon,
+/// support and K; `cv.simplify`). A negated setting's model describes the negative rows:
+/// predict their complement. When the best setting's support filter leaves no rule on all
+/// rows, the next best is fitted, and so on; `report.best` is the setting fitted.
+pub fn fit_best(
+    schema: &Schema,
+    data: &Columns,
+    labels: &[bool],
+    settings: &[Setting],
+    cv: &CvOptions,
+    options: &FitOptions,
+    progress: &Progress,
+) -> Result<(Fitted, CvReport)> {
+    if options.max_rules.is_some() {
+        return Err(FindRsError::InvalidParameter(
+            "a rule budget (max_rules) cannot be combined with automatic settings yet: the \
+             cross-validation does not score budgets"
+                .into(),
+        ));
+    }
+    let mut report = cross_validate(schema, data, labels, settings, cv, progress)?;
+    for i in ranking(&report.rows) {
+        let s = &report.rows[i].setting;
+        let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
+        let opts = FitOptions {
+            tolerance: s.tolerance,
+            epsilon: s.epsilon,
+            min_support: s.min_support,
+            n_rules: s.n_rules,
+            simplify: cv.simplify,
+            ..options.clone()
+        };
+        if let Some(fitted) = fit_or_none(encoded(schema, s.kind)?, data, &y, &opts, progress)? {
+            report.best = i;
+            return Ok((fitted, report));
+        }
+    }
+    Err(FindRsError::InvalidParameter(
+        "every candidate's min_support leaves no rule on these rows; include a smaller one".into(),
+    ))
+}
+
+/// The number of runs [`cross_validate`] makes (for progress reports).
+pub fn cv_runs(settings: &[Setting], cv: &CvOptions) -> usize {
+    let mut groups: Vec<GroupKey> = Vec::new();
+    for s in settings {
+        let g = GroupKey::of(s);
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    let t = if cv.method == Method::FindRs {
+        1
+    } else {
+        cv.n_runs as usize
+    };
+    groups.len() * cv.folds * t
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Score {
+    correct: u32,
+    rules: u32,
+    conditions: u32,
+}
+
+fn conditions(schema: &Schema, rule: &Rule) -> u32 {
+    (0..schema.n_features())
+        .filter(|&f| !rule.is_free(schema, f))
+        .count() as u32
+}
+
+/// Held-out score of one fold's pruned runs, for each (setting index, K policy).
+fn score_fold(
+    schema: &Schema,
+    fold: &Fold,
+    negate: bool,
+    method: Method,
+    n_runs: u32,
+    runs: Vec<Vec<Rule>>,
+    policies: &[(usize, RuleCount)],
+) -> Vec<(usize, Score)> {
+    let test_y: Vec<bool> = fold.test_labels.iter().map(|&y| y != negate).collect();
+    let index = &fold.test_index;
+    let covered = |rules: &[Rule]| -> Vec<u64> {
+        let mut out = vec![0u64; index.n_words()];
+        let mut terms = Terms::new();
+        for r in rules {
+            r.terms(schema, &mut terms);
+            index.or_covered_into(&terms, &mut out);
+        }
+        out
+    };
+    let count_correct = |pred: &dyn Fn(usize) -> bool| -> u32 {
+        (0..test_y.len()).filter(|&r| pred(r) == test_y[r]).count() as u32
+    };
+    let all = |sc: Score| policies.iter().map(|&(i, _)| (i, sc)).collect();
+    match method {
+        Method::FindRs => {
+            let rules = &runs[0];
+            let cov = covered(rules);
+            all(Score {
+                correct: count_correct(&|r| crate::bitset::get(&cov, r)),
+                rules: rules.len() as u32,
+                conditions: rules.iter().map(|r| conditions(schema, r)).sum(),
+            })
+        }
+        Method::Bo => {
+            let mut votes = vec![0u32; test_y.len()];
+            let (mut n_rules, mut conds) = (0, 0);
+            for rules in &runs {
+                let cov = covered(rules);
+                crate::bitset::for_each_one(&cov, |r| votes[r] += 1);
+                n_rules += rules.len() as u32;
+                conds += rules.iter().map(|r| conditions(schema, r)).sum::<u32>();
+            }
+            let half = n_runs / 2;
+            all(Score {
+                correct: count_correct(&|r| votes[r] > half),
+                rules: n_rules,
+                conditions: conds,
+            })
+        }
+        Method::Bp => {
+            let agg = aggregate(runs);
+            let n = agg.rules.len();
+            let train_y: Vec<bool> = fold.train_labels.iter().map(|&y| y != negate).collect();
+            let train_curve = pruning_curve(
+                schema,
+                &fold.train_index,
+                &train_y,
+                &agg.rules,
+                &agg.alpha,
+                n_runs,
+            );
+            let test_curve = pruning_curve(schema, index, &test_y, &agg.rules, &agg.alpha, n_runs);
+            let mut prefix_conds = Vec::with_capacity(n + 1);
+            prefix_conds.push(0u32);
+            for r in &agg.rules {
+                let c = *prefix_conds.last().expect("non-empty");
+                prefix_conds.push(c + conditions(schema, r));
+            }
+            policies
+                .iter()
+                .map(|&(i, policy)| {
+                    let kk = match policy {
+                        RuleCount::All => n,
+                        RuleCount::Fixed(x) => x.min(n),
+                        RuleCount::Auto { accuracy_ratio } => train_curve.auto_k(accuracy_ratio),
+                    };
+                    let correct = if kk == 0 {
+                        count_correct(&|_| false)
+                    } else {
+                        test_curve.correct[kk - 1]
+                    };
+                    let sc = Score {
+                        correct,
+                        rules: kk as u32,
+                        conditions: prefix_conds[kk],
+                    };
+                    (i, sc)
+                })
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::fit;
+    use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema, Spec};
+    use crate::run::tests::{columns_of, random_data};
+
+    fn settings() -> Vec<Setting> {
+        let mut v = Vec::new();
+        let policies = [
+            RuleCount::Auto {
+                accuracy_ratio: 0.99,
+            },
+            RuleCount::All,
+            RuleCount::Fixed(2),
+        ];
+        let accs = [(0, 0.0), (1, 0.0), (0, 0.2), (0, 0.35)];
+        for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+            for (tolerance, epsilon) in accs {
+                for negate in [false, true] {
+                    for min_support in [0, 3] {
+                        for n_rules in policies {
+                            v.push(Setting {
+                                kind,
+                                tolerance,
+                                epsilon,
+                                negate,
+                                min_support,
+                                n_rules,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// Every fold score equals that of `fit` on the fold's training rows, predicted on its
+    /// held-out rows (negated for `negate`); categorical features only, or mixed with
+    /// interval features.
+    #[test]
+    fn fold_scores_match_fit() {
+        let domains = [3u32, 4, 2, 3, 2];
+        let specs = [iv(6, true), av(3), iv(15, false), av(2)];
+        for seed in 0..12u64 {
+            for method in [Method::FindRs, Method::Bo, Method::Bp] {
+                let (base, rows, labels) = if seed % 3 == 2 {
+                    let (rows, labels) = mixed_data(seed + 40, 80, &specs, seed % 2 == 0);
+                    (mixed_schema(&specs), rows, labels)
+                } else {
+                    let (rows, labels) = random_data(seed + 77, 80, &domains);
+                    let s =
+                        Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+                    (s, rows, labels)
+                };
+                // Simplified runs on every other seed.
+                check_fold_scores(&base, &rows, &labels, method, seed, seed % 2 == 1);
+            }
+        }
+    }
+
+    fn check_fold_scores(
+        base: &Schema,
+        rows: &[Vec<u32>],
+        labels: &[bool],
+        method: Method,
+        seed: u64,
+        simplify: bool,
+    ) {
+        let m = base.n_features();
+        let cols = columns_of(rows, m);
+        let data = Columns::new(base, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        let cv = CvOptions {
+            method,
+            n_runs: 5,
+            folds: 3,
+            seed,
+            shuffle: true,
+            simplify,
+        };
+        let report =
+            cross_validate(base, &data, labels, &settings(), &cv, &Progress::default()).unwrap();
+        let fold_of = stratified_folds(labels, 3, seed);
+        for row in &report.rows {
+            let s = &row.setting;
+            let schema = encoded(base, s.kind).unwrap();
+            for f in 0..3 {
+                let tr: Vec<usize> = (0..rows.len())
+                    .filter(|&r| fold_of[r] != f as u32)
+                    .collect();
+                let te: Vec<usize> = (0..rows.len())
+                    .filter(|&r| fold_of[r] == f as u32)
+                    .collect();
+                let pick = |idx: &[usize]| -> Vec<Vec<u32>> {
+                    idx.iter().map(|&r| rows[r].clone()).collect()
+                };
+                let tr_cols = columns_of(&pick(&tr), m);
+                let te_cols = columns_of(&pick(&te), m);
+                let tr_data =
+                    Columns::new(&schema, tr_cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                let te_data =
+                    Columns::new(&schema, te_cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                let y: Vec<bool> = tr.iter().map(|&r| labels[r] != s.negate).collect();
+                let opts = FitOptions {
+                    method,
+                    tolerance: s.tolerance,
+                    epsilon: s.epsilon,
+                    min_support: s.min_support,
+                    n_runs: if method == Method::FindRs { 1 } else { 5 },
+                    seed: fold_seed(seed, f),
+                    shuffle: true,
+                    n_rules: s.n_rules,
+                    simplify,
+                    max_rules: None,
+                };
+                let ctx = format!("seed {seed} {method:?} {s:?} fold {f}");
+                assert_eq!(row.rows[f], te.len() as u32);
+                let Some(fitted) =
+                    fit_or_none(schema.clone(), &tr_data, &y, &opts, &Progress::default()).unwrap()
+                else {
+                    // No rule: every held-out row predicted negative.
+                    let correct = te.iter().filter(|&&r| labels[r] == s.negate).count() as u32;
+                    assert_eq!(row.correct[f], correct, "{ctx}");
+                    assert_eq!((row.rules[f], row.conditions[f]), (0, 0), "{ctx}");
+                    continue;
+                };
+                let pred = fitted.model.predict(&te_data);
+                let correct = te
+                    .iter()
+                    .zip(&pred)
+                    .filter(|(&r, &p)| (p != s.negate) == labels[r])
+                    .count() as u32;
+                assert_eq!(row.correct[f], correct, "{ctx}");
+                if method != Method::Bo {
+                    let set = fitted.model.rule_set();
+                    let voting = &set.rules()[..set.n_kept()];
+                    assert_eq!(row.rules[f] as usize, voting.len(), "{ctx}");
+                    let conds: u32 = voting.iter().map(|r| conditions(&schema, r)).sum();
+                    assert_eq!(row.conditions[f], conds, "{ctx}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn same_report_for_any_thread_count() {
+        let domains = [3u32, 4, 2, 3, 2, 5];
+        let (rows, labels) = random_data(5, 200, &domains);
+        let cols = columns_of(&rows, domains.len());
+        let base = Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+        let data = Columns::new(&base, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        let cv = CvOptions {
+            method: Method::Bp,
+            n_runs: 7,
+            folds: 4,
+            seed: 9,
+            shuffle: true,
+            simplify: true,
+        };
+        let go = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                cross_validate(
+                    &base,
+                    &data,
+                    &labels,
+                    &settings(),
+                    &cv,
+                    &Progress::default(),
+                )
+                .unwrap()
+            })
+        };
+        let (a, b) = (go(1), go(4));
+        assert_eq!(a.best, b.best);
+        for (x, y) in a.rows.iter().zip(&b.rows) {
+            assert_eq!(x.correct, y.correct);
+            assert_eq!(x.conditions, y.conditions);
+        }
+    }
+
+    /// The chosen setting has the most held-out rows right, then the fewest conditions, then
+    /// comes first; `fit_best` fits it (or, when its support leaves no rule, the next best).
+    #[test]
+    fn the_best_setting_is_chosen_and_fitted() {
+        let specs: [Spec; 3] = [iv(8, true), av(3), av(4)];
+        let base = mixed_schema(&specs);
+        for seed in 0..6u64 {
+            let (rows, labels) = mixed_data(seed + 900, 90, &specs, true);
+            let cols = columns_of(&rows, specs.len());
+            let data = Columns::new(&base, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            let cv = CvOptions {
+                method: Method::FindRs,
+                n_runs: 1,
+                folds: 3,
+                seed,
+                shuffle: true,
+                simplify: false,
+            };
+            let mut cands = settings();
+            // A support no rule reaches on all rows: never fitted.
+            cands.insert(
+                0,
+                Setting {
+                    min_support: 10_000,
+                    ..cands[0].clone()
+                },
+            );
+            let options = FitOptions {
+                seed,
+                shuffle: true,
+                ..FitOptions::default()
+            };
+            let (fitted, report) = fit_best(
+                &base,
+                &data,
+                &labels,
+                &cands,
+                &cv,
+                &options,
+                &Progress::default(),
+            )
+            .unwrap();
+            let key = |r: &CvRow| {
+                let c: u32 = r.correct.iter().sum();
+                let k: u32 = r.conditions.iter().sum();
+                (c, k)
+            };
+            let b = &report.rows[report.best];
+            assert_ne!(b.setting.min_support, 10_000);
+            for (i, r) in report.rows.iter().enumerate() {
+                let (c, k) = key(r);
+                let (bc, bk) = key(b);
+                if r.setting.min_support == 10_000 {
+                    continue;
+                }
+                assert!(
+                    c < bc || (c == bc && (k > bk || (k == bk && i >= report.best))),
+                    "seed {seed}"
+                );
+            }
+            let s = &b.setting;
+            let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
+            let opts = FitOptions {
+                tolerance: s.tolerance,
+                epsilon: s.epsilon,
+                min_support: s.min_support,
+                n_rules: s.n_rules,
+                ..options.clone()
+            };
+            let again = fit(
+                encoded(&base, s.kind).unwrap(),
+                &data,
+                &y,
+                &opts,
+                &Progress::default(),
+            )
+            .unwrap();
+            assert_eq!(
+                fitted.model.rule_set().rules(),
+                again.model.rule_set().rules()
+            );
+            assert_eq!(fitted.model.schema(), again.model.schema());
+        }
+    }
+
+    /// On labels that are noise, a support no rule reaches (every held-out row negative) wins
+    /// the cross-validation; its fit on all rows keeps no rule, so the next best is fitted.
+    #[test]
+    fn a_support_that_leaves_no_rule_is_passed_over() {
+        let domains = [4u32, 4, 3, 5];
+        let (rows, _) = random_data(3, 200, &domains);
+        let labels: Vec<bool> = (0..200).map(|i| (i * 7919) % 10 < 2).collect();
+        let cols = columns_of(&rows, domains.len());
+        let base = Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+        let data = Columns::new(&base, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        let plain = Setting {
+            kind: ConstraintKind::AttributeValue,
+            tolerance: 0,
+            epsilon: 0.0,
+            negate: false,
+            min_support: 0,
+            n_rules: RuleCount::All,
+        };
+        let never = Setting {
+            min_support: 10_000,
+            ..plain.clone()
+        };
+        let cv = CvOptions {
+            method: Method::FindRs,
+            n_runs: 1,
+            folds: 4,
+            seed: 1,
+            shuffle: true,
+            simplify: false,
+        };
+        let options = FitOptions {
+            seed: 1,
+            shuffle: true,
+            ..FitOptions::default()
+        };
+        let cands = [plain, never];
+        let (fitted, report) = fit_best(
+            &base,
+            &data,
+            &labels,
+            &cands,
+            &cv,
+            &options,
+            &Progress::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            ranking(&report.rows)[0],
+            1,
+            "the empty candidate wins the CV"
+        );
+        assert_eq!(report.best, 0);
+        assert!(!fitted.model.rule_set().rules().is_empty());
+        let only = fit_best(
+            &base,
+            &data,
+            &labels,
+            &cands[1..],
+            &cv,
+            &options,
+            &Progress::default(),
+        );
+        assert!(matches!(only, Err(FindRsError::InvalidParameter(_))));
+    }
+
+    #[test]
+    fn folds_are_stratified_and_cover_every_row() {
+        let labels: Vec<bool> = (0..103).map(|i| i % 3 == 0).collect();
+        let f = stratified_folds(&labels, 5, 1);
+        for class in [true, false] {
+            let mut counts = [0usize; 5];
+            for (r, &y) in labels.iter().enumerate() {
+                if y == class {
+                    counts[f[r] as usize] += 1;
+                }
+            }
+            assert!(counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 1);
+        }
+        assert_eq!(f, stratified_folds(&labels, 5, 1));
+        assert_ne!(f, stratified_folds(&labels, 5, 2));
+    }
+
+    #[test]
+    fn bad_requests_are_errors() {
+        let domains = [3u32, 2];
+        let (rows, labels) = random_data(1, 30, &domains);
+        let cols = columns_of(&rows, 2);
+        let base = Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+        let data = Columns::new(&base, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        let cv = CvOptions {
+            method: Method::FindRs,
+            n_runs: 1,
+            folds: 3,
+            seed: 0,
+            shuffle: true,
+            simplify: false,
+        };
+        let go = |s: &[Setting], cv: &CvOptions| {
+            cross_validate(&base, &data, &labels, s, cv, &Progress::default())
+        };
+        let one = settings()[0].clone();
+        assert!(go(&[], &cv).is_err());
+        assert!(go(
+            std::slice::from_ref(&one),
+            &CvOptions {
+                folds: 1,
+                ..cv.clone()
+            }
+        )
+        .is_err());
+        assert!(go(
+            std::slice::from_ref(&one),
+            &CvOptions {
+                folds: 31,
+                ..cv.clone()
+            }
+        )
+        .is_err());
+        for bad in [
+            Setting {
+                epsilon: 1.0,
+                ..one.clone()
+            },
+            Setting {
+                kind: ConstraintKind::Interval,
+                ..one.clone()
+            },
+        ] {
+            assert!(go(&[bad], &cv).is_err());
+        }
+        let bp = CvOptions {
+            method: Method::Bp,
+            n_runs: 3,
+            ..cv.clone()
+        };
+        assert!(go(
+            &[Setting {
+                n_rules: RuleCount::Fixed(0),
+                ..one.clone()
+            }],
+            &bp
+        )
+        .is_err());
+        assert!(go(
+            &[Setting {
+                n_rules: RuleCount::Auto {
+                    accuracy_ratio: 0.0
+                },
+                ..one
+            }],
+            &bp
+        )
+        .is_err());
+    }
+}
