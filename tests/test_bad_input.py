@@ -176,6 +176,21 @@ PARAM_CASES: list[tuple[dict[str, Any], list[str]]] = [
     ({"random_state": -1}, ["random_state", "-1"]),
     ({"random_state": "seed"}, ["random_state", "'seed'"]),
     ({"random_state": 2**64}, ["random_state", str(2**64)]),
+    # docs/semantics.md §9: the noisy-data parameters.
+    ({"tolerance": 1.0}, ["tolerance", "1.0", "[0, 1)"]),
+    ({"tolerance": float("nan")}, ["tolerance", "nan"]),
+    ({"tolerance": "best"}, ["tolerance", "'best'"]),
+    ({"min_support": -1}, ["min_support", "-1"]),
+    ({"min_support": 1.5}, ["min_support", "1.5"]),
+    ({"min_support": None}, ["min_support", "None"]),
+    ({"direction": "up"}, ["direction", "'up'"]),
+    ({"direction": None}, ["direction", "None"]),
+    ({"auto": "yes"}, ["auto", "'yes'"]),
+    ({"n_rules": "cv"}, ["n_rules='cv'", "method='bp'"]),
+    ({"tolerance": "auto", "cv": 1}, ["cv", "1"]),
+    ({"auto": True, "cv": True}, ["cv", "True"]),
+    ({"method": "bp", "T": 5, "auto": True, "cv_T": 6}, ["cv_T", "6", "T = 5"]),
+    ({"method": "bp", "T": 5, "auto": True, "cv_T": 0}, ["cv_T", "0"]),
 ]
 
 
@@ -370,6 +385,13 @@ BAD_FIELDS = [
     ("model.constraints.0.codes", [99]),
     ("model.constraints.0.feature", 99),
     ("model.rule_sets.0.runs.0", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10**6]),
+    ("params.tolerance", 1.5),
+    ("params.min_support", -1),
+    ("params.direction", "up"),
+    ("params.auto", ["encoding"]),  # chosen by a cross-validation the file does not record
+    ("params.auto", ["bins"]),
+    ("params.auto", "encoding"),
+    ("params.cv", 5),  # a cross-validation that chose nothing
 ]
 
 

@@ -230,6 +230,7 @@ def test_null_excluded_by_oh_set() -> None:
     [
         "findrs", "findrs.learn", "findrs.model", "findrs.encode", "findrs.namespace", "findrs.datasets",
         "findrs.text", "findrs.sql", "findrs.view", "findrs.config", "findrs.nearest", "findrs.report",
+        "findrs.params", "findrs.auto",
     ],
 )
 def test_docstring_examples(module: str) -> None:

@@ -122,5 +122,5 @@ def test_namespace_fit_takes_the_parameters_of_fit() -> None:
 def test_the_package_is_typed() -> None:
     assert (PACKAGE / "py.typed").is_file()
     stub = (PACKAGE / "_core.pyi").read_text()
-    for name in ("class CoreModel", "def fit(", "def load(", "def dump(", "MAX_RUNS"):
+    for name in ("class CoreModel", "def fit(", "def fit_auto(", "def load(", "def dump(", "MAX_RUNS"):
         assert name in stub

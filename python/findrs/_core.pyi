@@ -86,7 +86,34 @@ def fit(
     progress: Callable[[int, int], None] | None = None,
     simplify: bool = False,
     max_rules: int | None = None,
+    epsilon: float = 0.0,
+    min_support: int = 0,
 ) -> tuple[CoreModel, int, tuple[int, int] | None]:
     """Fits a model on training codes; returns it, the number of contradictory rows and, when a
     rule budget replaced the model, the training rows classified correctly before it and by the
-    model returned."""
+    model returned. ``epsilon`` is a share tolerance in [0, 1) (with ``tolerance`` 0 for a share
+    alone), ``min_support`` the support filter (docs/semantics.md §9.1, §9.2)."""
+
+def fit_auto(
+    columns_: list[npt.NDArray[np.uint32]],
+    domain_sizes: list[int],
+    kinds: list[str],
+    labels: npt.NDArray[np.bool_],
+    method: str,
+    candidates: list[tuple[str, int, float, bool, int, int | None, float | None]],
+    folds: int,
+    cv_n_runs: int,
+    n_runs: int,
+    seed: int,
+    shuffle: bool,
+    n_jobs: int | None,
+    progress: Callable[[int, int], None] | None = None,
+    simplify: bool = False,
+) -> tuple[CoreModel, int, int, list[tuple[list[int], list[int], list[int], list[int]]]]:
+    """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
+    n_rules, accuracy_ratio)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs per fit,
+    then fits the best whose fit keeps a rule on all rows with ``n_runs`` runs, every run's rules
+    simplified with ``simplify`` (docs/semantics.md §9.4). Returns the model (of the negative
+    rows for a negated candidate), the contradictory rows, the index of the candidate fitted,
+    and per candidate the per-fold ``(correct, rows, rules, conditions)``. Raises
+    ``ValueError``."""

@@ -25,6 +25,7 @@ from . import datasets
 from .errors import FindRSInputError
 from .learn import fit
 from .model import RuleSetModel
+from .params import NOT_GIVEN
 
 _EXAMPLES = """examples:
   findrs demo                 FIND-RS on tic-tac-toe, rules and test accuracy
@@ -43,6 +44,8 @@ _FIT_EXAMPLES = """examples:
   findrs fit games.parquet --target class --method bp --T 100 --random-state 0 -o bp.json
       FIND-RS-BP over 100 runs, the best K rules kept automatically
   findrs fit data.csv --target y --method bo --encoding oh --tolerance 2 --features a,b,c -o m.json
+  findrs fit data.csv --target y --auto -o m.json
+      encoding, tolerance, min_support and direction chosen by cross-validation on DATA
 
 DATA is read by its extension: .csv, .tsv, .parquet / .pq, .arrow / .ipc / .feather.
 A boolean target's positive class is true; with exactly two labels the greater one is positive
@@ -200,8 +203,12 @@ def _fit(args: argparse.Namespace) -> int:
             args.target,
             _parse_label(df, args.target, args.positive),
             method=args.method,
-            encoding=args.encoding,
-            tolerance=args.tolerance,
+            **{
+                k: NOT_GIVEN[k] if v is None else v
+                for k, v in dict(encoding=args.encoding, tolerance=args.tolerance, min_support=args.min_support,
+                                 direction=args.direction).items()
+            },
+            auto=args.auto,
             random_state=args.random_state,
             features=features,
             bins=args.bins,
@@ -290,15 +297,34 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _n_rules(text: str) -> Any:
+def _tolerance(text: str) -> Any:
     if text == "auto":
         return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a count of negatives, a share in [0, 1) or 'auto', got {text!r}"
+        ) from None
+
+
+def _support(text: str) -> Any:
+    return "auto" if text == "auto" else _positive_int(text)
+
+
+def _n_rules(text: str) -> Any:
+    if text in ("auto", "cv"):
+        return text
     if text == "all":
         return None
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'auto', 'all' or a number of rules, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected 'auto', 'all', 'cv' or a number of rules, got {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -325,10 +351,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", required=True, metavar="COL", help="the label column")
     p.add_argument("--positive", metavar="V", help="the label the rules describe (read as the target's type)")
     p.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs", help="default find-rs")
-    p.add_argument("--encoding", choices=["av", "oh"], default="av", help="default av")
-    p.add_argument("--tolerance", type=_positive_int, default=0, metavar="N", help="training negatives one rule may cover (default 0)")
+    p.add_argument("--encoding", choices=["av", "oh", "auto"], default=None, help="default av (auto with --auto)")
+    p.add_argument("--tolerance", type=_tolerance, default=None, metavar="N|S|auto",
+                   help="training negatives one rule may cover (N), or their largest share of the rows it covers (S in (0, 1)) (default 0; auto with --auto)")
+    p.add_argument("--min-support", type=_support, default=None, metavar="N|auto",
+                   help="drop rules covering fewer training positives (default 0; auto with --auto)")
+    p.add_argument("--direction", choices=["positive", "negative", "auto"], default=None,
+                   help="the label the rules describe: --positive's or the other (default positive; auto with --auto)")
+    p.add_argument("--auto", action="store_true", help="choose the settings not given by cross-validation on DATA")
     p.add_argument("--T", "-T", dest="T", type=_positive_int, default=100, metavar="N", help="runs for bo/bp (default 100)")
-    p.add_argument("--n-rules", type=_n_rules, default="auto", metavar="auto|N|all", help="BP: rules that vote (default auto)")
+    p.add_argument("--n-rules", type=_n_rules, default="auto", metavar="auto|N|all|cv", help="BP: rules that vote (default auto; cv: auto or all, by cross-validation)")
     p.add_argument("--random-state", type=_positive_int, default=None, metavar="N", help="seed (default: drawn, recorded in the model)")
     p.add_argument("--features", metavar="a,b,c", help="feature columns (default: all but the target)")
     p.add_argument("--bins", type=_positive_int, default=10, metavar="N", help="equal-width bins of numeric columns (default 10)")

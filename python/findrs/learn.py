@@ -10,11 +10,13 @@ from .encode import encode_frame, fit_encoders
 from .errors import ContradictionWarning, FindRSInputError
 from .frames import as_polars
 from .model import RuleSetModel
-from .params import check_n_jobs, check_params
+from .params import NOT_GIVEN, check_n_jobs, check_params
 from .target import binarize
 
 Method = Literal["find-rs", "bo", "bp"]
 Encoding = Literal["av", "oh"]
+Direction = Literal["positive", "negative"]
+Auto = Literal["auto"]
 
 
 def fit(
@@ -23,18 +25,23 @@ def fit(
     positive: Any | None = None,
     *,
     method: Method = "find-rs",
-    encoding: Encoding = "av",
-    tolerance: int = 0,
+    encoding: Encoding | Auto = NOT_GIVEN["encoding"],
+    tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
+    min_support: int | Auto = NOT_GIVEN["min_support"],
+    direction: Direction | Auto = NOT_GIVEN["direction"],
+    auto: bool = False,
     shuffle: bool = True,
     random_state: int | None = None,
     features: Sequence[str] | None = None,
     bins: int = 10,
     T: int = 100,
     n_jobs: int | None = None,
-    n_rules: Literal["auto"] | int | None = "auto",
+    n_rules: Literal["auto", "cv"] | int | None = "auto",
     accuracy_ratio: float = 0.99,
     simplify: bool = False,
     max_rules: int | None = None,
+    cv: int | None = None,
+    cv_T: int | None = None,
     verbose: bool = False,
 ) -> RuleSetModel:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
@@ -47,8 +54,29 @@ def fit(
             greater label when there are exactly two; required with more than two classes.
         method: ``"find-rs"`` (one run), ``"bo"`` (vote of ``T`` runs) or ``"bp"`` (weighted
             rules of ``T`` runs, pruned to the best ``n_rules``).
-        encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets, docs/semantics.md §2).
-        tolerance: how many training negatives one rule may cover.
+        encoding: ``"av"`` (``a = v`` constraints, the default) or ``"oh"`` (value sets,
+            docs/semantics.md §2), or ``"auto"``.
+        tolerance: when a rule may absorb a positive. An ``int`` (default ``0``) is the
+            paper's tau: the generalized rule covers at most that many training negatives. A
+            ``float`` in ``(0, 1)`` is a share epsilon: the negatives are at most that share of
+            the training rows the generalized rule covers, so each rule that absorbed two or
+            more positives has training precision at least ``1 - epsilon``
+            (docs/semantics.md §9.1; ``0.0`` is ``0``). ``"auto"``: chosen among ``0, 0.1,
+            0.2, 0.3, 0.4``.
+        min_support: each run drops (before prune) every rule covering fewer than this many
+            training positives, so no rule stands for one, possibly mislabelled, positive
+            (docs/semantics.md §9.2); ``0`` (the default) and ``1`` drop nothing. ``"auto"``:
+            chosen among ``0, 2, 3, 5, 10, 20, ...`` up to a twentieth of the positives.
+        direction: which label the rules describe: ``"positive"`` (the default), ``"negative"``
+            (the other label of a two-class target: the model is the fit with the labels
+            swapped and predicts ``positive`` where no rule holds; its ``positive`` is the
+            described label, docs/semantics.md §9.3), or ``"auto"``.
+        auto: ``True`` makes each of ``encoding``, ``tolerance``, ``min_support`` and
+            ``direction`` that is not given ``"auto"`` (``direction`` stays ``"positive"`` for a
+            target of more than two classes). ``"auto"`` settings are chosen by stratified
+            cross-validation on these rows, in the Rust core (docs/semantics.md §9.4); the model
+            records the table (:attr:`RuleSetModel.cv_results`). ``False`` (the default) keeps
+            the paper's settings for those not given.
         shuffle: present the positives in a random order; ``False`` keeps row order (one
             exactly reproducible run).
         random_state: seed of the presentation orders; ``None`` draws one (recorded in the model).
@@ -58,17 +86,22 @@ def fit(
         T: number of runs for ``"bo"``/``"bp"`` (1 to 1,000,000; ignored by ``"find-rs"``).
         n_jobs: threads for the runs (``None`` or ``-1``: all cores). Never changes the model.
         n_rules: BP only: ``"auto"`` (smallest K whose training accuracy is at least
-            ``accuracy_ratio`` x that of all rules), a number K, or ``None`` (all rules).
+            ``accuracy_ratio`` x that of all rules), a number K, ``None`` (all rules), or
+            ``"cv"`` (``"auto"`` or all rules, whichever cross-validates better).
         accuracy_ratio: see ``n_rules``; a number in (0, 1].
         simplify: shorten each run's rules before the runs are aggregated: a rule keeps only the
-            conditions it needs to cover at most ``tolerance`` training negatives, then a run
-            drops its duplicate and subsumed rules (docs/semantics.md §8). ``False`` is the
-            paper's algorithm.
+            conditions it needs to pass the tolerance test (at most ``tolerance`` training
+            negatives, or their share), then a run drops its duplicate and subsumed rules
+            (docs/semantics.md §8). ``False`` is the paper's algorithm.
         max_rules: a rule budget, ``None`` or 1 or more: a model with more voting rules is
             replaced by the DNF of at most ``max_rules`` of its rules that classifies the most
             training rows correctly ("positive when any of these rules holds"; the method and
             ``T`` stay), or for BP by its top-``max_rules`` vote when that does better
-            (docs/semantics.md §8).
+            (docs/semantics.md §8). Not with automatic settings (yet).
+        cv: folds of the cross-validation of ``"auto"`` settings (2 to 1,000; at most the rows
+            of the smaller class). Default 5, or 3 above 20,000 rows.
+        cv_T: runs per BO/BP fit inside the cross-validation (at most ``T``; default
+            ``min(T, 20)``); the final fit makes ``T``.
         verbose: show a progress bar of finished runs on stderr.
 
     Returns:
@@ -77,7 +110,10 @@ def fit(
     Raises:
         FindRSInputError: a missing target or feature column, a positive label that is absent,
             a single class, an empty frame, an unusable column dtype (list, struct, temporal), a
-            target with nulls, or a parameter out of range (the ranges: ``findrs.params``).
+            target with nulls, a parameter out of range (the ranges: ``findrs.params``), a
+            ``min_support`` that leaves no rule, ``direction`` other than ``"positive"`` on a
+            target of more than two classes, or automatic settings with fewer than two rows
+            of a class.
         KeyboardInterrupt: Ctrl-C during a BO/BP fit (it stops between runs).
 
     Warns:
@@ -92,9 +128,10 @@ def fit(
     """
     params = check_params(
         {
-            "method": method, "encoding": encoding, "tolerance": tolerance, "shuffle": shuffle,
-            "random_state": random_state, "bins": bins, "T": T, "n_rules": n_rules,
-            "accuracy_ratio": accuracy_ratio, "simplify": simplify, "max_rules": max_rules,
+            "method": method, "encoding": encoding, "tolerance": tolerance, "min_support": min_support,
+            "direction": direction, "auto": auto, "shuffle": shuffle, "random_state": random_state,
+            "bins": bins, "T": T, "n_rules": n_rules, "accuracy_ratio": accuracy_ratio, "simplify": simplify,
+            "max_rules": max_rules, "cv": cv, "cv_T": cv_T,
         }
     )
     n_jobs = check_n_jobs(n_jobs)
@@ -115,9 +152,20 @@ def fit(
     if not features:
         raise FindRSInputError(f"there are no feature columns besides the target {target!r}")
     y, tgt = binarize(df, target, positive)
+    if tgt.negative is None and params["direction"] != "positive":
+        if params["direction"] == "auto" and direction is NOT_GIVEN["direction"]:
+            # auto=True on one class against the rest: only that class can be described.
+            params = check_params({**params, "direction": "positive", "auto": False,
+                                   **{k: "cv" if k == "n_rules" else "auto" for k in params["auto"] if k != "direction"}})
+        else:
+            raise FindRSInputError(
+                f"direction={params['direction']!r} needs a target with exactly two classes; {target!r} has "
+                f"more, so the rules can only describe {tgt.positive!r} against the rest"
+            )
     encoders = fit_encoders(df, features, params["bins"])
     codes = encode_frame(df, encoders)
-    progress = _progress_bar(params["T"]) if verbose and params["method"] != "find-rs" else None
+    runs = params["T"] if params["method"] != "find-rs" else 0
+    progress = _progress_bar(runs) if verbose and (runs or params["auto"]) else None
     model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
     if model.contradictions:
         warnings.warn(

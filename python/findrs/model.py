@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import polars as pl
 
-from . import _core, expressions, report
+from . import _core, auto, expressions, report
 from .encode import FeatureEncoder, check_columns, encode_frame
 from .errors import FindRSInputError
 from .frames import as_polars
@@ -40,6 +40,7 @@ FORMAT = "findrs-model"
 FORMAT_VERSION = 2
 _WHY_NOT = pl.Struct({"nearest_rule": pl.UInt32, "failed_conditions": pl.List(pl.String)})
 _SECTIONS = ("target", "features", "params", "training")
+_OPTIONAL_SECTIONS = ("cv",)  # present exactly when a setting was chosen by cross-validation
 __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
 
@@ -52,8 +53,9 @@ class RuleSetModel:
     - what it is: :attr:`method`, :attr:`encoding`, :attr:`T`, :attr:`n_rules` (K),
       :attr:`n_rules_found`, :attr:`features`, :attr:`encoders`, :attr:`target`,
       :attr:`positive`, :attr:`params`, :attr:`random_state`, :attr:`contradictions`,
-      :attr:`rules` (the table) and :attr:`vote` (the public view exporters print);
-      ``print(model)``, :meth:`to_text`, :meth:`to_markdown` and the notebook view;
+      :attr:`cv_results` (automatic settings), :attr:`rules` (the table) and :attr:`vote` (the
+      public view exporters print); ``print(model)``, :meth:`to_text`, :meth:`to_markdown` and
+      the notebook view;
     - on a frame: :meth:`predict`, :meth:`decision_function`, :meth:`score` (accuracy),
       :meth:`explain`;
     - in a Polars query: :meth:`predict_expr`, :meth:`decision_expr`, :meth:`strength_expr`,
@@ -83,12 +85,14 @@ class RuleSetModel:
         target: Target,
         params: dict[str, Any],
         training: dict[str, Any],
+        cv: dict[str, Any] | None = None,
     ) -> None:
         self._core = core
         self.encoders: tuple[FeatureEncoder, ...] = tuple(encoders)
         self.target: Target = target
         self.params: dict[str, Any] = dict(params)
         self._training: dict[str, Any] = dict(training)
+        self._cv = cv
         self._rules_df: pl.DataFrame | None = None
         self._vote: Vote | None = None
         self._texts: list[str] | None = None
@@ -109,33 +113,89 @@ class RuleSetModel:
         progress: Callable[[int, int], None] | None,
     ) -> "RuleSetModel":
         """Fits the core on training codes (what :func:`findrs.fit` calls once it has checked the
-        parameters, encoded the frame and binarized the target)."""
+        parameters, encoded the frame and binarized the target). ``params["auto"]`` not empty:
+        the settings it names are chosen by cross-validation first (docs/semantics.md §9.4)."""
+        if params["auto"]:
+            return cls._fit_auto(codes, labels, encoders, target, params, n_jobs, progress)
         p = params
-        auto = p["method"] == "bp" and p["n_rules"] == "auto"
-        fixed = p["n_rules"] if p["method"] == "bp" and isinstance(p["n_rules"], int) else None
-        core, contradictions, budget = _core.fit(
-            codes,
-            [e.domain_size for e in encoders],
-            [p["encoding"]] * len(encoders),
-            labels,
-            p["method"],
-            p["tolerance"],
-            p["T"],
-            p["random_state"],
-            p["shuffle"],
-            fixed,
-            p["accuracy_ratio"] if auto else None,
-            n_jobs,
-            progress,
-            simplify=p["simplify"],
-            max_rules=p["max_rules"],
-        )
-        training: dict[str, Any] = {
-            "rows": int(len(labels)), "positives": int(labels.sum()), "contradictions": int(contradictions)
-        }
+        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:]
+        if p["method"] != "bp":
+            fixed = ratio = None
+        y = ~labels if negate else labels
+        with _input_errors():
+            core, contradictions, budget = _core.fit(
+                codes,
+                [e.domain_size for e in encoders],
+                [p["encoding"]] * len(encoders),
+                y,
+                p["method"],
+                tau,
+                p["T"],
+                p["random_state"],
+                p["shuffle"],
+                fixed,
+                ratio,
+                n_jobs,
+                progress,
+                simplify=p["simplify"],
+                max_rules=p["max_rules"],
+                epsilon=epsilon,
+                min_support=min_support,
+            )
+        training = _training(y, contradictions)
         if budget is not None:
             training["budget"] = {"correct_before": int(budget[0]), "correct": int(budget[1])}
-        return cls(core, encoders, target, params, training)
+        return cls(core, encoders, _described(target, negate), params, training)
+
+    @classmethod
+    def _fit_auto(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        target: Target,
+        params: dict[str, Any],
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> "RuleSetModel":
+        """Cross-validates the candidates of ``params["auto"]`` in the core, fits the best on all
+        rows and records what was tried; ``params["cv"]`` ``None`` means 5 folds (3 above 20,000
+        rows), at most the rows of the smaller class."""
+        n_pos = int(labels.sum())
+        smaller = min(n_pos, len(labels) - n_pos)
+        if smaller < 2:
+            raise FindRSInputError(
+                f"automatic settings ({', '.join(params['auto'])}) need cross-validation, which needs at least "
+                f"2 rows of each class; the smaller class has {smaller}: fix those settings instead"
+            )
+        folds = params["cv"] if params["cv"] is not None else (3 if len(labels) > 20_000 else 5)
+        folds = min(folds, smaller)
+        cands = auto.candidates(params, n_positives=n_pos, n_negatives=len(labels) - n_pos)
+        with _input_errors():
+            core, contradictions, best, rows = _core.fit_auto(
+                codes,
+                [e.domain_size for e in encoders],
+                ["av"] * len(encoders),
+                labels,
+                params["method"],
+                [auto.core_setting(c, params["accuracy_ratio"]) for c in cands],
+                folds,
+                params["cv_T"],
+                params["T"],
+                params["random_state"],
+                params["shuffle"],
+                n_jobs,
+                progress,
+                simplify=params["simplify"],
+            )
+        chosen = cands[best]
+        fitted = {**params, **chosen, "cv": folds}
+        if params["method"] != "bp":
+            fitted["n_rules"] = None
+        negate = chosen["direction"] == "negative"
+        y = ~labels if negate else labels
+        rec = auto.record(cands, rows, best, folds)
+        return cls(core, encoders, _described(target, negate), fitted, _training(y, contradictions), rec)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickle (copy, joblib, multiprocessing) through the JSON form.
@@ -181,6 +241,21 @@ class RuleSetModel:
     def contradictions(self) -> int:
         """Training rows that have an identical row with the other label (docs/semantics.md §1)."""
         return int(self._training["contradictions"])
+
+    @property
+    def cv_results(self) -> pl.DataFrame | None:
+        """The cross-validation that chose the automatic settings (``None`` without any): one
+        row per candidate with its settings, ``cv_accuracy`` (held-out rows right over all
+        folds), ``cv_accuracy_std`` (over the folds), the mean voting ``rules`` and
+        ``conditions`` per fold, and ``chosen`` (the candidate fitted; docs/semantics.md §9.4).
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.monks(3).findrs.fit("class", auto=True, random_state=0)
+            >>> m.cv_results.filter("chosen").height, m.params["auto"]
+            (1, ['encoding', 'tolerance', 'min_support', 'direction'])
+        """
+        return None if self._cv is None else auto.table(self._cv)
 
     @property
     def random_state(self) -> int:
@@ -697,7 +772,7 @@ class RuleSetModel:
         # The same runs with K = k and no budget: what a fit with these params gives.
         params = {**self.params, "n_rules": int(k), "max_rules": None}
         training = {key: v for key, v in self._training.items() if key != "budget"}
-        return RuleSetModel(core, self.encoders, self.target, params, training)
+        return RuleSetModel(core, self.encoders, self.target, params, training, self._cv)
 
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
         """Accuracy of the top-K BP vote for every K (the paper's Figure 1).
@@ -745,6 +820,8 @@ class RuleSetModel:
             ("params", _dumps(self.params)),
             ("training", _dumps(self._training)),
         ]
+        if self._cv is not None:
+            sections.append(("cv", _dumps(self._cv)))
         text = self._core.dump(sections, self._constraint_texts())
         if path is not None:
             Path(path).write_text(text)
@@ -779,10 +856,11 @@ class RuleSetModel:
         """The model from the core's model and the document's other sections, checked against
         each other."""
         missing = [s for s in _SECTIONS if s not in raw]
-        extra = [s for s in raw if s not in _SECTIONS]
+        extra = [s for s in raw if s not in _SECTIONS + _OPTIONAL_SECTIONS]
         if missing or extra:
             raise FindRSInputError(
-                f"findrs model JSON: the sections besides 'model' must be {list(_SECTIONS)}; "
+                f"findrs model JSON: the sections besides 'model' must be {list(_SECTIONS)} "
+                f"(and {list(_OPTIONAL_SECTIONS)} after a cross-validation); "
                 + (f"missing {missing}" if missing else f"unknown {extra}")
             )
         d = {k: json.loads(v) for k, v in raw.items()}
@@ -797,6 +875,12 @@ class RuleSetModel:
         target = section("target", Target.from_dict)
         params = section("params", _read_params)
         training = section("training", _check_training)
+        if bool(params["auto"]) != ("cv" in d):
+            raise FindRSInputError(
+                "findrs model JSON is inconsistent: params['auto'] lists the settings a cross-validation chose "
+                "exactly when the 'cv' section records it"
+            )
+        cv = section("cv", lambda r: auto.check_record(r, params, training["rows"])) if "cv" in d else None
         names = [e.name for e in encoders]
         dup = sorted({n for n in names if names.count(n) > 1})
         problems = []
@@ -821,7 +905,7 @@ class RuleSetModel:
             problems.append("the model is a rule budget's but params say max_rules = None")
         if problems:
             raise FindRSInputError("findrs model JSON is inconsistent: " + "; ".join(problems))
-        return cls(core, encoders, target, params, training)
+        return cls(core, encoders, target, params, training, cv)
 
     @classmethod
     def _from_v1(cls, text: str) -> "RuleSetModel":
@@ -842,6 +926,16 @@ class RuleSetModel:
             except ValueError as e:
                 raise FindRSInputError(f"findrs model JSON (version 1): {e}") from None
         return cls._assemble(core, dict(sections))
+
+
+def _described(target: Target, negate: bool) -> Target:
+    """The target as the model describes it: with ``direction="negative"`` (docs/semantics.md
+    §9.3) the rules describe the other label, which becomes ``positive``."""
+    return Target(target.name, target.dtype, target.negative, target.positive) if negate else target
+
+
+def _training(labels: np.ndarray, contradictions: int) -> dict[str, Any]:
+    return {"rows": int(len(labels)), "positives": int(labels.sum()), "contradictions": int(contradictions)}
 
 
 def _read_features(features: Any) -> list[FeatureEncoder]:
@@ -932,6 +1026,18 @@ def _v1_to_v2(d: Any) -> dict[str, Any]:
             "rule_sets": [rule_set],
         },
     }
+
+
+@contextlib.contextmanager
+def _input_errors() -> Iterator[None]:
+    """A fit's core errors are about its input (parameters are checked before, so what is left
+    depends on the data, e.g. a ``min_support`` that leaves no rule): a ``FindRSInputError``."""
+    try:
+        yield
+    except FindRSInputError:
+        raise
+    except ValueError as e:
+        raise FindRSInputError(str(e)) from None
 
 
 @contextlib.contextmanager

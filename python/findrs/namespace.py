@@ -19,9 +19,10 @@ import polars as pl
 
 from .encode import check_columns
 from .expressions import Engine
-from .learn import Encoding, Method
+from .learn import Auto, Direction, Encoding, Method
 from .learn import fit as _fit
 from .model import RuleSetModel
+from .params import NOT_GIVEN
 
 
 @pl.api.register_dataframe_namespace("findrs")
@@ -35,25 +36,31 @@ class DataFrameNamespace:
         positive: Any | None = None,
         *,
         method: Method = "find-rs",
-        encoding: Encoding = "av",
-        tolerance: int = 0,
+        encoding: Encoding | Auto = NOT_GIVEN["encoding"],
+        tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
+        min_support: int | Auto = NOT_GIVEN["min_support"],
+        direction: Direction | Auto = NOT_GIVEN["direction"],
+        auto: bool = False,
         shuffle: bool = True,
         random_state: int | None = None,
         features: Sequence[str] | None = None,
         bins: int = 10,
         T: int = 100,
         n_jobs: int | None = None,
-        n_rules: Literal["auto"] | int | None = "auto",
+        n_rules: Literal["auto", "cv"] | int | None = "auto",
         accuracy_ratio: float = 0.99,
         simplify: bool = False,
         max_rules: int | None = None,
+        cv: int | None = None,
+        cv_T: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit`."""
         return _fit(
-            self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance, shuffle=shuffle,
-            random_state=random_state, features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules,
-            accuracy_ratio=accuracy_ratio, simplify=simplify, max_rules=max_rules, verbose=verbose,
+            self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance,
+            min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
+            features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
@@ -81,26 +88,31 @@ class LazyFrameNamespace:
         positive: Any | None = None,
         *,
         method: Method = "find-rs",
-        encoding: Encoding = "av",
-        tolerance: int = 0,
+        encoding: Encoding | Auto = NOT_GIVEN["encoding"],
+        tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
+        min_support: int | Auto = NOT_GIVEN["min_support"],
+        direction: Direction | Auto = NOT_GIVEN["direction"],
+        auto: bool = False,
         shuffle: bool = True,
         random_state: int | None = None,
         features: Sequence[str] | None = None,
         bins: int = 10,
         T: int = 100,
         n_jobs: int | None = None,
-        n_rules: Literal["auto"] | int | None = "auto",
+        n_rules: Literal["auto", "cv"] | int | None = "auto",
         accuracy_ratio: float = 0.99,
         simplify: bool = False,
         max_rules: int | None = None,
+        cv: int | None = None,
+        cv_T: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel:
         """Collects the frame once and fits; see :func:`findrs.fit`."""
         return _fit(
             self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
-            shuffle=shuffle, random_state=random_state, features=features, bins=bins, T=T, n_jobs=n_jobs,
-            n_rules=n_rules, accuracy_ratio=accuracy_ratio, simplify=simplify, max_rules=max_rules,
-            verbose=verbose,
+            min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
+            features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:

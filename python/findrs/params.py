@@ -4,12 +4,21 @@
 its arguments here, and loading a model file checks the file's ``params`` against the same
 table, so a range is written in one place. The Rust core checks the ranges it needs again for
 its own callers, with the same bounds (``T`` up to :data:`MAX_T`, ``accuracy_ratio`` in
-(0, 1]).
+(0, 1], a share ``tolerance`` in [0, 1)).
+
+Automatic settings (docs/semantics.md §9.4): ``encoding``, ``tolerance``, ``min_support`` and
+``direction`` may be ``"auto"`` and BP's ``n_rules`` ``"cv"``; ``fit(auto=True)`` makes each of
+the four that is not given (its default is a :class:`NotGiven`) ``"auto"``. A fitted model's
+``params`` hold the values chosen, ``params["auto"]`` the names of the parameters
+cross-validation chose, and ``params["cv"]`` / ``params["cv_T"]`` its folds and runs per fit.
 
 Example:
     >>> from findrs.params import check_params
     >>> check_params({"method": "bp", "T": 10})["n_rules"]
     'auto'
+    >>> p = check_params({"auto": True, "encoding": "oh"})
+    >>> p["auto"], p["encoding"], p["tolerance"]
+    (['tolerance', 'min_support', 'direction'], 'oh', 'auto')
 """
 
 from __future__ import annotations
@@ -36,6 +45,28 @@ class _Int:
     def check(self, name: str, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (self.low <= value <= self.high):
             raise FindRSInputError(f"{name} must be an integer from {self.low} to {self.high}, got {value!r}")
+        return int(value)
+
+
+@dataclass(frozen=True)
+class _Tolerance:
+    """An int count of negatives (the paper's tau), or a float share in [0, 1) (``0.0`` is the
+    count 0)."""
+
+    def check(self, name: str, value: Any) -> int | float:
+        if isinstance(value, (float, np.floating)):
+            v = float(value)
+            if not (math.isfinite(v) and 0.0 <= v < 1.0):
+                raise FindRSInputError(
+                    f"{name}={value!r}: a float is the largest share of negatives among the training rows "
+                    f"a rule covers and must be in [0, 1); pass an int to allow a count of negatives"
+                )
+            return 0 if v == 0.0 else v
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (0 <= value <= 2**32 - 1):
+            raise FindRSInputError(
+                f"{name} must be an integer from 0 to {2**32 - 1} (a count of negatives) or a float in "
+                f"[0, 1) (a share of the rows a rule covers), got {value!r}"
+            )
         return int(value)
 
 
@@ -71,24 +102,31 @@ class _Bool:
 
 PARAMETERS: dict[str, Any] = {
     "method": _Choice(("find-rs", "bo", "bp")),
-    "encoding": _Choice(("av", "oh")),
-    "tolerance": _Int(0, 2**32 - 1),
+    "encoding": _Choice(("av", "oh")),  # or "auto" at fit
+    "tolerance": _Tolerance(),  # or "auto" at fit
+    "min_support": _Int(0, 2**32 - 1),  # or "auto" at fit
+    "direction": _Choice(("positive", "negative")),  # or "auto" at fit
     "shuffle": _Bool(),
     "random_state": _Int(0, 2**64 - 1),
     "bins": _Int(2, 1_000_000),
     "T": _Int(1, MAX_T),
-    "n_rules": _Int(1, 2**63 - 1),  # or "auto" or None (BP only)
+    "n_rules": _Int(1, 2**63 - 1),  # or "auto" or None (BP only); "cv" at fit
     "accuracy_ratio": _Ratio(),
     "simplify": _Bool(),
     "max_rules": _Int(1, 2**63 - 1),  # or None
+    "auto": _Bool(),  # at fit; a model records the list of parameters chosen automatically
+    "cv": _Int(2, 1000),  # or None
+    "cv_T": _Int(1, MAX_T),  # or None
 }
 """Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
-``None``; ``max_rules`` ``None``; ``random_state`` ``None`` draws a seed)."""
+``None``; ``max_rules``, ``cv`` and ``cv_T`` ``None``; ``random_state`` ``None`` draws a seed)."""
 
 DEFAULTS: dict[str, Any] = {
     "method": "find-rs",
     "encoding": "av",
     "tolerance": 0,
+    "min_support": 0,
+    "direction": "positive",
     "shuffle": True,
     "random_state": None,
     "bins": 10,
@@ -97,15 +135,46 @@ DEFAULTS: dict[str, Any] = {
     "accuracy_ratio": 0.99,
     "simplify": False,
     "max_rules": None,
+    "auto": False,
+    "cv": None,
+    "cv_T": None,
 }
 
 ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
     "simplify": False,
     "max_rules": None,
+    "min_support": 0,
+    "direction": "positive",
+    "auto": [],
+    "cv": None,
+    "cv_T": None,
 }
 """Parameters added after findrs first wrote model files, with the value a file written without
 them means (they did not exist, so the fit did without them). Not :data:`DEFAULTS`, which may
 change."""
+
+AUTOMATIC = ("encoding", "tolerance", "min_support", "direction", "n_rules")
+"""The parameters cross-validation can choose, in the order a model lists them."""
+
+AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction")
+"""The parameters ``auto=True`` makes ``"auto"`` when they are not given."""
+
+
+class NotGiven:
+    """The default of a parameter ``fit(auto=True)`` may choose: the paper's value, or
+    ``"auto"`` with ``auto=True``."""
+
+    __slots__ = ("paper",)
+
+    def __init__(self, paper: Any) -> None:
+        self.paper = paper
+
+    def __repr__(self) -> str:
+        return f"{self.paper!r} (or 'auto' with auto=True)"
+
+
+NOT_GIVEN: dict[str, NotGiven] = {name: NotGiven(DEFAULTS[name]) for name in AUTO_BY_DEFAULT}
+"""The defaults :func:`findrs.fit`, the namespaces and the CLI share for :data:`AUTO_BY_DEFAULT`."""
 
 
 def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str, Any]:
@@ -113,11 +182,16 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     those not given, ``T`` = 1 for FIND-RS, ``n_rules`` ``None`` unless BP, a drawn
     ``random_state`` for ``None``.
 
+    At fit, a parameter of :data:`AUTOMATIC` may be ``"auto"`` (``n_rules``: ``"cv"``, BP only),
+    a :class:`NotGiven` becomes its paper value or, with ``auto=True``, ``"auto"``, and
+    ``"auto"`` in the result is the list of parameters to choose (``cv`` and ``cv_T`` stay as
+    given: the fit fills them in when that list is not empty).
+
     Args:
         given: parameter names to values.
         loading: the parameters of a model file: every parameter must be present, as
-            :meth:`RuleSetModel.params` recorded them (``random_state`` an integer), except
-            those of :data:`ABSENT_FROM_OLDER_FILES`.
+            :meth:`RuleSetModel.params` recorded them (``random_state`` an integer, ``auto`` a
+            list of names, the values chosen), except those of :data:`ABSENT_FROM_OLDER_FILES`.
 
     Raises:
         FindRSInputError: an unknown or missing parameter, or a value out of its range.
@@ -129,12 +203,17 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
         missing = [k for k in PARAMETERS if k not in given and k not in ABSENT_FROM_OLDER_FILES]
         if missing:
             raise FindRSInputError(f"the parameters {missing} are missing")
-        given = {**ABSENT_FROM_OLDER_FILES, **given}
-    p = {**DEFAULTS, **given}
+        p = {**ABSENT_FROM_OLDER_FILES, **given}
+        chosen = _chosen_list(p["auto"])
+    else:
+        p = {**DEFAULTS, **NOT_GIVEN, **given}
+        auto = PARAMETERS["auto"].check("auto", p["auto"])
+        p = {k: ("auto" if auto else v.paper) if isinstance(v, NotGiven) else v for k, v in p.items()}
+        chosen = [k for k in AUTOMATIC if _is_auto(k, p[k])]
     out: dict[str, Any] = {}
     out["method"] = PARAMETERS["method"].check("method", p["method"])
-    for name in ("encoding", "tolerance", "shuffle", "bins", "accuracy_ratio", "simplify"):
-        out[name] = PARAMETERS[name].check(name, p[name])
+    for name in ("encoding", "tolerance", "min_support", "direction", "shuffle", "bins", "accuracy_ratio", "simplify"):
+        out[name] = "auto" if name in chosen and not loading else PARAMETERS[name].check(name, p[name])
     m = p["max_rules"]
     out["max_rules"] = None if m is None else PARAMETERS["max_rules"].check("max_rules", m)
     bp = out["method"] == "bp"
@@ -150,13 +229,54 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     out["random_state"] = PARAMETERS["random_state"].check("random_state", rs)
     k = p["n_rules"]
     if not bp:
-        if loading and k is not None:
-            raise FindRSInputError(f"n_rules applies to BP models only; this one is {out['method']!r}, got {k!r}")
+        if (loading or "n_rules" in chosen) and k is not None:
+            what = "n_rules='cv' chooses BP's K; it needs method='bp'" if "n_rules" in chosen and not loading else (
+                f"n_rules applies to BP models only; this one is {out['method']!r}, got {k!r}"
+            )
+            raise FindRSInputError(what)
         k = None
-    elif not (k is None or (isinstance(k, str) and k == "auto")):
+    elif not (k is None or (isinstance(k, str) and k in (("auto",) if loading else ("auto", "cv")))):
         k = PARAMETERS["n_rules"].check("n_rules", k) if not isinstance(k, str) else _bad_n_rules(k)
     out["n_rules"] = k
+    for name in ("cv", "cv_T"):
+        out[name] = None if p[name] is None else PARAMETERS[name].check(name, p[name])
+    if loading:
+        if "n_rules" in chosen and not bp:
+            raise FindRSInputError(f"auto lists n_rules, which a {out['method']!r} model does not have")
+        if chosen and (out["cv"] is None or out["cv_T"] is None):
+            raise FindRSInputError(f"the settings {chosen} were chosen by cross-validation, but cv and cv_T are null")
+        if not chosen and (out["cv"], out["cv_T"]) != (None, None):
+            raise FindRSInputError("cv and cv_T describe a cross-validation, but auto lists no setting it chose")
+    elif not chosen:
+        out["cv"] = out["cv_T"] = None  # nothing to cross-validate
+    elif out["method"] == "find-rs":
+        out["cv_T"] = 1
+    elif out["cv_T"] is None:
+        out["cv_T"] = min(out["T"], 20)
+    if out["cv_T"] is not None and out["cv_T"] > out["T"]:
+        raise FindRSInputError(f"cv_T (runs per fit in the cross-validation) must be at most T = {out['T']}, got {out['cv_T']}")
+    if chosen and out["max_rules"] is not None:
+        raise FindRSInputError(
+            f"max_rules={out['max_rules']} cannot be combined with automatic settings ({', '.join(chosen)}) yet: "
+            "the cross-validation does not score rule budgets; fix those settings or leave max_rules None"
+        )
+    out["auto"] = chosen
     return {name: out[name] for name in PARAMETERS}
+
+
+def _is_auto(name: str, value: Any) -> bool:
+    return isinstance(value, str) and value == ("cv" if name == "n_rules" else "auto")
+
+
+def _chosen_list(value: Any) -> list[str]:
+    """A model file's ``auto``: the parameters chosen by cross-validation, in :data:`AUTOMATIC`
+    order."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise FindRSInputError(f"auto must be a list of parameter names, got {value!r}")
+    bad = [v for v in value if v not in AUTOMATIC]
+    if bad or len(set(value)) != len(value):
+        raise FindRSInputError(f"auto lists each of {list(AUTOMATIC)} at most once, got {value!r}")
+    return [k for k in AUTOMATIC if k in value]
 
 
 def _bad_n_rules(value: Any) -> Any:

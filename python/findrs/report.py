@@ -1,7 +1,8 @@
 """A model for people: ``print(model)``, :meth:`RuleSetModel.to_markdown` and the notebook view.
 
-All three show the same thing (:func:`summary`): a title (method, encoding, tolerance, T, the
-target), how the rules decide in plain words, then the voting rules with their training coverage
+All three show the same thing (:func:`summary`): a title (method, encoding, tolerance, support,
+T, the target), the settings a cross-validation chose (docs/semantics.md §9.4), how the rules
+decide in plain words, then the voting rules with their training coverage
 (``covers``: training rows the rule holds on) and precision (the share of those rows that are
 positive, rounded down), heaviest first for BO and BP. A model with more rules than
 ``max_rules`` shows the first and the last ones around a line counting the hidden rules, as
@@ -104,6 +105,8 @@ def summary(
     method = model.method
     name = _METHOD_NAMES[method]
     title = f"{name} ({model.encoding.upper()}, tolerance {model.params['tolerance']}"
+    if model.params.get("min_support", 0) > 1:
+        title += f", min_support {model.params['min_support']}"
     if method != "find-rs":
         title += f", T={T}"
     if model.params.get("simplify"):
@@ -132,6 +135,16 @@ def summary(
         ]
         if k < found:
             lines.append(f"the top {k:,} of the {found:,} rules found vote; model.rules lists them all")
+    if model.params.get("direction") == "negative":
+        lines.insert(
+            0,
+            f"the rules describe {model.target.positive!r}, the other label (direction='negative'): "
+            f"{model.target.negative!r} is predicted where none holds",
+        )
+    chosen = model.params.get("auto")
+    if chosen:
+        settings = ", ".join(f"{k}={model.params[k]!r}" for k in chosen)
+        lines.insert(0, f"settings chosen by {model.params['cv']}-fold cross-validation: {settings}")
     lines[-1] += ":"
     if limit is None or k <= limit:
         head_ids, tail_ids = list(range(k)), []

@@ -45,7 +45,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     The rules describe ``classes_[1]`` (the greater label, as scikit-learn orders classes):
     ``predict`` says ``classes_[1]`` exactly where the rule set (BO: the vote, BP: the weighted
-    vote) says positive.
+    vote) says positive. With ``direction="negative"`` the rules describe ``classes_[0]``, and
+    ``predict`` says ``classes_[1]`` exactly where they do not.
 
     Input: ``X`` may be a NumPy array, a pandas or Polars DataFrame, or a list of rows. It is
     turned into a Polars frame whose columns are named after ``feature_names_in_`` (string
@@ -62,9 +63,19 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         method: ``"find-rs"`` (one run), ``"bo"`` (majority vote of ``T`` runs) or ``"bp"``
             (weighted rules of ``T`` runs, pruned to the best ``n_rules``).
         T: number of runs for ``"bo"`` / ``"bp"`` (ignored by ``"find-rs"``).
-        encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets).
-        tolerance: how many training negatives one rule may cover.
-        n_rules: BP only: ``"auto"``, a number K of rules, or ``None`` (all rules).
+        encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets), or ``"auto"``.
+        tolerance: how many training negatives one rule may cover (an int), or the largest
+            share of negatives among the training rows it covers (a float in (0, 1)), or
+            ``"auto"``.
+        min_support: rules covering fewer training positives are dropped, or ``"auto"``.
+        direction: ``"positive"`` (the rules describe ``classes_[1]``), ``"negative"`` (they
+            describe ``classes_[0]``; predictions, decisions and probabilities still refer to
+            ``classes_[1]``), or ``"auto"``.
+        auto: ``True`` chooses each of ``encoding``, ``tolerance``, ``min_support`` and
+            ``direction`` left at ``None`` by cross-validation on the training rows; ``None``
+            of those four means the paper's setting (``"av"``, 0, 0, ``"positive"``) otherwise.
+            See :func:`findrs.fit` (``cv``, ``cv_T`` too).
+        n_rules: BP only: ``"auto"``, a number K of rules, ``None`` (all rules), or ``"cv"``.
         accuracy_ratio: BP with ``n_rules="auto"``: the smallest K whose training accuracy is at
             least this fraction of the full vote's.
         bins: equal-width bins for numeric columns.
@@ -124,8 +135,11 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self,
         method: str = "bp",
         T: int = 100,
-        encoding: str = "av",
-        tolerance: int = 0,
+        encoding: str | None = None,
+        tolerance: int | float | str | None = None,
+        min_support: int | str | None = None,
+        direction: str | None = None,
+        auto: bool = False,
         n_rules: Any = "auto",
         accuracy_ratio: float = 0.99,
         bins: int = 10,
@@ -133,11 +147,18 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         max_rules: int | None = None,
         random_state: Any = None,
         n_jobs: int | None = None,
+        cv: int | None = None,
+        cv_T: int | None = None,
     ) -> None:
         self.method = method
         self.T = T
         self.encoding = encoding
         self.tolerance = tolerance
+        self.min_support = min_support
+        self.direction = direction
+        self.auto = auto
+        self.cv = cv
+        self.cv_T = cv_T
         self.n_rules = n_rules
         self.accuracy_ratio = accuracy_ratio
         self.bins = bins
@@ -206,13 +227,22 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(rs, np.random.RandomState):
             rs = int(rs.randint(np.iinfo(np.int32).max))
         self.classes_ = classes
+        # None: not given (the paper's setting, or "auto" with auto=True).
+        settings = {
+            k: v
+            for k, v in dict(
+                encoding=self.encoding, tolerance=self.tolerance, min_support=self.min_support,
+                direction=self.direction,
+            ).items()
+            if v is not None
+        }
         self.model_ = _findrs_fit(
             df.with_columns(y_col),
             target,
             positive,
             method=self.method,
-            encoding=self.encoding,
-            tolerance=self.tolerance,
+            **settings,
+            auto=self.auto,
             random_state=rs,
             features=names,
             bins=self.bins,
@@ -222,33 +252,51 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             accuracy_ratio=self.accuracy_ratio,
             simplify=self.simplify,
             max_rules=self.max_rules,
+            cv=self.cv,
+            cv_T=self.cv_T,
         )
         self.rules_ = self.model_.rules
         return self
+
+    def _negated(self) -> bool:
+        """The rules describe ``classes_[0]`` (``direction="negative"``, docs/semantics.md §9.3)."""
+        return self.model_.params["direction"] == "negative"
 
     # ------------------------------------------------------------------ predict
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels: ``classes_[1]`` where the model says positive, else ``classes_[0]``."""
         df = self._predict_frame(X)
         mask = self.model_.predict(df, labels=False).to_numpy()
+        if self._negated():
+            mask = ~mask
         return self.classes_[mask.astype(np.intp)]
 
     def decision_function(self, X: Any) -> np.ndarray:
         """The model's decision value (1-D): ``> 0`` exactly where ``classes_[1]`` is predicted
-        (see the class docstring for its formula per method)."""
+        (see the class docstring for its formula per method). When the rules describe
+        ``classes_[0]`` (``direction="negative"``) it is the model's decision negated, an exact
+        tie (predicted ``classes_[1]``) becoming the smallest positive float."""
         df = self._predict_frame(X)
-        return self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
+        d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
+        if self._negated():
+            d = np.where(d == 0, np.nextafter(0.0, 1.0), -d)
+        return d
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``[P(classes_[0]), P(classes_[1])]`` per row: the decision value rescaled to [0, 1] so that the
         threshold is 1/2 (formula in the class docstring)."""
-        d = self.decision_function(X)
+        df = self._predict_frame(X)
+        d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
         theta, top = self._vote_scale()
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(d > 0, 0.5 + 0.5 * d / (top - theta), 0.5 + 0.5 * d / theta)
         p = np.clip(p, 0.0, 1.0)  # float rounding only: d lies in [-theta, top - theta]
         # Rounding must never move a positive row onto 1/2 (it cannot move a negative above).
         p[(d > 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
+        if self._negated():
+            # p is the described class's, classes_[0]; a tie (1/2) is predicted classes_[1].
+            p = 1.0 - p
+            p[(d <= 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
         return np.column_stack([1.0 - p, p])
 
     def _vote_scale(self) -> tuple[float, float]:

@@ -1,9 +1,13 @@
-//! `fit`: learn a model with the GIL released; ensembles run on a rayon pool in a worker thread
-//! while this thread checks for Python signals (Ctrl-C cancels between runs) and reports progress.
+//! `fit` and `fit_auto`: learn a model with the GIL released; ensembles and cross-validations
+//! run on a rayon pool in a worker thread while this thread checks for Python signals (Ctrl-C
+//! cancels between runs) and reports progress.
 
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
-use findrs_core::{fit as core_fit, FitOptions, Method, Progress, RuleCount};
+use findrs_core::{
+    cv_runs, fit as core_fit, fit_best, ConstraintKind, CvOptions, FitOptions, Method, Progress,
+    RuleCount, Setting,
+};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -39,7 +43,7 @@ type BudgetCounts = (u32, u32);
 /// the other label (contradictions) and, when a rule budget replaced the model, the training
 /// rows classified correctly before it and by the model returned.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -58,75 +62,155 @@ pub fn fit(
     progress: Option<Py<PyAny>>,
     simplify: bool,
     max_rules: Option<usize>,
+    epsilon: f64,
+    min_support: u32,
 ) -> PyResult<(CoreModel, usize, Option<BudgetCounts>)> {
     let schema = schema(domain_sizes, &kinds)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
     let method = Method::parse(method).map_err(core_err)?;
-    let n_rules = match (n_rules, accuracy_ratio) {
+    let n_rules = rule_count(n_rules, accuracy_ratio);
+    let options =
+        FitOptions { method, tolerance, epsilon, min_support, n_runs, seed, shuffle, n_rules, simplify, max_rules };
+    let total = if method == Method::FindRs { 0 } else { n_runs as usize };
+    let fitted = drive(py, n_jobs, progress, total, |state| core_fit(schema.clone(), &data, y, &options, state))?;
+    let budget = fitted.budget.map(|b| (b.full_correct, b.correct));
+    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, budget))
+}
+
+/// A candidate setting as Python passes it: (encoding, tolerance, epsilon, negate,
+/// min_support, n_rules, accuracy_ratio), with n_rules and accuracy_ratio as in `fit`.
+type PySetting = (String, u32, f64, bool, u32, Option<usize>, Option<f64>);
+
+/// One candidate's cross-validation as Python receives it, lists over the folds: (correct,
+/// rows, rules, conditions).
+type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_runs`
+/// runs per fit), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
+/// `kinds` is the base encoding (a candidate's encoding replaces "av" and "oh"); `simplify`
+/// simplifies every run's rules, in the cross-validation and the final fit. Returns the
+/// model, the contradictions, the index of the candidate fitted, and every candidate's scores.
+/// The model of a negated candidate describes the negative rows.
+#[pyfunction]
+#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, simplify=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_auto(
+    py: Python<'_>,
+    columns_: Vec<PyReadonlyArray1<'_, u32>>,
+    domain_sizes: Vec<u32>,
+    kinds: Vec<String>,
+    labels: PyReadonlyArray1<'_, bool>,
+    method: &str,
+    candidates: Vec<PySetting>,
+    folds: usize,
+    cv_n_runs: u32,
+    n_runs: u32,
+    seed: u64,
+    shuffle: bool,
+    n_jobs: Option<usize>,
+    progress: Option<Py<PyAny>>,
+    simplify: bool,
+) -> PyResult<(CoreModel, usize, usize, Vec<PyCvRow>)> {
+    let base = schema(domain_sizes, &kinds)?;
+    let sl = slices(&columns_)?;
+    let data = columns(&base, sl)?;
+    let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
+    let method = Method::parse(method).map_err(core_err)?;
+    let settings = candidates
+        .into_iter()
+        .map(|(kind, tolerance, epsilon, negate, min_support, k, ratio)| {
+            Ok(Setting {
+                kind: ConstraintKind::parse(&kind).map_err(core_err)?,
+                tolerance,
+                epsilon,
+                negate,
+                min_support,
+                n_rules: rule_count(k, ratio),
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, simplify };
+    let options = FitOptions { method, n_runs, seed, shuffle, ..FitOptions::default() };
+    let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
+    let (fitted, report) =
+        drive(py, n_jobs, progress, total, |state| fit_best(&base, &data, y, &settings, &cv, &options, state))?;
+    let rows = report.rows.into_iter().map(|r| (r.correct, r.rows, r.rules, r.conditions)).collect();
+    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, report.best, rows))
+}
+
+fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {
+    match (n_rules, accuracy_ratio) {
         (Some(k), _) => RuleCount::Fixed(k),
         (None, Some(r)) => RuleCount::Auto { accuracy_ratio: r },
         (None, None) => RuleCount::All,
-    };
-    let options = FitOptions { method, tolerance, n_runs, seed, shuffle, n_rules, simplify, max_rules };
+    }
+}
+
+/// Runs `work` with the GIL released, on the requested pool. When `total > 0` (a job of many
+/// runs), it runs on a worker thread while this thread checks for Python signals (Ctrl-C
+/// cancels between runs) and reports `(finished, total)` to `progress`.
+fn drive<T: Send>(
+    py: Python<'_>,
+    n_jobs: Option<usize>,
+    progress: Option<Py<PyAny>>,
+    total: usize,
+    work: impl Fn(&Progress) -> findrs_core::Result<T> + Send + Sync,
+) -> PyResult<T> {
     let pool = pool(n_jobs)?;
     let state = Progress::default();
     let run = || {
-        let go = || core_fit(schema.clone(), &data, y, &options, &state);
+        let go = || work(&state);
         match &pool {
             Some(p) => p.install(go),
             None => go(),
         }
     };
-    let fitted = if method == Method::FindRs {
-        py.detach(|| guarded(|| run().map_err(core_err)))?
-    } else {
-        std::thread::scope(|s| -> PyResult<_> {
-            let (tx, rx) = mpsc::channel();
-            let worker = s.spawn(move || {
-                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
-                let _ = tx.send(out);
-            });
-            // Mutex only to make the receiver Sync for `detach`; this thread alone uses it.
-            let rx = Mutex::new(rx);
-            let recv = |timeout: Option<Duration>| {
-                let rx = rx.lock().expect("receiver");
-                match timeout {
-                    Some(t) => rx.recv_timeout(t),
-                    None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-                }
-            };
-            let mut reported = 0usize;
-            let out = loop {
-                match py.detach(|| recv(Some(Duration::from_millis(50)))) {
-                    Ok(out) => break out,
-                    Err(mpsc::RecvTimeoutError::Disconnected) => {
-                        break Err(Box::new("the fit worker stopped without a result") as _)
-                    }
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                }
-                if let Err(e) = py.check_signals() {
-                    state.cancel.store(true, Ordering::Relaxed);
-                    let _ = py.detach(|| recv(None));
-                    let _ = worker.join();
-                    return Err(e);
-                }
-                let done = state.finished.load(Ordering::Relaxed);
-                if let (Some(cb), true) = (&progress, done != reported) {
-                    reported = done;
-                    cb.call1(py, (done, n_runs))?;
-                }
-            };
-            let _ = worker.join();
-            out.map_err(panic_err)?.map_err(core_err)
-        })?
-    };
-    if let Some(cb) = &progress {
-        if method != Method::FindRs {
-            cb.call1(py, (n_runs as usize, n_runs))?;
-        }
+    if total == 0 {
+        return py.detach(|| guarded(|| run().map_err(core_err)));
     }
-    let budget = fitted.budget.map(|b| (b.full_correct, b.correct));
-    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, budget))
+    let out = std::thread::scope(|s| -> PyResult<_> {
+        let (tx, rx) = mpsc::channel();
+        let worker = s.spawn(move || {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+            let _ = tx.send(out);
+        });
+        // Mutex only to make the receiver Sync for `detach`; this thread alone uses it.
+        let rx = Mutex::new(rx);
+        let recv = |timeout: Option<Duration>| {
+            let rx = rx.lock().expect("receiver");
+            match timeout {
+                Some(t) => rx.recv_timeout(t),
+                None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+            }
+        };
+        let mut reported = 0usize;
+        let out = loop {
+            match py.detach(|| recv(Some(Duration::from_millis(50)))) {
+                Ok(out) => break out,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    break Err(Box::new("the fit worker stopped without a result") as _)
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if let Err(e) = py.check_signals() {
+                state.cancel.store(true, Ordering::Relaxed);
+                let _ = py.detach(|| recv(None));
+                let _ = worker.join();
+                return Err(e);
+            }
+            let done = state.finished.load(Ordering::Relaxed);
+            if let (Some(cb), true) = (&progress, done != reported) {
+                reported = done;
+                cb.call1(py, (done.min(total), total))?;
+            }
+        };
+        let _ = worker.join();
+        out.map_err(panic_err)?.map_err(core_err)
+    })?;
+    if let Some(cb) = &progress {
+        cb.call1(py, (total, total))?;
+    }
+    Ok(out)
 }

@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::CoreModel>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_auto, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_RUNS", findrs_core::MAX_RUNS)?;
     m.add("FORMAT_VERSION", findrs_core::FORMAT_VERSION)?;

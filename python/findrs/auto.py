@@ -1,0 +1,194 @@
+"""Automatic settings (docs/semantics.md §9.4): the candidates cross-validation tries for the
+parameters set to ``"auto"``, and the record of what it found.
+
+The cross-validation itself runs in the Rust core: stratified k-fold on the training rows, the
+candidates' runs in parallel, deterministic for any number of threads. The best candidate has
+the most held-out rows right (summed over the folds); ties go to fewer conditions, then to the
+earlier candidate in the order built here (simpler settings first). A model keeps the *record*
+(:func:`record`): every candidate's settings and per-fold counts, and the index of the one
+fitted; :attr:`RuleSetModel.cv_results <findrs.RuleSetModel.cv_results>` is its :func:`table`.
+
+Example:
+    >>> from findrs.auto import candidates
+    >>> p = {"encoding": "av", "tolerance": "auto", "min_support": 0, "direction": "positive", "n_rules": None}
+    >>> [c["tolerance"] for c in candidates(p, n_positives=50, n_negatives=50)]
+    [0, 0.1, 0.2, 0.3, 0.4]
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from typing import Any, Mapping
+
+import polars as pl
+
+from .errors import FindRSInputError
+from .params import AUTOMATIC, PARAMETERS
+
+TOLERANCES: tuple[int | float, ...] = (0, 0.1, 0.2, 0.3, 0.4)
+"""Tolerance candidates: ``0`` is the paper's count, a float the largest share of negatives among
+the training rows a rule covers."""
+
+SUPPORTS: tuple[int, ...] = (0, 2, 3, 5, 10, 20, 50, 100, 200, 500)
+"""Support candidates, kept when at most a twentieth of the positives (0 and 2 always)."""
+
+RULE_COUNTS: tuple[str | None, ...] = ("auto", None)
+"""BP vote candidates for ``n_rules="cv"``: the automatic K, and all rules."""
+
+_COUNTS = ("correct", "rows", "rules", "conditions")
+
+
+def supports(n_positives: int) -> list[int]:
+    """Support candidates for a training set with ``n_positives`` rows of the described class."""
+    top = max(2, n_positives // 20)
+    return [s for s in SUPPORTS if s <= top]
+
+
+def candidates(params: Mapping[str, Any], *, n_positives: int, n_negatives: int) -> list[dict[str, Any]]:
+    """Every combination of the values to try, one dict per candidate with a value for each of
+    :data:`~findrs.params.AUTOMATIC` (a fixed parameter appears with its one value). Order:
+    simpler first (AV before OH, lower tolerance, less support, the positive class, the
+    automatic K). ``n_positives`` and ``n_negatives`` count the training rows of the positive
+    label and of the others.
+
+    A share tolerance at least the share of the other class would accept the rule that covers
+    every row (its precision is the described class's share); such a candidate is left out (a
+    tolerance given explicitly is always used).
+    """
+    auto = {k: isinstance(params[k], str) and params[k] == ("cv" if k == "n_rules" else "auto") for k in AUTOMATIC}
+    axes = {
+        "encoding": ("av", "oh") if auto["encoding"] else (params["encoding"],),
+        "tolerance": TOLERANCES if auto["tolerance"] else (params["tolerance"],),
+        "min_support": tuple(supports(n_positives)) if auto["min_support"] else (params["min_support"],),
+        "direction": ("positive", "negative") if auto["direction"] else (params["direction"],),
+        "n_rules": RULE_COUNTS if auto["n_rules"] else (params["n_rules"],),
+    }
+    total = n_positives + n_negatives
+    out = []
+    for values in itertools.product(*axes.values()):
+        c = dict(zip(axes, values))
+        other = n_negatives if c["direction"] == "positive" else n_positives
+        if auto["tolerance"] and isinstance(c["tolerance"], float) and c["tolerance"] * total >= other:
+            continue
+        out.append(c)
+    return out
+
+
+def core_setting(c: Mapping[str, Any], accuracy_ratio: float) -> tuple[Any, ...]:
+    """A candidate as the core takes it: (encoding, tau, epsilon, negate, min_support, K,
+    accuracy_ratio), K and the ratio as in a fit (``None``, ``None``: all rules)."""
+    tol = c["tolerance"]
+    tau, eps = (0, float(tol)) if isinstance(tol, float) else (int(tol), 0.0)
+    k = c["n_rules"]
+    fixed = k if isinstance(k, int) else None
+    ratio = accuracy_ratio if k == "auto" else None
+    return (c["encoding"], tau, eps, c["direction"] == "negative", int(c["min_support"]), fixed, ratio)
+
+
+def record(cands: list[dict[str, Any]], rows: list[tuple[list[int], ...]], chosen: int, folds: int) -> dict[str, Any]:
+    """What a model keeps of its cross-validation: ``folds``, ``chosen`` (the index of the
+    candidate fitted) and ``candidates``, each its settings and per-fold ``correct`` (held-out
+    rows right), ``rows`` (held-out rows), ``rules`` and ``conditions`` (voting rules and their
+    conditions)."""
+    return {
+        "folds": folds,
+        "chosen": chosen,
+        "candidates": [{**c, **dict(zip(_COUNTS, (list(map(int, x)) for x in r)))} for c, r in zip(cands, rows)],
+    }
+
+
+def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, Any]:
+    """A model file's cross-validation record, checked against the model's ``params`` and its
+    number of training rows: the counts per fold, the settings' ranges, the chosen candidate's
+    settings equal to ``params`` (``n_rules`` aside: ``with_n_rules`` may move it), the fixed
+    ones equal in every candidate.
+
+    Raises:
+        FindRSInputError: what is wrong.
+    """
+    keys = ["candidates", "chosen", "folds"]
+    if not isinstance(rec, dict) or sorted(rec) != keys:
+        raise FindRSInputError(f"must be an object with the fields {keys}")
+    folds, chosen, cands = rec["folds"], rec["chosen"], rec["candidates"]
+    if folds != params["cv"] or not isinstance(folds, int) or isinstance(folds, bool):
+        raise FindRSInputError(f"it has {folds!r} folds but params say cv = {params['cv']!r}")
+    if not isinstance(cands, list) or not cands:
+        raise FindRSInputError("it lists no candidate")
+    if isinstance(chosen, bool) or not isinstance(chosen, int) or not 0 <= chosen < len(cands):
+        raise FindRSInputError(f"chosen must be a candidate's index, from 0 to {len(cands) - 1}, got {chosen!r}")
+    fields = sorted([*AUTOMATIC, *_COUNTS])
+    held_out = None
+    for i, c in enumerate(cands):
+        if not isinstance(c, dict) or sorted(c) != fields:
+            raise FindRSInputError(f"candidate {i} must be an object with the fields {fields}")
+        for name in ("encoding", "tolerance", "min_support", "direction"):
+            try:
+                PARAMETERS[name].check(name, c[name])
+            except FindRSInputError as e:
+                raise FindRSInputError(f"candidate {i}: {e}") from None
+        k = c["n_rules"]
+        if not (k is None or k == "auto" or (isinstance(k, int) and not isinstance(k, bool) and k >= 1)):
+            raise FindRSInputError(f"candidate {i}: n_rules must be 'auto', null or at least 1, got {k!r}")
+        counts = [c[f] for f in _COUNTS]
+        if not all(
+            isinstance(x, list) and len(x) == folds
+            and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0 for v in x)
+            for x in counts
+        ):
+            raise FindRSInputError(f"candidate {i}: {list(_COUNTS)} must be {folds} counts of at least 0 each")
+        if any(a > b for a, b in zip(c["correct"], c["rows"])):
+            raise FindRSInputError(f"candidate {i} has more held-out rows right than held-out rows")
+        if held_out is None:
+            held_out = c["rows"]
+            if sum(held_out) != n_rows:
+                raise FindRSInputError(f"its folds hold {sum(held_out)} rows, the model was trained on {n_rows}")
+        elif c["rows"] != held_out:
+            raise FindRSInputError(f"candidate {i}'s folds differ from candidate 0's")
+        for name in ("encoding", "tolerance", "min_support", "direction"):
+            if name not in params["auto"] and not _same(c[name], params[name]):
+                raise FindRSInputError(f"candidate {i} has {name} = {c[name]!r}, fixed at {params[name]!r} in params")
+    for name in params["auto"]:
+        if name != "n_rules" and not _same(cands[chosen][name], params[name]):
+            raise FindRSInputError(
+                f"the chosen candidate has {name} = {cands[chosen][name]!r} but params say {params[name]!r}"
+            )
+    return rec
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of one type (a share ``0.1`` is not a count, ``1`` is not ``1.0``)."""
+    return a == b and isinstance(a, float) == isinstance(b, float)
+
+
+def table(rec: Mapping[str, Any]) -> pl.DataFrame:
+    """The cross-validation as a table: one row per candidate with its settings (``tolerance``
+    and ``n_rules`` as text: ``"2"`` is a count of negatives, ``"0.1"`` a share), the held-out
+    accuracy over all folds (``cv_accuracy``), its standard deviation over the folds, the mean
+    voting ``rules`` and ``conditions`` per fold, and whether it was ``chosen``."""
+    cands = rec["candidates"]
+    out: dict[str, Any] = {}
+    for k in AUTOMATIC:
+        values = [c[k] for c in cands]
+        if k in ("tolerance", "n_rules"):
+            out[k] = pl.Series(k, [None if v is None else str(v) for v in values], dtype=pl.String)
+        else:
+            out[k] = pl.Series(k, values, dtype=pl.String if k in ("encoding", "direction") else pl.UInt32)
+    acc, std, rules, conds = [], [], [], []
+    for c in cands:
+        per_fold = [a / max(r, 1) for a, r in zip(c["correct"], c["rows"])]
+        mean = sum(per_fold) / len(per_fold)
+        acc.append(sum(c["correct"]) / max(sum(c["rows"]), 1))
+        std.append((sum((a - mean) ** 2 for a in per_fold) / len(per_fold)) ** 0.5)
+        rules.append(sum(c["rules"]) / len(c["rules"]))
+        conds.append(sum(c["conditions"]) / len(c["conditions"]))
+    return pl.DataFrame(
+        {
+            **out,
+            "cv_accuracy": acc,
+            "cv_accuracy_std": std,
+            "rules": rules,
+            "conditions": conds,
+            "chosen": [i == rec["chosen"] for i in range(len(cands))],
+        }
+    )

@@ -1,0 +1,425 @@
+"""Tolerance as a share, minimum support, class direction and automatic settings
+(docs/semantics.md §9): their guarantees as properties of fitted models, their parameters and
+their model files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import findrs
+from findrs import FindRSInputError
+from strategies import frames, labels_of
+
+pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+METHODS = ("find-rs", "bo", "bp")
+
+
+def _is_point_rule(model: findrs.RuleSetModel, i: int) -> bool:
+    """Every feature constrained to one value: the most specific rule of one row."""
+    cons = model.rules["constraints"][i].to_list()
+    return len(cons) == len(model.features) and all(len(c["values"]) == 1 for c in cons)
+
+
+# semantics §9.1: a rule covering more than tau training negatives has training precision at least
+# 1 - epsilon, unless it is the point rule of one positive (it then covers only rows identical to
+# that positive: contradictions).
+@SETTINGS
+@given(df=frames(max_rows=80), eps=st.sampled_from([0.05, 0.1, 0.2, 0.3, 0.5, 0.9]),
+       method=st.sampled_from(METHODS), encoding=st.sampled_from(["av", "oh"]), seed=st.integers(0, 2**32))
+def test_share_tolerance_bounds_each_rule_precision(df: pl.DataFrame, eps: float, method: str, encoding: str,
+                                                   seed: int) -> None:
+    model = findrs.fit(df, "y", method=method, T=5, encoding=encoding, tolerance=eps, random_state=seed,
+                       n_rules=None)
+    rules = model.rules
+    for i, (p, n) in enumerate(zip(rules["train_positives"], rules["train_negatives"])):
+        if n > 0 and n / (n + p) > eps:
+            assert _is_point_rule(model, i), f"rule {i}: {p} positives, {n} negatives, epsilon {eps}"
+
+
+# semantics §9.1: tolerance 0, 0.0 and the paper's tau = 0 are one and the same algorithm.
+@SETTINGS
+@given(df=frames(), seed=st.integers(0, 2**32), method=st.sampled_from(METHODS))
+def test_zero_share_is_the_paper(df: pl.DataFrame, seed: int, method: str) -> None:
+    a = findrs.fit(df, "y", method=method, T=5, tolerance=0, random_state=seed)
+    b = findrs.fit(df, "y", method=method, T=5, tolerance=0.0, random_state=seed)
+    assert a.rules.drop("id").equals(b.rules.drop("id"))
+    assert a.params["tolerance"] == b.params["tolerance"] == 0
+
+
+# semantics §9.2: with min_support = s every rule covers at least s training positives; s <= 1
+# changes nothing; a support that leaves no rule at all is an error saying so.
+@SETTINGS
+@given(df=frames(max_rows=80), s=st.integers(0, 6), method=st.sampled_from(METHODS),
+       tol=st.sampled_from([0, 1, 0.2]), seed=st.integers(0, 2**32))
+def test_min_support(df: pl.DataFrame, s: int, method: str, tol, seed: int) -> None:
+    kw = dict(method=method, T=5, tolerance=tol, random_state=seed, n_rules=None)
+    try:
+        model = findrs.fit(df, "y", min_support=s, **kw)
+    except FindRSInputError as e:
+        assert s > 1 and f"min_support = {s} leaves no rule" in str(e)
+        return
+    assert (model.rules["train_positives"] >= s).all()
+    if s <= 1:
+        plain = findrs.fit(df, "y", **kw)
+        assert model.rules.equals(plain.rules)
+
+
+# semantics §9.2: a supported FIND-RS model still covers every training positive that a kept rule of
+# the plain run (the same run, pruned without the filter) with support >= s covered.
+@SETTINGS
+@given(df=frames(max_rows=80), s=st.integers(2, 5), shuffle=st.booleans(), seed=st.integers(0, 2**32))
+def test_min_support_keeps_supported_coverage(df: pl.DataFrame, s: int, shuffle: bool, seed: int) -> None:
+    plain = findrs.fit(df, "y", shuffle=shuffle, random_state=seed)
+    try:
+        supported = findrs.fit(df, "y", shuffle=shuffle, random_state=seed, min_support=s)
+    except FindRSInputError:
+        return
+    y = labels_of(df)
+    covered_after = supported.predict(df, labels=False).to_numpy()
+    # The plain model's rules are the run's rules after prune; those with support >= s are among the
+    # run's supported rules, whose positives stay covered.
+    strong = [i for i, p in enumerate(plain.rules["train_positives"]) if p >= s]
+    if strong:
+        strong_mask = np.zeros(df.height, dtype=bool)
+        for i in strong:
+            strong_mask |= np.asarray(plain.explain(df)["fired_rules"].list.contains(i))
+        assert covered_after[y & strong_mask].all()
+
+
+# semantics §9.3: direction="negative" learns the rules of the other class: the same model as
+# positive=<the other label>, predicting the same labels.
+@SETTINGS
+@given(df=frames(), method=st.sampled_from(METHODS), seed=st.integers(0, 2**32))
+def test_negative_direction_is_the_other_class(df: pl.DataFrame, method: str, seed: int) -> None:
+    d = df.with_columns(pl.when(pl.col("y")).then(pl.lit("yes")).otherwise(pl.lit("no")).alias("y"))
+    neg = findrs.fit(d, "y", "yes", direction="negative", method=method, T=5, random_state=seed)
+    other = findrs.fit(d, "y", "no", method=method, T=5, random_state=seed)
+    assert neg.target.positive == "no" and neg.target.negative == "yes"
+    assert neg.rules.equals(other.rules)
+    assert neg.predict(d).to_list() == other.predict(d).to_list()
+    assert neg.params["direction"] == "negative"
+
+
+def test_direction_needs_two_classes() -> None:
+    df = pl.DataFrame({"a": ["x", "y", "z", "x"], "y": ["p", "q", "r", "p"]})
+    with pytest.raises(FindRSInputError, match="exactly two classes"):
+        findrs.fit(df, "y", "p", direction="negative")
+    with pytest.raises(FindRSInputError, match="direction must be"):
+        findrs.fit(df, "y", "p", direction="up")
+
+
+@pytest.mark.parametrize("bad", [1.0, -0.1, 1.5, float("nan"), "0.1", True, None])
+def test_bad_tolerance_is_refused(bad) -> None:
+    df = findrs.datasets.tic_tac_toe()
+    with pytest.raises(FindRSInputError, match="tolerance"):
+        findrs.fit(df, "class", "positive", tolerance=bad)
+
+
+# --------------------------------------------------------------------------- #
+# automatic settings
+# --------------------------------------------------------------------------- #
+
+
+AUTO = dict(tolerance="auto", min_support="auto", direction="auto", encoding="auto")
+
+
+# The CV table lists every candidate once, exactly one is chosen, it has the best CV accuracy, and
+# the model was fitted with its settings.
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=frames(min_rows=20, max_rows=80), method=st.sampled_from(METHODS), seed=st.integers(0, 2**32))
+def test_auto_table_and_choice(df: pl.DataFrame, method: str, seed: int) -> None:
+    y = labels_of(df)
+    if min(y.sum(), (~y).sum()) < 2:
+        with pytest.raises(FindRSInputError, match="cross-validation"):
+            findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO)
+        return
+    kw = dict(n_rules="cv") if method == "bp" else {}
+    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO, **kw)
+    table = model.cv_results
+    params = {**AUTO, "n_rules": "cv" if kw else None}
+    cands = findrs.auto.candidates(params, n_positives=int(y.sum()), n_negatives=int((~y).sum()))
+    assert table.height == len(cands)
+    assert table["chosen"].sum() == 1
+    chosen = int(table["chosen"].arg_max())
+    best = table.row(chosen, named=True)
+    for key in ("encoding", "min_support", "direction"):
+        assert model.params[key] == best[key]
+    assert str(model.params["tolerance"]) == best["tolerance"]
+    assert model.params["auto"] == ["encoding", "tolerance", "min_support", "direction"] + (["n_rules"] if kw else [])
+
+    def fixed(c: dict) -> findrs.RuleSetModel:
+        return findrs.fit(df, "y", method=method, T=5, random_state=seed, encoding=c["encoding"],
+                          tolerance=c["tolerance"], min_support=c["min_support"], direction=c["direction"],
+                          n_rules=c["n_rules"])
+
+    # The chosen candidate is the best by held-out rows right, then fewer conditions, then order,
+    # among those whose fit on all rows keeps a rule: every better one leaves none.
+    rec = model._cv["candidates"]
+    key = [(sum(c["correct"]), -sum(c["conditions"]), -i) for i, c in enumerate(rec)]
+    for i, c in enumerate(cands):
+        if key[i] > key[chosen]:
+            with pytest.raises(FindRSInputError, match="leaves no rule"):
+                fixed(c)
+    # Fitting with the chosen settings fixed gives the same model.
+    assert fixed(cands[chosen]).rules.equals(model.rules)
+
+
+# Same data, parameters and random_state: the same automatic model for any number of threads.
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=frames(min_rows=20, max_rows=80), seed=st.integers(0, 2**32))
+def test_auto_is_deterministic_for_any_thread_count(df: pl.DataFrame, seed: int) -> None:
+    y = labels_of(df)
+    if min(y.sum(), (~y).sum()) < 2:
+        return
+    a = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=1, n_rules="cv", **AUTO)
+    b = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=3, n_rules="cv", **AUTO)
+    assert a.to_json() == b.to_json()
+    assert a.cv_results.equals(b.cv_results)
+
+
+def test_auto_model_prints_and_round_trips() -> None:
+    df = findrs.datasets.monks(3)
+    model = findrs.fit(df, "class", method="bp", T=10, random_state=0, n_rules="cv", **AUTO)
+    text = str(model)
+    assert "chosen by 5-fold cross-validation" in text
+    back = findrs.RuleSetModel.from_json(model.to_json())
+    assert back.cv_results.equals(model.cv_results)
+    assert back.params == model.params
+    assert back.predict(df).to_list() == model.predict(df).to_list()
+
+
+def test_auto_parameters_are_checked() -> None:
+    df = findrs.datasets.tic_tac_toe()
+    with pytest.raises(FindRSInputError, match="needs method='bp'"):
+        findrs.fit(df, "class", "positive", n_rules="cv")
+    with pytest.raises(FindRSInputError, match="cv must be"):
+        findrs.fit(df, "class", "positive", tolerance="auto", cv=1)
+    with pytest.raises(FindRSInputError, match="encoding must be"):
+        findrs.fit(df, "class", "positive", encoding="best")
+
+
+def test_auto_true_means_every_unset_setting_is_auto() -> None:
+    df = findrs.datasets.monks(2)
+    a = findrs.fit(df, "class", auto=True, random_state=3)
+    b = findrs.fit(df, "class", random_state=3, **AUTO)
+    assert a.to_json() == b.to_json()
+    # An explicit value stays fixed.
+    c = findrs.fit(df, "class", auto=True, encoding="oh", random_state=3)
+    assert c.encoding == "oh" and "encoding" not in c.params["auto"]
+    # Without auto, the defaults are the paper's.
+    d = findrs.fit(df, "class", random_state=3)
+    assert (d.params["encoding"], d.params["tolerance"], d.params["min_support"], d.params["direction"]) == (
+        "av", 0, 0, "positive")
+    assert (d.params["auto"], d.params["cv"], d.params["cv_T"], d.cv_results) == ([], None, None, None)
+    with pytest.raises(FindRSInputError, match="auto must be"):
+        findrs.fit(df, "class", auto="yes")
+
+
+def test_auto_true_on_one_class_against_the_rest_keeps_the_direction() -> None:
+    df = pl.DataFrame({"a": ["x", "y", "z", "x", "y", "z"] * 5, "b": [1, 2, 3, 3, 2, 1] * 5,
+                       "y": ["p", "q", "r", "p", "q", "r"] * 5})
+    model = findrs.fit(df, "y", "p", auto=True, random_state=0)
+    assert model.params["direction"] == "positive" and "direction" not in model.params["auto"]
+    with pytest.raises(FindRSInputError, match="exactly two classes"):
+        findrs.fit(df, "y", "p", direction="auto")
+
+
+# --------------------------------------------------------------------------- #
+# model files (JSON format version 2)
+# --------------------------------------------------------------------------- #
+
+
+@pytest.fixture(scope="module")
+def auto_model() -> findrs.RuleSetModel:
+    return findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=6, random_state=1, n_rules="cv", cv=3,
+                      **AUTO)
+
+
+def test_model_file_records_the_new_parameters_and_the_cross_validation(auto_model) -> None:
+    d = json.loads(auto_model.to_json())
+    assert set(d) == {"format", "version", "target", "features", "params", "training", "cv", "model"}
+    p = d["params"]
+    assert p["auto"] == ["encoding", "tolerance", "min_support", "direction", "n_rules"]
+    assert (p["cv"], p["cv_T"]) == (3, 6)
+    assert {"min_support", "direction"} <= set(p)
+    rec = d["cv"]
+    assert rec["folds"] == 3 and len(rec["candidates"]) == auto_model.cv_results.height
+    assert sum(rec["candidates"][0]["rows"]) == d["training"]["rows"]
+    back = findrs.RuleSetModel.from_json(auto_model.to_json())
+    assert back.params == auto_model.params and back.cv_results.equals(auto_model.cv_results)
+    # A model moved to another K keeps its record and still loads.
+    moved = auto_model.with_n_rules(1)
+    assert findrs.RuleSetModel.from_json(moved.to_json()).cv_results.equals(auto_model.cv_results)
+    # A share tolerance stays a float, a count an int.
+    share = findrs.fit(findrs.datasets.monks(2), "class", tolerance=0.25, min_support=2, random_state=0)
+    loaded = findrs.RuleSetModel.from_json(share.to_json())
+    assert loaded.params["tolerance"] == 0.25 and isinstance(loaded.params["tolerance"], float)
+    assert loaded.params["min_support"] == 2 and loaded.cv_results is None
+
+
+def test_files_written_before_the_new_parameters_load_with_the_papers_values() -> None:
+    m = findrs.fit(findrs.datasets.monks(1), "class", random_state=0)
+    d = json.loads(m.to_json())
+    for k in ("min_support", "direction", "auto", "cv", "cv_T"):
+        del d["params"][k]
+    back = findrs.RuleSetModel.from_json(json.dumps(d))
+    assert back.params == m.params
+
+
+def _edited(d: dict, path: str, value) -> dict:
+    d = json.loads(json.dumps(d))
+    *parents, last = path.split(".")
+    node = d
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    node[int(last) if isinstance(node, list) else last] = value
+    return d
+
+
+def _other(rec: dict, key: str):
+    chosen = rec["candidates"][rec["chosen"]][key]
+    return next(c[key] for c in rec["candidates"] if c[key] != chosen or type(c[key]) is not type(chosen))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fragment"),
+    [
+        ("cv.folds", 4, "folds"),
+        ("cv.chosen", 10**6, "chosen"),
+        ("cv.chosen", True, "chosen"),
+        ("cv.candidates", [], "no candidate"),
+        ("cv.candidates.0.rows", [1, 2, 3], "rows"),
+        ("cv.candidates.0.correct", [10**6, 0, 0], "more held-out rows right"),
+        ("cv.candidates.0.rules", [1, -1, 0], "counts"),
+        ("cv.candidates.0.tolerance", 2.5, "tolerance"),
+        ("cv.candidates.0.n_rules", 0, "n_rules"),
+        ("cv.candidates.0.encoding", "xx", "encoding"),
+        ("cv.extra", 1, "fields"),
+        ("cv.candidates.0.extra", 1, "fields"),
+        ("params.cv", 4, "folds"),
+        ("params.cv", None, "cv and cv_T"),
+        ("params.auto", [], "auto lists no setting"),
+    ],
+)
+def test_bad_cross_validation_records_are_refused(auto_model, field: str, value, fragment: str) -> None:
+    d = json.loads(auto_model.to_json())
+    with pytest.raises(FindRSInputError, match="findrs model JSON") as e:
+        findrs.RuleSetModel.from_json(json.dumps(_edited(d, field, value)))
+    assert fragment in str(e.value)
+
+
+@pytest.mark.parametrize("key", ["encoding", "tolerance", "min_support", "direction"])
+def test_a_record_that_contradicts_the_params_is_refused(auto_model, key: str) -> None:
+    d = json.loads(auto_model.to_json())
+    rec = d["cv"]
+    bad = _edited(d, f"cv.candidates.{rec['chosen']}.{key}", _other(rec, key))
+    with pytest.raises(FindRSInputError, match=f"chosen candidate has {key}"):
+        findrs.RuleSetModel.from_json(json.dumps(bad))
+    # A fixed setting must be the same in every candidate.
+    fixed = findrs.fit(findrs.datasets.monks(2), "class", random_state=1, tolerance="auto", cv=3)
+    d = json.loads(fixed.to_json())
+    bad = _edited(d, "cv.candidates.0.encoding", "oh")
+    with pytest.raises(FindRSInputError, match="fixed at 'av'"):
+        findrs.RuleSetModel.from_json(json.dumps(bad))
+
+
+# --------------------------------------------------------------------------- #
+# scikit-learn and the command line
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_classifier_with_the_other_direction_refers_to_classes_1(method: str) -> None:
+    pytest.importorskip("sklearn")
+    from findrs.sklearn import FindRSClassifier
+
+    df = findrs.datasets.monks(2)
+    X, y = df.drop("class").to_numpy(), df["class"].to_numpy()
+    neg = FindRSClassifier(method=method, T=6, direction="negative", random_state=0).fit(X, y)
+    pos = FindRSClassifier(method=method, T=6, random_state=0).fit(X, y)
+    assert neg.model_.positive == neg.classes_[0] and pos.model_.positive == pos.classes_[1]
+    pred, d, p = neg.predict(X), neg.decision_function(X), neg.predict_proba(X)[:, 1]
+    assert ((pred == neg.classes_[1]) == (d > 0)).all() and ((d > 0) == (p > 0.5)).all()
+    # The model's own prediction, as labels, is the classifier's.
+    assert pred.tolist() == neg.model_.predict(pl.DataFrame(X, schema=[f"x{i}" for i in range(6)], orient="row")).to_list()
+    assert np.allclose(neg.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_classifier_auto() -> None:
+    pytest.importorskip("sklearn")
+    from sklearn.base import clone
+
+    from findrs.sklearn import FindRSClassifier
+
+    df = findrs.datasets.monks(3)
+    X, y = df.drop("class").to_numpy(), df["class"].to_numpy()
+    clf = FindRSClassifier(method="find-rs", auto=True, encoding="av", random_state=0).fit(X, y)
+    assert clf.model_.params["auto"] == ["tolerance", "min_support", "direction"]
+    assert clf.model_.encoding == "av"
+    twin = clone(clf).fit(X, y)
+    assert twin.predict(X).tolist() == clf.predict(X).tolist()
+    plain = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+    assert plain.model_.params["auto"] == [] and plain.model_.params["tolerance"] == 0
+
+
+def test_cli_fit_auto(tmp_path) -> None:
+    from findrs.cli import main
+
+    data = tmp_path / "monks.csv"
+    findrs.datasets.monks(3).write_csv(data)
+    out = tmp_path / "m.json"
+    assert main(["fit", str(data), "--target", "class", "--auto", "--tolerance", "0.1", "--random-state", "0",
+                 "-o", str(out)]) == 0
+    m = findrs.RuleSetModel.from_json(out)
+    assert m.params["tolerance"] == 0.1 and m.params["auto"] == ["encoding", "min_support", "direction"]
+    assert main(["fit", str(data), "--target", "class", "--min-support", "3", "--direction", "negative",
+                 "-o", str(out)]) == 0
+    m = findrs.RuleSetModel.from_json(out)
+    assert (m.params["min_support"], m.params["direction"], m.params["auto"]) == (3, "negative", [])
+
+
+# docs/semantics.md §8 with §9: simplification uses the run's test, a share included, and is
+# cross-validated as it is fitted; a rule budget is not combined with automatic settings.
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=frames(min_rows=20, max_rows=80), method=st.sampled_from(METHODS), seed=st.integers(0, 2**32))
+def test_auto_with_simplify_fits_what_it_cross_validated(df: pl.DataFrame, method: str, seed: int) -> None:
+    y = labels_of(df)
+    if min(y.sum(), (~y).sum()) < 2:
+        return
+    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, **AUTO)
+    p = model.params
+    fixed = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, encoding=p["encoding"],
+                       tolerance=p["tolerance"], min_support=p["min_support"], direction=p["direction"])
+    assert fixed.rules.equals(model.rules)
+    # Each simplified voting rule still passes the acceptance test on the training rows, unless it was
+    # made from a contradictory positive: then it covers training rows of one feature vector only.
+    eps = p["tolerance"] if isinstance(p["tolerance"], float) else 0.0
+    fired = model.explain(df)["fired_rules"]
+    features = df.drop("y")
+    voting = model.rules.filter("kept")
+    for i, (pos, neg) in enumerate(zip(voting["train_positives"], voting["train_negatives"])):
+        if neg > 0 and neg / (neg + pos) > eps:
+            covered = features.filter(fired.list.contains(i))
+            assert covered.unique().height == 1, f"rule {i}: {pos} positives, {neg} negatives, {p['tolerance']}"
+
+
+def test_auto_refuses_a_rule_budget() -> None:
+    df = findrs.datasets.monks(2)
+    with pytest.raises(FindRSInputError, match="max_rules=3 cannot be combined with automatic settings"):
+        findrs.fit(df, "class", auto=True, max_rules=3)
+    with pytest.raises(FindRSInputError, match="max_rules"):
+        findrs.fit(df, "class", method="bp", T=5, n_rules="cv", max_rules=3)
+    # Fixed settings and a budget are fine.
+    m1 = findrs.datasets.monks(1)
+    assert findrs.fit(m1, "class", tolerance=0.1, min_support=2, max_rules=2, random_state=0).n_rules <= 2
+    # On monk-2 no generalization keeps 80% precision (AV): every rule is one positive's.
+    with pytest.raises(FindRSInputError, match="min_support = 2 leaves no rule"):
+        findrs.fit(df, "class", tolerance=0.2, min_support=2, random_state=0)
