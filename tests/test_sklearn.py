@@ -239,8 +239,11 @@ def test_integer_features_predicted_from_whole_floats() -> None:
     clf = FindRSClassifier(T=5, random_state=0, n_jobs=1).fit(X, y)
     assert {e.kind for e in clf.model_.encoders} == {"categorical"}
     assert (clf.predict(X.astype(np.float64)) == clf.predict(X)).all()
+    # A float that is not whole is a value never seen in training (docs/semantics.md §1), like
+    # an integer never seen.
+    assert (clf.predict(X + 0.5) == clf.predict(X + 1000)).all()
     with pytest.raises(ValueError, match="'x0' was Int64"):
-        clf.predict(X + 0.5)
+        clf.predict(np.where(X > 1, "a", "b"))
 
 
 @pytest.mark.filterwarnings("ignore:X does not have valid feature names")

@@ -28,11 +28,14 @@ import numpy as np
 import polars as pl
 
 from .errors import FindRSInputError
+from .frames import column
 
 _CATEGORICAL_DTYPES = (pl.String, pl.Categorical, pl.Enum, pl.Boolean)
 # scikit-learn's KBinsDiscretizer nudges values by this before digitizing (numeric stability
 # at bin edges); doing the same keeps our bins identical to the paper's.
 _RTOL, _ATOL = 1.0e-5, 1.0e-8
+# Integers of smaller magnitude are exact doubles.
+_EXACT_FLOAT = 2**53
 
 
 def dtype_family(dtype: pl.DataType) -> str:
@@ -45,6 +48,8 @@ def dtype_family(dtype: pl.DataType) -> str:
         return "integer"
     if dtype.is_float() or isinstance(dtype, pl.Decimal):
         return "float"
+    if dtype == pl.Null:
+        return "null"
     return str(dtype)
 
 
@@ -144,7 +149,7 @@ class FeatureEncoder:
         return pl.when(x.is_null()).then(None).otherwise(index)
 
     def expr(self, col: pl.Expr | None = None) -> pl.Expr:
-        """A Polars expression that encodes the column (``pl.col(name)`` by default) to codes."""
+        """A Polars expression that encodes the column (the column named ``name`` by default) to codes."""
         if col is None:
             return self._column_expr
         return self._build_expr(col)
@@ -152,11 +157,14 @@ class FeatureEncoder:
     @functools.cached_property
     def _column_expr(self) -> pl.Expr:
         # Built once per encoder: every prediction expression of a model reuses it.
-        return self._build_expr(pl.col(self.name))
+        return self._build_expr(column(self.name))
 
     def _build_expr(self, col: pl.Expr) -> pl.Expr:
+        # Each branch reads the column with an operation Polars refuses on dtypes the feature
+        # does not accept (accepted_families), so a query on a re-typed column fails as eager
+        # prediction does (check_columns), instead of computing on it.
         unseen = self.domain_size
-        null_code = unseen - 1 if self.has_null else unseen
+        null_code = pl.lit(unseen - 1 if self.has_null else unseen, pl.UInt32)
         known = [v for v in self.values if v is not None]
         if self.kind == "binned":
             # A lookup table from bin to code (unseen for an empty bin), indexed by the bin; a
@@ -166,19 +174,60 @@ class FeatureEncoder:
             for code, b in enumerate(self.values):
                 if b is not None:
                     table[b] = code
-            bin_ = self._bin_expr(_float(col))
+            bin_ = self._bin_expr(_float(col, numeric_only=True))
             return pl.lit(pl.Series(table)).gather(bin_).fill_null(null_code).alias(self.name)
         if self.family == "string":
             # A non-strict Enum cast is a hash lookup that maps values outside the domain to
-            # null (3-4x faster than replace_strict); a null input is told apart below.
-            key = col.cast(pl.String)
+            # null (3-4x faster than replace_strict); a null input is told apart below. Polars
+            # refuses to cast numbers to an Enum (older versions read them as codes: there the
+            # column is cast to String first).
+            key = col if _enum_cast_refuses_numbers() else col.cast(pl.String)
             codes = key.cast(pl.Enum(known), strict=False).to_physical().cast(pl.UInt32).fill_null(unseen)
             if not self.has_null:
                 return codes.alias(self.name)  # a null is an unseen value too
-            return pl.when(key.is_null()).then(pl.lit(null_code, pl.UInt32)).otherwise(codes).alias(self.name)
-        key = col
-        codes = key.replace_strict(known, list(range(len(known))), default=unseen, return_dtype=pl.UInt32)
-        return pl.when(key.is_null()).then(pl.lit(null_code, pl.UInt32)).otherwise(codes).alias(self.name)
+            return pl.when(col.is_null()).then(null_code).otherwise(codes).alias(self.name)
+        if self.family == "boolean":
+            # pl.when accepts Boolean predicates only.
+            code = {v: pl.lit(i, pl.UInt32) for i, v in enumerate(known)}
+            unseen_lit = pl.lit(unseen, pl.UInt32)
+            return (
+                pl.when(col.is_null()).then(null_code)
+                .when(col).then(code.get(True, unseen_lit))
+                .otherwise(code.get(False, unseen_lit))
+                .alias(self.name)
+            )
+        new = pl.Series(range(len(known)), dtype=pl.UInt32)
+        if self.accepts_floats:
+            # Integers and floats alike as Float64, exact for these values: a whole-valued float
+            # is that integer, any other float a value never seen, NaN null (a pandas integer
+            # column that met a NaN). An integer beyond 2**53 rounds to no training value.
+            key = _float(col, numeric_only=True)
+            old = pl.Series(known, dtype=pl.Float64)
+        else:
+            # Integers beyond 2**53: compared exactly, as Int128 (any integer dtype fits); ~x
+            # and abs are defined together on integers only.
+            key = pl.when((~col).is_null() | col.abs().is_null()).then(None).otherwise(col.cast(pl.Int128))
+            old = pl.Series(known, dtype=pl.Int128)
+        codes = key.replace_strict(old, new, default=unseen, return_dtype=pl.UInt32)
+        return pl.when(key.is_null()).then(null_code).otherwise(codes).alias(self.name)
+
+    @property
+    def accepts_floats(self) -> bool:
+        """Whether a float column may stand for this feature at prediction: binned features, and
+        integer categorical ones whose values are exact doubles (``|v| < 2**53``), where a
+        whole-valued float is that integer (docs/semantics.md §1)."""
+        if self.kind == "binned":
+            return True
+        return self.family == "integer" and all(abs(v) < _EXACT_FLOAT for v in self.values if v is not None)
+
+    @property
+    def accepted_families(self) -> tuple[str, ...]:
+        """The dtype families (:func:`dtype_family`) a prediction column may have."""
+        if self.kind == "binned":
+            return ("integer", "float")
+        if self.family == "string":
+            return ("string", "null")  # a Null-dtype column: every value null
+        return (self.family, "float") if self.family == "integer" and self.accepts_floats else (self.family,)
 
     def encode(self, s: pl.Series) -> np.ndarray:
         """Codes of a Series as a contiguous ``uint32`` NumPy array."""
@@ -392,9 +441,33 @@ def _to_codes(s: pl.Series) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint32)
 
 
-def _float(col: pl.Expr) -> pl.Expr:
+def _float(col: pl.Expr, *, numeric_only: bool = False) -> pl.Expr:
+    """The column as Float64, NaN as null. ``numeric_only``: Polars refuses a column that is
+    not numeric (``abs`` is defined on numbers only; it is null exactly where the value is)."""
     x = col.cast(pl.Float64)
-    return pl.when(x.is_nan()).then(None).otherwise(x)
+    missing = x.is_nan() | col.abs().is_null() if numeric_only else x.is_nan()
+    return pl.when(missing).then(None).otherwise(x)
+
+
+@functools.lru_cache(maxsize=1)
+def _enum_cast_refuses_numbers() -> bool:
+    """Whether this Polars refuses to cast integers to an Enum (newer versions do; 1.25 reads
+    them as the Enum's codes)."""
+    try:
+        pl.Series([0]).cast(pl.Enum(["a"]), strict=False)
+    except Exception:  # noqa: BLE001 - the refusal is what we probe for
+        return True
+    return False
+
+
+def _edges(lo: float, hi: float, bins: int) -> tuple[float, ...]:
+    """``bins + 1`` equal-width edges from ``lo`` to ``hi``: NumPy's ``linspace``, as
+    KBinsDiscretizer computes them. When ``hi - lo`` overflows a double (values near +-1e308)
+    they are computed from the halves and doubled, which is exact (a power of two) and gives
+    ``linspace``'s own values wherever ``linspace`` does not overflow."""
+    if math.isfinite(hi - lo):
+        return tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
+    return tuple(float(e) * 2.0 for e in np.linspace(lo / 2.0, hi / 2.0, bins + 1))
 
 
 def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[FeatureEncoder]:
@@ -415,7 +488,7 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
         dtype = schema[name]
         _check_usable(name, dtype)
         family = dtype_family(dtype)
-        col = pl.col(name)
+        col = column(name)
         if family in ("string", "boolean", "integer"):
             key = col.cast(pl.String) if family == "string" else col
             # Null, if present, sorts first; it is taken out below.
@@ -446,7 +519,7 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
                 f"numeric feature column {name!r} has no finite value to bin; "
                 f"drop it with features=[...] or fill it, e.g. pl.col({name!r}).fill_null(0)"
             )
-        edges = tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
+        edges = _edges(lo, hi, bins)
         if family == "integer":
             # Whole-number inner edges that bin every integer as the nudged edges do.
             inner = [whole_edge(e) for e in edges[1:-1]]
@@ -454,7 +527,7 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
         enc = FeatureEncoder(name, str(dtype), "binned", (), edges, family)
         encoders.append(enc)
         # The occupied bins, ascending, null (if any) first.
-        occupied.append(enc._bin_expr(_float(pl.col(name))).unique().sort().implode().alias(name))
+        occupied.append(enc._bin_expr(_float(column(name))).unique().sort().implode().alias(name))
     if occupied:
         found = df.select(occupied).row(0, named=True)
         for i, enc in enumerate(encoders):
@@ -467,7 +540,8 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
 
 
 def check_columns(df: pl.DataFrame | pl.LazyFrame, encoders: Sequence[FeatureEncoder]) -> None:
-    """Raises a clear error when a feature is missing or its dtype changed since training."""
+    """Raises a clear error when a feature is missing or its dtype changed since training
+    (beyond what :attr:`FeatureEncoder.accepted_families` allows)."""
     schema = df.collect_schema() if isinstance(df, pl.LazyFrame) else df.schema
     for enc in encoders:
         if enc.name not in schema:
@@ -476,15 +550,21 @@ def check_columns(df: pl.DataFrame | pl.LazyFrame, encoders: Sequence[FeatureEnc
                 f"its columns are {list(schema.names())}; add the column (or refit without it)"
             )
         dtype = schema[enc.name]
-        fam = dtype_family(dtype)
-        ok = fam == enc.family or (enc.kind == "binned" and fam in ("integer", "float"))
-        if enc.kind == "categorical" and enc.family == "integer" and fam == "integer":
-            ok = True
-        if not ok:
+        if dtype_family(dtype) not in enc.accepted_families:
             raise FindRSInputError(
                 f"feature column {enc.name!r} was {enc.dtype} when the model was fitted but is "
-                f"{dtype} now; cast it back, e.g. pl.col({enc.name!r}).cast(pl.{enc.dtype.split('(')[0]})"
+                f"{dtype} now; {drift_fix(enc)}"
             )
+
+
+def drift_fix(enc: FeatureEncoder) -> str:
+    """How to give a feature column its training dtype back (Polars, and pandas)."""
+    base = enc.dtype.split("(")[0]
+    pandas = {"string": "string", "boolean": "boolean", "integer": "Int64", "float": "float64"}[enc.family]
+    return (
+        f"cast it back, e.g. pl.col({enc.name!r}).cast(pl.{base}) "
+        f"(a pandas frame: df[{enc.name!r}] = df[{enc.name!r}].astype({pandas!r}))"
+    )
 
 
 def encode_frame(df: pl.DataFrame, encoders: Sequence[FeatureEncoder]) -> list[np.ndarray]:

@@ -1,11 +1,18 @@
 """Accepting data: Polars DataFrames and LazyFrames, and anything Polars can take in one step
-(pandas DataFrames, PyArrow tables, objects with ``__arrow_c_stream__``)."""
+(pandas DataFrames, PyArrow tables, objects with ``__arrow_c_stream__``); and :func:`column`,
+the one way findrs names a user's column in a Polars expression.
+
+Invariant: every expression findrs builds on a user's column refers to it by its exact name,
+whatever the name looks like (``pl.col`` reads ``*`` and ``^...$`` as patterns).
+"""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import polars as pl
+import polars.selectors as cs
 
 from .errors import FindRSInputError
 
@@ -34,3 +41,41 @@ def as_polars(data: Any) -> pl.DataFrame:
         f"expected a Polars DataFrame or LazyFrame (or a pandas DataFrame / PyArrow table), "
         f"got {type(data).__name__}"
     )
+
+
+# The characters the regex engine of Polars (Rust's `regex` crate) reads as syntax.
+_REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+def _is_pattern(name: str) -> bool:
+    """Whether ``pl.col(name)`` would read ``name`` as a pattern rather than a name."""
+    return name == "*" or (len(name) >= 2 and name.startswith("^") and name.endswith("$"))
+
+
+@functools.lru_cache(maxsize=1)
+def _by_name_is_literal() -> bool:
+    # cs.by_name matches exact names in newer Polars; older versions (1.25) route it through
+    # pl.col, which reads patterns.
+    try:
+        probe = pl.DataFrame({"^a$": [0], "a": [0]})
+        return probe.select(cs.by_name("^a$")).columns == ["^a$"]
+    except Exception:  # noqa: BLE001 - any failure: use the escaped pattern
+        return False
+
+
+def column(name: str) -> pl.Expr:
+    """``pl.col`` for the column named exactly ``name``, even one Polars would read as a
+    pattern (``*``, ``^a.*$``): such a name becomes a selector of that exact name (or, in
+    Polars versions whose selectors read patterns, an escaped pattern matching only it).
+
+    Example:
+        >>> df = pl.DataFrame({"^a.*$": [1], "a1": [2]})
+        >>> df.select(column("^a.*$")).columns
+        ['^a.*$']
+    """
+    if not _is_pattern(name):
+        return pl.col(name)
+    if _by_name_is_literal():
+        return cs.by_name(name).as_expr()
+    escaped = "".join("\\" + c if c in _REGEX_META else c for c in name)
+    return pl.col(f"^{escaped}$")

@@ -144,6 +144,9 @@ def fit(
         features = [c for c in df.columns if c != target]
     else:
         features = list(features)
+        repeated = sorted({f for f in features if features.count(f) > 1}, key=str)
+        if repeated:
+            raise FindRSInputError(f"features lists {repeated} more than once; name each feature column once")
         missing = [f for f in features if f not in df.columns]
         if missing:
             raise FindRSInputError(f"feature column(s) {missing} not found; the columns are {df.columns}")

@@ -365,7 +365,7 @@ class RuleSetModel:
         col = target or self.target.name
         if col not in df.columns:
             raise FindRSInputError(f"target column {col!r} not found; the columns are {df.columns}")
-        truth = (df.get_column(col) == self.target.positive).fill_null(False).to_numpy()
+        truth = (df.get_column(col).alias("target") == self.target.positive).fill_null(False).to_numpy()
         return float(np.mean(self.predict(df, labels=False).to_numpy() == truth))
 
     def predict_mask(self, data: Any) -> np.ndarray:
@@ -797,7 +797,7 @@ class RuleSetModel:
                     f"target column {self.target.name!r} not found in the {name.split('_')[0]} frame; "
                     f"its columns are {df.columns}"
                 )
-            truth = (df.get_column(self.target.name) == self.target.positive).fill_null(False).to_numpy()
+            truth = (df.get_column(self.target.name).alias("target") == self.target.positive).fill_null(False).to_numpy()
             y = np.ascontiguousarray(truth, dtype=np.bool_)
             correct = np.asarray(self._core.pruning_curve(encode_frame(df, self.encoders), y), dtype=np.float64)
             out[name] = correct / max(len(y), 1)

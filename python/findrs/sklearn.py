@@ -33,6 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .encode import FeatureEncoder, dtype_family
+from .frames import column
 from .learn import fit as _findrs_fit
 
 __all__ = ["FindRSClassifier"]
@@ -339,7 +340,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n}, {len(y)}]")
             names = self._names(p)
             if isinstance(X, pl.DataFrame):
-                df = X if X.columns == names else X.select(pl.col(c).alias(n) for c, n in zip(X.columns, names))
+                df = X if X.columns == names else X.select(column(c).alias(n) for c, n in zip(X.columns, names))
             else:
                 df = _pandas_to_polars(X, names, encoders)
         else:
@@ -367,7 +368,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         findrs's own check (a clear error naming the column and both dtypes)."""
         fixes = []
         for enc in self.model_.encoders:
-            s = df.get_column(enc.name)
+            s = df.get_column(enc.name).alias("x")  # a plain name: see findrs.frames.column
             fam = dtype_family(s.dtype)
             want = enc.family if enc.kind == "categorical" else "float"
             if fam == want or (want == "float" and fam == "integer"):
@@ -378,7 +379,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             elif want == "integer" and fam == "float":
                 x = s.fill_nan(None).drop_nulls()
                 if bool((x == x.round()).all()) and bool(x.abs().max() < 2**53):
-                    fixes.append(pl.col(enc.name).fill_nan(None).cast(pl.Int64))
+                    fixes.append(column(enc.name).fill_nan(None).cast(pl.Int64))
         return df.with_columns(fixes) if fixes else df
 
 # ---------------------------------------------------------------------- helpers
@@ -435,7 +436,7 @@ def _array_to_polars(X: np.ndarray, names: list[str], encoders: dict[str, Featur
 def _reject_infinity(df: pl.DataFrame) -> None:
     floats = [c for c, dt in df.schema.items() if dt.is_float()]
     if floats:
-        bad = df.select(pl.col(floats).is_infinite().any()).row(0)
+        bad = df.select(column(c).is_infinite().any() for c in floats).row(0)
         if any(bad):
             col = floats[bad.index(True)]
             raise ValueError(f"Input X contains infinity (column {col!r}); findrs bins finite numbers only.")

@@ -5,7 +5,8 @@ The expression reads the raw feature columns (no encoding step) and follows sema
 - a categorical constraint allowing one value is ``col = 'v'`` (``col IS NULL`` for null); one
   allowing a set S of two or more values is ``col NOT IN (domain - S)`` so that a value never
   seen in training passes it; null is a value of its own when training held nulls, otherwise it
-  is an unseen value (fails ``col = 'v'``, passes ``NOT IN``);
+  is an unseen value (fails ``col = 'v'``, passes ``NOT IN``); an integer feature's column may be
+  a float one, whose NaN is null (DuckDB: ``NULLIF(col, NaN)``; SQLite stores NaN as NULL);
 - a binned numeric constraint is a range test, ``x >= a AND x < b`` per run of adjacent allowed
   bins, against exact thresholds: the encoder's bin of a value changes exactly there (whole
   numbers for an integer column; for a float column the least double whose nudged value
@@ -96,7 +97,10 @@ def model_to_sql(
         The SQL text (an expression, or a query when ``table`` is given).
 
     Raises:
-        FindRSInputError: an unknown dialect or output.
+        FindRSInputError: an unknown dialect or output, or two of the model's columns (features
+            and target) whose names differ only in the case of ASCII letters (``null`` and
+            ``NULL``): DuckDB and SQLite match identifiers ignoring that case, so they would
+            read the wrong column.
 
     Example:
         >>> import findrs
@@ -112,6 +116,7 @@ def model_to_sql(
         output = "votes"
     if output not in _OUTPUTS:
         raise FindRSInputError(f"output must be one of {list(_OUTPUTS)}, got {output!r}")
+    _check_case_collisions([e.name for e in encoders] + [target.name], d)
     rules = [_rule_sql(encoders, vote.rule(i), d) for i in range(len(vote.rules))]
 
     if target.negative is None:
@@ -150,6 +155,20 @@ def model_to_sql(
     return f"SELECT *,\n{expr} AS {alias}\nFROM {_table_name(table)}"
 
 
+def _check_case_collisions(names: Sequence[str], d: _Dialect) -> None:
+    """Refuses names that the dialect reads as one identifier (both fold ASCII letters only)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = "".join(c.lower() if c.isascii() else c for c in name)
+        other = seen.setdefault(key, name)
+        if other != name:
+            raise FindRSInputError(
+                f"the columns {other!r} and {name!r} differ only in case, and {d.name} matches "
+                f"column names ignoring case, so the SQL would read the wrong one; rename one "
+                f"before fitting, e.g. df.rename({{{name!r}: {name + '_2'!r}}})"
+            )
+
+
 def _first_match(conditions: Sequence[str], then: str, other: str, indent: str) -> str:
     """``then`` if any condition holds, else ``other``, as ``CASE WHEN c1 THEN .. WHEN c2 ..``."""
     if not conditions:
@@ -176,6 +195,9 @@ def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") 
     if enc.kind == "binned":
         return _binned_sql(enc, allowed, multi, null_ok, d)
     col = quote_identifier(enc.name)
+    if enc.family == "integer" and d.has_nan:
+        # A float column may stand for an integer feature; its NaN is null (docs/semantics.md §1).
+        col = f"NULLIF({col}, {_double(math.nan, d)})"
     if not multi:
         values = [enc.values[k] for k in sorted(allowed) if enc.values[k] is not None]
         tests = [f"{col} = {_literal(values[0], d)}"] if len(values) == 1 else []

@@ -63,25 +63,32 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
     """Boolean labels (True = positive) of the target column, and the target's description.
 
     Raises:
-        FindRSInputError: the column is missing, has nulls, has one class only, has more than
-            two classes and no ``positive``, or ``positive`` is not one of its values.
+        FindRSInputError: the column is missing, has a dtype whose labels a model file cannot
+            hold (temporal, decimal, binary, nested...), has nulls or NaN, has one class only,
+            has more than two classes and no ``positive``, or ``positive`` is not one of its
+            values or not of its type.
     """
     if target not in df.columns:
         raise FindRSInputError(
             f"target column {target!r} not found; the columns are {df.columns}; "
             f"pass the name of the column that holds the labels"
         )
-    s = df.get_column(target)
-    if isinstance(s.dtype, (pl.List, pl.Array, pl.Struct)):
-        raise FindRSInputError(
-            f"target column {target!r} has dtype {s.dtype}; it must hold one label per row"
-        )
+    # Renamed: Polars runs some Series methods as pl.col(name), which reads '^y$' as a pattern.
+    s = df.get_column(target).alias("target")
+    family = _label_family(target, s.dtype)
     n_null = s.null_count()
     if n_null:
         raise FindRSInputError(
             f"target column {target!r} has {n_null} null value(s); drop those rows first, "
             f"e.g. df.drop_nulls({target!r}), or fill them with a label"
         )
+    if family == "float":
+        n_bad = int((~s.cast(pl.Float64).is_finite()).sum())
+        if n_bad:
+            raise FindRSInputError(
+                f"target column {target!r} has {n_bad} NaN or infinite value(s), which cannot be "
+                f"labels; drop those rows first, e.g. df.filter(pl.col({target!r}).is_finite())"
+            )
     if isinstance(s.dtype, (pl.Categorical, pl.Enum)):
         s = s.cast(pl.String)
     classes = s.unique().sort().to_list()
@@ -102,6 +109,8 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
                 f"{'...' if len(classes) > 10 else ''}); pass positive=<label> to learn rules "
                 f"for one class against the rest"
             )
+    else:
+        positive = _label_of(target, s.dtype, family, positive)
     if positive not in classes:
         raise FindRSInputError(
             f"positive label {positive!r} not found in target column {target!r}; its values are "
@@ -117,3 +126,47 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
     others = [c for c in classes if c != positive]
     negative = others[0] if len(others) == 1 else None
     return y, Target(target, str(df.schema[target]), positive, negative)
+
+
+def _label_family(target: str, dtype: pl.DataType) -> str:
+    """``"boolean"``, ``"string"``, ``"integer"`` or ``"float"``: the dtypes whose labels a
+    model file holds (JSON booleans, strings and numbers)."""
+    if dtype == pl.Boolean:
+        return "boolean"
+    if dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return "string"
+    if dtype.is_integer():
+        return "integer"
+    if dtype in (pl.Float32, pl.Float64):
+        return "float"
+    if isinstance(dtype, (pl.List, pl.Array, pl.Struct)):
+        raise FindRSInputError(f"target column {target!r} has dtype {dtype}; it must hold one label per row")
+    hint = f"pl.col({target!r}).cast(pl.String)"
+    if isinstance(dtype, pl.Decimal):
+        hint = f"pl.col({target!r}).cast(pl.Float64) or {hint}"
+    raise FindRSInputError(
+        f"target column {target!r} has dtype {dtype}; a target's labels must be booleans, strings, "
+        f"categories or numbers (a model file stores them); convert it, e.g. {hint}"
+    )
+
+
+def _label_of(target: str, dtype: pl.DataType, family: str, positive: Any) -> Any:
+    """``positive`` as a label of the target's type (a Python value; NumPy scalars unwrapped),
+    or a clear error when it is of another type (``1`` for a Boolean target, ``True`` for a
+    numeric one: Python would compare them equal)."""
+    if isinstance(positive, np.generic):
+        positive = positive.item()
+    is_bool = isinstance(positive, bool)
+    ok = {
+        "boolean": is_bool,
+        "string": isinstance(positive, str),
+        "integer": isinstance(positive, int) and not is_bool,
+        "float": isinstance(positive, (int, float)) and not is_bool,
+    }[family]
+    if not ok:
+        example = {"boolean": "True", "string": "'yes'", "integer": "1", "float": "1.0"}[family]
+        raise FindRSInputError(
+            f"positive={positive!r} ({type(positive).__name__}) is not a label of the {dtype} "
+            f"target column {target!r}; pass a label of its type, e.g. positive={example}"
+        )
+    return float(positive) if family == "float" else positive
