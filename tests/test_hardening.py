@@ -244,3 +244,52 @@ def test_a_query_on_a_retyped_column_fails_as_predict_does(what: str, name: str,
                  model.predict_expr(engine="compiled")):
         with pytest.raises(pl.exceptions.PolarsError):
             bad.lazy().select(expr).collect(engine="streaming")
+
+
+# ------------------------------------------------------------------------- item 8
+def _id_frame(n: int, k: int, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    cols: dict[str, Any] = {f"id{j}": [f"v{x}" for x in rng.integers(0, n, n)] for j in range(k)}
+    cols["small"] = rng.choice(["a", "b"], n)
+    cols["y"] = rng.random(n) < 0.5
+    return pl.DataFrame(cols)
+
+
+def test_a_fit_that_needs_more_memory_than_available_is_refused_beforehand(monkeypatch) -> None:
+    df = _id_frame(20_000, 1)
+    monkeypatch.setenv("FINDRS_MEMORY_LIMIT", str(50 * 2**20))
+    with pytest.raises(findrs.FindRSMemoryError, match=r"needs about 0\.\d\d GiB .* 0\.05 GiB is available.*'id0' \(1[0-9],[0-9]{3} values\)") as e:
+        findrs.fit(df, "y")
+    assert isinstance(e.value, MemoryError) and isinstance(e.value, FindRSInputError)
+    monkeypatch.setenv("FINDRS_MEMORY_LIMIT", str(2**40))
+    assert findrs.fit(df, "y", features=["small"]).n_rules >= 1
+
+
+def test_a_failed_allocation_in_the_core_is_a_memory_error_not_an_abort(tmp_path) -> None:
+    # 100k rows of three id columns need about 5.5 GiB; under a 1.5 GB address-space cap (and
+    # the check beforehand told there is plenty) the core's allocation fails: that aborted the
+    # interpreter (SIGABRT) and must now raise.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "cap.py"
+    script.write_text(textwrap.dedent('''
+        import resource, sys
+        sys.path.insert(0, sys.argv[1])
+        import findrs
+        from test_hardening import _id_frame
+        df = _id_frame(100_000, 3)
+        vm = int([l for l in open("/proc/self/status") if l.startswith("VmSize")][0].split()[1]) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (vm + 1_500_000_000, resource.RLIM_INFINITY))
+        try:
+            findrs.fit(df, "y", n_jobs=1)
+        except findrs.FindRSMemoryError as e:
+            print("refused:", e)
+    '''))
+    env = {**__import__("os").environ, "FINDRS_MEMORY_LIMIT": str(2**50)}
+    done = subprocess.run([sys.executable, str(script), str(__import__("pathlib").Path(__file__).parent)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "refused: this fit needs about" in done.stdout and "'id" in done.stdout, done.stdout
+    assert "an allocation failed (could not allocate" in done.stdout, done.stdout

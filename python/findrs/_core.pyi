@@ -117,3 +117,6 @@ def fit_auto(
     rows for a negated candidate), the contradictory rows, the index of the candidate fitted,
     and per candidate the per-fold ``(correct, rows, rules, conditions)``. Raises
     ``ValueError``."""
+
+def fit_bytes(domain_sizes: list[int], kinds: list[str], n_pos: int, n_neg: int) -> int:
+    """Bytes a fit allocates at its peak for what grows with rows x the features' values."""

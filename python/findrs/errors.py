@@ -14,3 +14,10 @@ class FindRSInputError(ValueError):
 class ContradictionWarning(UserWarning):
     """The training data hold identical rows with both labels (semantics §1); they are legal, and
     ``model.contradictions`` counts the rows involved."""
+
+
+class FindRSMemoryError(FindRSInputError, MemoryError):
+    """A fit would need more memory than the machine has: the training structures grow with
+    rows x the features' numbers of values, so a column with very many distinct values (an id)
+    at many rows can need gigabytes. The message names the columns and the estimate. It is a
+    :class:`FindRSInputError` and a ``MemoryError``."""

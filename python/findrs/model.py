@@ -29,6 +29,7 @@ from . import _core, auto, expressions, report
 from .encode import FeatureEncoder, check_columns, encode_frame
 from .errors import FindRSInputError
 from .frames import as_polars
+from .memory import check_fit_memory, memory_error
 from .nearest import Nearest
 from .params import MAX_T, check_params
 from .sql import model_to_sql
@@ -122,7 +123,7 @@ class RuleSetModel:
         if p["method"] != "bp":
             fixed = ratio = None
         y = ~labels if negate else labels
-        with _input_errors():
+        with _input_errors(), _memory_errors(encoders, [p["encoding"]] * len(encoders), labels):
             core, contradictions, budget = _core.fit(
                 codes,
                 [e.domain_size for e in encoders],
@@ -171,7 +172,7 @@ class RuleSetModel:
         folds = params["cv"] if params["cv"] is not None else (3 if len(labels) > 20_000 else 5)
         folds = min(folds, smaller)
         cands = auto.candidates(params, n_positives=n_pos, n_negatives=len(labels) - n_pos)
-        with _input_errors():
+        with _input_errors(), _memory_errors(encoders, ["av"] * len(encoders), labels):
             core, contradictions, best, rows = _core.fit_auto(
                 codes,
                 [e.domain_size for e in encoders],
@@ -1038,6 +1039,23 @@ def _input_errors() -> Iterator[None]:
         raise
     except ValueError as e:
         raise FindRSInputError(str(e)) from None
+
+
+@contextlib.contextmanager
+def _memory_errors(encoders: Sequence[FeatureEncoder], kinds: list[str], labels: np.ndarray) -> Iterator[None]:
+    """Refuses a fit that needs more memory than is available, before the core allocates it,
+    and turns an allocation the core could not make into the same error (findrs.memory)."""
+    sizes = [e.domain_size for e in encoders]
+    names = [e.name for e in encoders]
+    n_pos = int(labels.sum())
+    needed = _core.fit_bytes(sizes, kinds, n_pos, len(labels) - n_pos)
+    check_fit_memory(needed, names, sizes, len(labels))
+    try:
+        yield
+    except MemoryError as e:
+        if isinstance(e, FindRSInputError):
+            raise
+        raise memory_error(needed, None, names, sizes, len(labels), failed=str(e)) from e
 
 
 @contextlib.contextmanager

@@ -171,7 +171,7 @@ mod tests {
         ];
         let col = [0u32, 1];
         let data = Columns::new(&schema, vec![&col]).unwrap();
-        let index = RowIndex::from_all(&schema, &data);
+        let index = RowIndex::from_all(&schema, &data).unwrap();
         let curve = pruning_curve(&schema, &index, &[true, false], &rules, &[u32::MAX, u32::MAX], 4);
         // K = 1: threshold 1, row 0 (votes 2^32 - 1) positive, row 1 negative: both right.
         // K = 2: threshold 2, both rows positive: one right.
@@ -207,7 +207,7 @@ mod tests {
             let labels: Vec<bool> = (0..n).map(|_| rng.random_bool(0.5)).collect();
             let rules: Vec<Rule> = (0..30).map(|_| random_rule(&mut rng, &schema, 0.3)).collect();
             let alpha: Vec<u32> = (0..30).map(|i| 30 - i).collect();
-            let index = RowIndex::from_all(&schema, &data);
+            let index = RowIndex::from_all(&schema, &data).unwrap();
             let curve = pruning_curve(&schema, &index, &labels, &rules, &alpha, 40);
             let total: u64 = alpha.iter().map(|&a| a as u64).sum();
             for k in 1..=rules.len() {

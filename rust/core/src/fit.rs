@@ -121,6 +121,17 @@ pub struct BudgetReport {
     pub correct: u32,
 }
 
+/// The bytes a fit of `n_pos` positives and `n_neg` negatives allocates at its peak for the
+/// structures that grow with rows x the features' numbers of values (the training set's slot
+/// masks and row indexes and a run's rules, at most one per positive; then the index of every
+/// row): a high-cardinality column at many rows can need gigabytes. The training set's
+/// allocations fail as errors ([`FindRsError::OutOfMemory`]), not aborts; callers compare this
+/// figure with the memory available to refuse a fit beforehand.
+pub fn fit_bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
+    let rules = n_pos as u64 * schema.rule_words() as u64 * 8;
+    (TrainingSet::bytes(schema, n_pos, n_neg) + rules).max(RowIndex::bytes(schema, n_pos + n_neg))
+}
+
 /// Fits a model of `options.method` on `data` (training codes: no unseen code) labelled by
 /// `labels` (true = positive); `progress` counts finished runs and can cancel between runs.
 /// A `min_support` that leaves no rule at all is an error (a model has at least one rule).
@@ -166,6 +177,9 @@ pub(crate) fn fit_or_none(
     if runs.iter().all(|r| r.is_empty()) {
         return Ok(None);
     }
+    // The training set's indexes are not needed past the runs: freed before the index of every
+    // row is built, the two never take memory at once (see `fit_bytes`).
+    drop(ts);
     let mut parts = RuleSetParts::default();
     if options.method == Method::FindRs {
         let rules = runs.into_iter().next().expect("one run");
@@ -182,7 +196,7 @@ pub(crate) fn fit_or_none(
     let n = parts.rules.len();
     parts.n_kept = n;
     if options.method == Method::Bp {
-        let index = RowIndex::from_all(&schema, data);
+        let index = RowIndex::from_all(&schema, data)?;
         let curve = pruning_curve(&schema, &index, labels, &parts.rules, &parts.weights, options.n_runs);
         parts.n_kept = match options.n_rules {
             RuleCount::All => n,
@@ -193,7 +207,7 @@ pub(crate) fn fit_or_none(
         parts.train_negatives = curve.neg_covered;
         parts.curve = curve.correct;
     } else {
-        (parts.train_positives, parts.train_negatives) = coverage_counts(&schema, &parts.rules, data, labels);
+        (parts.train_positives, parts.train_negatives) = coverage_counts(&schema, &parts.rules, data, labels)?;
     }
     let model = RuleModel::new(schema, options.method, options.n_runs, vec![parts])?;
     match options.max_rules {
@@ -217,7 +231,7 @@ fn with_budget(model: RuleModel, data: &Columns, labels: &[bool], n: usize) -> R
     } else {
         model.predict(data).iter().zip(labels).filter(|(p, y)| p == y).count() as u32
     };
-    let index = RowIndex::from_all(model.schema(), data);
+    let index = RowIndex::from_all(model.schema(), data)?;
     let budget = best_dnf(model.schema(), &index, labels, set.rules(), set.train_positives(), n);
     if bp && set.curve()[n - 1] > budget.correct {
         let correct = set.curve()[n - 1];

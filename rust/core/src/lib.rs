@@ -52,7 +52,7 @@ pub use cv::{cross_validate, cv_runs, fit_best, CvOptions, CvReport, CvRow, Sett
 pub use data::Columns;
 pub use ensemble::Progress;
 pub use error::{FindRsError, Result};
-pub use fit::{fit, BudgetReport, FitOptions, Fitted, RuleCount};
+pub use fit::{fit, fit_bytes, BudgetReport, FitOptions, Fitted, RuleCount};
 pub use interval::{null_code, Interval};
 pub use json::{model_from_json, model_to_json, read_document, write_document, FORMAT, FORMAT_VERSION};
 pub use model::{Method, RuleModel, RuleSet, RuleSetParts, MAX_RUNS};

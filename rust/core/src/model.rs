@@ -554,21 +554,26 @@ impl RuleModel {
                 data.n_rows()
             )));
         }
-        let index = RowIndex::from_all(&self.schema, data);
+        let index = RowIndex::from_all(&self.schema, data)?;
         Ok(pruning_curve(&self.schema, &index, labels, &set.rules, &set.weights, self.n_runs).correct)
     }
 }
 
 /// For each rule, the number of positive and of negative rows of `data` it covers.
-pub(crate) fn coverage_counts(schema: &Schema, rules: &[Rule], data: &Columns, labels: &[bool]) -> (Vec<u32>, Vec<u32>) {
-    let index = RowIndex::from_all(schema, data);
-    covered_rows(schema, &index, rules)
+pub(crate) fn coverage_counts(
+    schema: &Schema,
+    rules: &[Rule],
+    data: &Columns,
+    labels: &[bool],
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let index = RowIndex::from_all(schema, data)?;
+    Ok(covered_rows(schema, &index, rules)
         .iter()
         .map(|rs| {
             let p = rs.iter().filter(|&&r| labels[r as usize]).count() as u32;
             (p, rs.len() as u32 - p)
         })
-        .unzip()
+        .unzip())
 }
 
 #[cfg(test)]

@@ -542,7 +542,7 @@ mod tests {
                 }
             }
             let labels: Vec<bool> = (0..n_rows).map(|r| r % 3 == 0).collect();
-            let (pos, neg) = crate::model::coverage_counts(&schema, &rules, &data, &labels);
+            let (pos, neg) = crate::model::coverage_counts(&schema, &rules, &data, &labels).unwrap();
             for i in 0..n {
                 let rows: Vec<usize> =
                     (0..n_rows).filter(|&r| covers[r].contains(&(i as u32))).collect();

@@ -12,6 +12,7 @@
 
 use crate::bitset::{valid_mask, words_for, WORD_BITS};
 use crate::data::Columns;
+use crate::error::{zeroed_words, Result};
 use crate::rule::Terms;
 use crate::schema::{ConstraintKind, Schema};
 
@@ -25,20 +26,29 @@ pub struct RowIndex {
 
 impl RowIndex {
     /// Index of the given rows of `data`, in the given order (row `i` of the index is
-    /// `rows[i]` of the data).
-    pub fn from_rows(schema: &Schema, data: &Columns, rows: &[u32]) -> Self {
+    /// `rows[i]` of the data); an error when its memory cannot be allocated.
+    pub fn from_rows(schema: &Schema, data: &Columns, rows: &[u32]) -> Result<Self> {
         Self::build(schema, rows.len(), |f, i| data.column(f)[rows[i] as usize])
     }
 
-    /// Index of every row of `data`.
-    pub fn from_all(schema: &Schema, data: &Columns) -> Self {
+    /// Index of every row of `data`; an error when its memory cannot be allocated.
+    pub fn from_all(schema: &Schema, data: &Columns) -> Result<Self> {
         Self::build(schema, data.n_rows(), |f, i| data.column(f)[i])
     }
 
-    fn build(schema: &Schema, n_rows: usize, code: impl Fn(usize, usize) -> u32) -> Self {
+    /// Bytes of the index of `n_rows` rows: one bit per row and index slot, so it grows with
+    /// rows x the features' numbers of values.
+    pub fn bytes(schema: &Schema, n_rows: usize) -> u64 {
+        words_for(n_rows) as u64 * schema.n_index_slots() as u64 * 8
+    }
+
+    fn build(schema: &Schema, n_rows: usize, code: impl Fn(usize, usize) -> u32) -> Result<Self> {
         let n_words = words_for(n_rows);
         let n_slots = schema.n_index_slots();
-        let mut bits = vec![0u64; n_words * n_slots];
+        let mut bits = zeroed_words(
+            n_words.saturating_mul(n_slots),
+            "the row index (rows x values bitsets)",
+        )?;
         for f in 0..schema.n_features() {
             if schema.kind(f) == ConstraintKind::Interval {
                 continue;
@@ -69,12 +79,12 @@ impl RowIndex {
                 }
             }
         }
-        Self {
+        Ok(Self {
             n_rows,
             n_words,
             n_slots,
             bits,
-        }
+        })
     }
 
     #[inline]
@@ -195,7 +205,7 @@ mod tests {
                 let cols = random_rows(&mut rng, &schema, 300);
                 let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect())
                     .unwrap();
-                let index = RowIndex::from_all(&schema, &data);
+                let index = RowIndex::from_all(&schema, &data).unwrap();
                 let mut terms = Terms::new();
                 for _ in 0..20 {
                     let rule = random_rule(&mut rng, &schema, 0.4);

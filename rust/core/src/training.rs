@@ -11,7 +11,7 @@
 
 use crate::bitset::{self, words_for};
 use crate::data::Columns;
-use crate::error::{FindRsError, Result};
+use crate::error::{zeroed_words, FindRsError, Result};
 use crate::row_index::RowIndex;
 use crate::schema::{ConstraintKind, Schema};
 use std::sync::OnceLock;
@@ -38,6 +38,15 @@ pub struct TrainingSet {
 }
 
 impl TrainingSet {
+    /// Bytes of the training set of `n_pos` positives and `n_neg` negatives, of which all but
+    /// a few bytes per row are the slot masks and row indexes, which grow with rows x the
+    /// features' numbers of values.
+    pub fn bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
+        let masks = (n_pos + n_neg) as u64 * words_for(schema.n_slots()) as u64 * 8;
+        let codes = (n_pos + n_neg) as u64 * (schema.n_features() as u64 * 4 + 4);
+        masks + codes + RowIndex::bytes(schema, n_pos) + RowIndex::bytes(schema, n_neg)
+    }
+
     pub fn new(schema: Schema, data: &Columns, labels: &[bool]) -> Result<Self> {
         if labels.len() != data.n_rows() {
             return Err(FindRsError::InvalidData(format!(
@@ -61,7 +70,7 @@ impl TrainingSet {
         let m = schema.n_features();
         let slot_words = words_for(schema.n_slots());
         let mut pos_codes = Vec::with_capacity(pos_rows.len() * m);
-        let mut pos_slots = vec![0u64; pos_rows.len() * slot_words];
+        let mut pos_slots = zeroed_words(pos_rows.len() * slot_words, "the positives' slot masks")?;
         // Interval features own no slot.
         let slotted: Vec<bool> = (0..m)
             .map(|f| schema.kind(f) != ConstraintKind::Interval)
@@ -77,7 +86,7 @@ impl TrainingSet {
                 }
             }
         }
-        let mut neg_slots = vec![0u64; neg_rows.len() * slot_words];
+        let mut neg_slots = zeroed_words(neg_rows.len() * slot_words, "the negatives' slot masks")?;
         for (i, &r) in neg_rows.iter().enumerate() {
             let mask = &mut neg_slots[i * slot_words..(i + 1) * slot_words];
             for (f, &slotted) in slotted.iter().enumerate() {
@@ -95,8 +104,8 @@ impl TrainingSet {
             .iter()
             .flat_map(|l| neg_rows.iter().map(|&r| data.code(r as usize, l.feature)))
             .collect();
-        let negatives = RowIndex::from_rows(&schema, data, &neg_rows);
-        let positives = RowIndex::from_rows(&schema, data, &pos_rows);
+        let negatives = RowIndex::from_rows(&schema, data, &neg_rows)?;
+        let positives = RowIndex::from_rows(&schema, data, &pos_rows)?;
         Ok(Self {
             schema,
             n_rows: data.n_rows(),

@@ -2,13 +2,14 @@
 
 use findrs_core::{Columns, ConstraintKind, FindRsError, Schema};
 use numpy::PyReadonlyArray1;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub fn core_err(e: FindRsError) -> PyErr {
     match e {
         FindRsError::Cancelled => PyKeyboardInterrupt::new_err("findrs fit cancelled"),
+        e @ FindRsError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
         other => PyValueError::new_err(other.to_string()),
     }
 }

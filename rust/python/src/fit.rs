@@ -5,8 +5,8 @@
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
 use findrs_core::{
-    cv_runs, fit as core_fit, fit_best, ConstraintKind, CvOptions, FitOptions, Method, Progress,
-    RuleCount, Setting,
+    cv_runs, fit as core_fit, fit_best, fit_bytes as core_fit_bytes, ConstraintKind, CvOptions,
+    FitOptions, Method, Progress, RuleCount, Setting,
 };
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
@@ -38,6 +38,13 @@ fn pool(n_jobs: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
 
 /// Training rows classified correctly before a rule budget and by the model it returned.
 type BudgetCounts = (u32, u32);
+
+/// The bytes a fit of `n_pos` positives and `n_neg` negatives over these features allocates
+/// at its peak for what grows with rows x values (see the core's `fit_bytes`).
+#[pyfunction]
+pub fn fit_bytes(domain_sizes: Vec<u32>, kinds: Vec<String>, n_pos: usize, n_neg: usize) -> PyResult<u64> {
+    Ok(core_fit_bytes(&schema(domain_sizes, &kinds)?, n_pos, n_neg))
+}
 
 /// Fits a model. Returns the model, the number of training rows that have an identical row of
 /// the other label (contradictions) and, when a rule budget replaced the model, the training

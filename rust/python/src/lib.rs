@@ -3,8 +3,8 @@
 //! convert back. `python/findrs/_core.pyi` types what this module exports.
 //!
 //! Invariant: no Rust panic and no core error reaches Python unconverted: core errors become
-//! `ValueError` (or `KeyboardInterrupt` when a fit was cancelled by a signal), panics become
-//! `RuntimeError` naming them as a findrs bug.
+//! `ValueError` (`KeyboardInterrupt` when a fit was cancelled by a signal, `MemoryError` when an
+//! allocation the data need failed), panics become `RuntimeError` naming them as a findrs bug.
 
 mod convert;
 mod fit;
@@ -22,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::CoreModel>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_auto, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_bytes, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_RUNS", findrs_core::MAX_RUNS)?;
     m.add("FORMAT_VERSION", findrs_core::FORMAT_VERSION)?;
