@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from experiments.uci import ENV_VAR, data_dir_from, how_to_get
+
+# Hypothesis profiles. "ci", the default (the README's `pytest` and .ci/run load it): every
+# property test is derandomized (its examples are fixed, so a run passes or fails the same way
+# every time) with the example budget each test declares. "dev": random examples, for finding
+# new failures locally (`pytest --hypothesis-profile=dev`). "battery": the long generated-frame
+# battery, `pytest tests/test_battery.py --hypothesis-profile=battery` (over 10,000 frames;
+# tests/test_battery.py shares this budget among its tests). `--hypothesis-profile` overrides
+# the default.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.register_profile("battery", max_examples=16_000, deadline=None, print_blob=True)
+settings.load_profile("ci")
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The battery's totals (tests/battery_strategies.py), when it ran."""
+    strategies = sys.modules.get("battery_strategies")
+    if strategies is None or not strategies.TOTALS:
+        return
+    terminalreporter.section("findrs generated-frame battery")
+    for what, n in sorted(strategies.TOTALS.items()):
+        terminalreporter.write_line(f"{n:>10,}  {what}")
 
 
 @pytest.fixture(scope="session")

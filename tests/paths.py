@@ -7,7 +7,8 @@ integer votes where a path gives them); :func:`assert_paths_agree` checks they a
 compiled, ``to_expr`` (lazy, streaming), ``explain`` (votes of the fired rules against the
 vote's threshold), the JSON round trip, pickle, PyArrow input, and ``to_sql`` run by DuckDB and
 SQLite (predictions and votes). A path that refuses the model with the documented
-``FindRSInputError`` (``to_sql`` on column names that differ only in case) is reported in
+``FindRSInputError`` (``to_sql`` on column names that differ only in case, DuckDB on a column
+named ``''``), or a frame that DuckDB or SQLite cannot hold (Int128 values) is reported in
 ``refused`` instead.
 """
 
@@ -69,7 +70,10 @@ def prediction_paths(model: RuleSetModel, df: pl.DataFrame, *, sql: bool = True)
     except Exception as e:  # noqa: BLE001 - a frame PyArrow cannot hold (Int128): not findrs'
         out.refused["pyarrow"] = f"{type(e).__name__}: {e}"
     else:
-        m["pyarrow"] = model.predict(table, labels=False).to_list()
+        if pl.from_arrow(table).columns != df.columns:  # Polars names an empty name column_0
+            out.refused["pyarrow"] = "Polars renames the columns of this table"
+        else:
+            m["pyarrow"] = model.predict(table, labels=False).to_list()
     if sql:
         _sql_paths(model, df, out)
     return out
@@ -97,10 +101,15 @@ def _sql_paths(model: RuleSetModel, df: pl.DataFrame, out: Paths) -> None:
         sqlite_predict = model.to_sql(table="t", dialect="sqlite")
         sqlite_votes = model.to_sql(table="t", dialect="sqlite", output="votes")
     except FindRSInputError as e:
-        assert "differ only in case" in str(e), e
+        assert "differ only in case" in str(e) or "named ''" in str(e), e
         out.refused["to_sql"] = str(e)
-        return
-    _duckdb_paths(model, df, out, sql_predict, sql_votes)
+        if "named ''" not in str(e):
+            return
+        sql_predict = sql_votes = None
+        sqlite_predict = model.to_sql(table="t", dialect="sqlite")
+        sqlite_votes = model.to_sql(table="t", dialect="sqlite", output="votes")
+    if sql_predict is not None:
+        _duckdb_paths(model, df, out, sql_predict, sql_votes)
     table = _sqlite_table(df)
     if table is None:
         out.refused["sqlite"] = "values SQLite cannot store (integers beyond 64 bits)"

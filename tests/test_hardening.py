@@ -124,6 +124,16 @@ def test_sql_refuses_names_that_differ_only_in_case(dialect: str) -> None:
         _fit(df2, "y").to_sql(dialect=dialect)
 
 
+def test_duckdb_refuses_an_empty_feature_name() -> None:
+    # DuckDB renames a column named '' (to v0): its SQL could not read the feature.
+    df = pl.DataFrame({"": ["a", "b", "a", "b"], "$": [1, 2, 1, 2], "y": [True, False, True, False]})
+    model = _fit(df, "y")
+    with pytest.raises(FindRSInputError, match="named ''"):
+        model.to_sql()
+    p = assert_paths_agree(model, df)
+    assert "sqlite" in p.masks and "duckdb" not in p.masks
+
+
 def test_sql_keeps_names_that_differ_beyond_ascii_case() -> None:
     # DuckDB and SQLite fold ASCII letters only: 'Ä' and 'ä' are two columns.
     df = pl.DataFrame({"Ä": ["a", "b", "a", "b", "a"], "ä": ["x", "x", "y", "y", "x"], "y": [True, False, False, False, True]})

@@ -336,7 +336,7 @@ class FeatureEncoder:
         else:
             family = d["family"]
         check = {"string": lambda v: isinstance(v, str), "integer": _is_int, "boolean": lambda v: isinstance(v, bool)}
-        if family not in check:
+        if not isinstance(family, str) or family not in check:
             raise bad(f"a categorical feature's family is 'string', 'integer' or 'boolean', got {family!r}")
         wrong = [v for v in known if not check[family](v)]
         if wrong:
@@ -465,9 +465,12 @@ def _edges(lo: float, hi: float, bins: int) -> tuple[float, ...]:
     KBinsDiscretizer computes them. When ``hi - lo`` overflows a double (values near +-1e308)
     they are computed from the halves and doubled, which is exact (a power of two) and gives
     ``linspace``'s own values wherever ``linspace`` does not overflow."""
-    if math.isfinite(hi - lo):
-        return tuple(float(e) for e in np.linspace(lo, hi, bins + 1))
-    return tuple(float(e) * 2.0 for e in np.linspace(lo / 2.0, hi / 2.0, bins + 1))
+    # (linspace may overflow on its way to the last edge, which it then sets to its stop.)
+    with np.errstate(over="ignore", invalid="ignore"):
+        edges = np.linspace(lo, hi, bins + 1)
+        if not (math.isfinite(hi - lo) and np.isfinite(edges).all()):
+            edges = np.linspace(lo / 2.0, hi / 2.0, bins + 1) * 2.0
+    return tuple(float(e) for e in edges)
 
 
 def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[FeatureEncoder]:

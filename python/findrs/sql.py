@@ -100,7 +100,7 @@ def model_to_sql(
         FindRSInputError: an unknown dialect or output, or two of the model's columns (features
             and target) whose names differ only in the case of ASCII letters (``null`` and
             ``NULL``): DuckDB and SQLite match identifiers ignoring that case, so they would
-            read the wrong column.
+            read the wrong column; in DuckDB, a feature named ``''``.
 
     Example:
         >>> import findrs
@@ -116,7 +116,7 @@ def model_to_sql(
         output = "votes"
     if output not in _OUTPUTS:
         raise FindRSInputError(f"output must be one of {list(_OUTPUTS)}, got {output!r}")
-    _check_case_collisions([e.name for e in encoders] + [target.name], d)
+    _check_names([e.name for e in encoders], target.name, d)
     rules = [_rule_sql(encoders, vote.rule(i), d) for i in range(len(vote.rules))]
 
     if target.negative is None:
@@ -155,10 +155,17 @@ def model_to_sql(
     return f"SELECT *,\n{expr} AS {alias}\nFROM {_table_name(table)}"
 
 
-def _check_case_collisions(names: Sequence[str], d: _Dialect) -> None:
-    """Refuses names that the dialect reads as one identifier (both fold ASCII letters only)."""
+def _check_names(features: Sequence[str], target: str, d: _Dialect) -> None:
+    """Refuses names that the dialect reads as one identifier (both fold ASCII letters only),
+    and, in DuckDB, an empty feature name (DuckDB renames such a column)."""
+    if d.name == "duckdb" and "" in features:
+        raise FindRSInputError(
+            "a feature column is named '' (the empty name), which DuckDB cannot refer to (it "
+            "renames the column); rename it before fitting, e.g. df.rename({'': 'x'}), or use "
+            "dialect='sqlite'"
+        )
     seen: dict[str, str] = {}
-    for name in names:
+    for name in [*features, target]:
         key = "".join(c.lower() if c.isascii() else c for c in name)
         other = seen.setdefault(key, name)
         if other != name:

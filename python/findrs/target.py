@@ -7,6 +7,7 @@ does. The other label, when there is exactly one, is the negative label predicti
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +39,9 @@ class Target:
 
     @staticmethod
     def from_dict(d: Any) -> "Target":
-        """A target from :meth:`to_dict`'s output, checked: a column name, a dtype, a positive
-        label (not null) and a different negative label or ``None``.
+        """A target from :meth:`to_dict`'s output, checked: a column name, a dtype a target can
+        have, a positive label (not null) and a different negative label or ``None``, both of
+        the dtype's kind (booleans, strings, integers or finite numbers).
 
         Raises:
             FindRSInputError: what is wrong.
@@ -54,9 +56,16 @@ class Target:
                 raise FindRSInputError(f"the target's {name} label must be one value, got {d[name]!r}")
         if d["positive"] is None:
             raise FindRSInputError("the target's positive label is null; a model describes a label")
-        if d["negative"] == d["positive"]:
+        family = _dtype_text_family(d["dtype"])
+        labels = [d["positive"]] + ([d["negative"]] if d["negative"] is not None else [])
+        for name, v in zip(("positive", "negative"), labels):
+            if not _is_label(family, v):
+                raise FindRSInputError(f"the target's {name} label {v!r} is not a label of its dtype {d['dtype']}")
+        if family == "float":
+            labels = [float(v) for v in labels]
+        if len(labels) == 2 and labels[0] == labels[1]:
             raise FindRSInputError(f"the target's positive and negative labels are both {d['positive']!r}")
-        return Target(d["column"], d["dtype"], d["positive"], d["negative"])
+        return Target(d["column"], d["dtype"], labels[0], labels[1] if len(labels) == 2 else None)
 
 
 def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.ndarray, Target]:
@@ -150,20 +159,40 @@ def _label_family(target: str, dtype: pl.DataType) -> str:
     )
 
 
+_INTEGER_DTYPES = {f"{s}Int{b}" for s in ("", "U") for b in (8, 16, 32, 64, 128)}
+
+
+def _dtype_text_family(text: str) -> str:
+    """The label family of a target dtype as a model file writes it (``str`` of the dtype)."""
+    if text == "Boolean":
+        return "boolean"
+    if text == "String" or text.startswith(("Categorical", "Enum")):
+        return "string"
+    if text in _INTEGER_DTYPES:
+        return "integer"
+    if text in ("Float32", "Float64"):
+        return "float"
+    raise FindRSInputError(f"the target's dtype {text!r} is not one a target can have")
+
+
+def _is_label(family: str, v: Any) -> bool:
+    is_bool = isinstance(v, bool)
+    if family == "boolean":
+        return is_bool
+    if family == "string":
+        return isinstance(v, str)
+    if family == "integer":
+        return isinstance(v, int) and not is_bool
+    return isinstance(v, (int, float)) and not is_bool and math.isfinite(v)
+
+
 def _label_of(target: str, dtype: pl.DataType, family: str, positive: Any) -> Any:
     """``positive`` as a label of the target's type (a Python value; NumPy scalars unwrapped),
     or a clear error when it is of another type (``1`` for a Boolean target, ``True`` for a
     numeric one: Python would compare them equal)."""
     if isinstance(positive, np.generic):
         positive = positive.item()
-    is_bool = isinstance(positive, bool)
-    ok = {
-        "boolean": is_bool,
-        "string": isinstance(positive, str),
-        "integer": isinstance(positive, int) and not is_bool,
-        "float": isinstance(positive, (int, float)) and not is_bool,
-    }[family]
-    if not ok:
+    if not _is_label(family, positive):
         example = {"boolean": "True", "string": "'yes'", "integer": "1", "float": "1.0"}[family]
         raise FindRSInputError(
             f"positive={positive!r} ({type(positive).__name__}) is not a label of the {dtype} "

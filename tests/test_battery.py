@@ -1,0 +1,206 @@
+"""The generated-frame battery (issue 10): Hypothesis draws frames over dtypes, names (regex-
+looking and case-folding ones), nulls and sizes (tests/battery_strategies.py), fits models on
+them, and compares every prediction path on every model (tests/paths.py: predict, predict_expr
+eager and streaming, to_expr, explain, JSON, pickle, PyArrow, to_sql on DuckDB and SQLite), on the
+training frame and on a frame of unseen values and other accepted dtypes. Bad inputs (unusable
+dtypes, bad parameters and labels, re-typed or missing columns) and corrupted model files must
+raise ``FindRSInputError`` and nothing else (a ``ContradictionWarning`` is documented).
+
+In CI (the conftest's default ``ci`` profile: derandomized) each test runs a fixed number of
+examples; ``pytest tests/test_battery.py --hypothesis-profile=battery`` runs the long battery
+(over 10,000 frames) and prints its totals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import findrs
+from findrs import ContradictionWarning, FindRSInputError, RuleSetModel
+
+from battery_strategies import TOTALS, bad_fits, fit_params, prediction_frame, training_frames
+from paths import assert_paths_agree
+
+BATTERY = "battery"
+
+
+def _examples(ci: int, share: float) -> int:
+    """``ci`` examples, or ``share`` of the battery profile's budget when it is loaded."""
+    get = getattr(settings, "get_current_profile_name", None)
+    name = get() if get is not None else getattr(settings, "_current_profile", None)
+    if name == BATTERY:
+        return int(settings.get_profile(BATTERY).max_examples * share)
+    return ci
+
+
+def _settings(ci: int, share: float) -> settings:
+    return settings(
+        max_examples=_examples(ci, share),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+                               HealthCheck.large_base_example],
+    )
+
+
+# A generated frame findrs may refuse although nothing is wrong with the test: a numeric
+# column whose rows hold no finite value (documented, docs/semantics.md §1).
+FINE_REFUSALS = ("has no finite value to bin",)
+
+
+def _fit(df: pl.DataFrame, target: str, params: dict[str, Any], **kw: Any) -> RuleSetModel | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ContradictionWarning)
+        try:
+            model = findrs.fit(df, target, n_jobs=1, **params, **kw)
+        except FindRSInputError as e:
+            assert any(r in str(e) for r in FINE_REFUSALS), e
+            TOTALS["fits refused (no finite value)"] += 1
+            return None
+    TOTALS[f"models {model.method} {model.encoding}"] += 1
+    return model
+
+
+@_settings(ci=45, share=0.6)
+@given(data=st.data())
+def test_every_path_agrees_on_every_generated_model(data) -> None:
+    df, target = data.draw(training_frames())
+    params = data.draw(fit_params())
+    model = _fit(df, target, params)
+    if model is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = assert_paths_agree(model, df)
+        for name in p.refused:
+            TOTALS[f"paths refused: {name}: {p.refused[name][:50]}"] += 1
+        TOTALS["path comparisons"] += len(p.masks) + len(p.votes)
+        new = data.draw(prediction_frame(df, model.features))
+        p = assert_paths_agree(model, new)
+        TOTALS["path comparisons"] += len(p.masks) + len(p.votes)
+    if params["method"] != "find-rs" and data.draw(st.integers(0, 3)) == 0:
+        # Determinism: the thread count never changes the model.
+        again = findrs.fit(df, target, n_jobs=2, **params)
+        assert again.to_json() == model.to_json()
+        TOTALS["thread-count comparisons"] += 1
+
+
+@_settings(ci=40, share=0.2)
+@given(data=st.data())
+def test_bad_inputs_raise_only_findrs_input_errors(data) -> None:
+    df, target, kw, what = data.draw(bad_fits())
+    params = {"n_jobs": 1, **kw}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warnings.simplefilter("ignore", ContradictionWarning)
+            model = findrs.fit(df, target, **params)
+    except FindRSInputError as e:
+        TOTALS["bad inputs refused (FindRSInputError)"] += 1
+        TOTALS[f"refused: {what.split(' ')[0]}"] += 1
+        assert str(e), what
+        return
+    # Some drawn "bad" inputs are fine (e.g. a positive label that happens to exist): then the
+    # model must work.
+    TOTALS["bad inputs that were fine"] += 1
+    assert_paths_agree(model, df)
+
+
+@_settings(ci=25, share=0.1)
+@given(data=st.data())
+def test_bad_prediction_frames_raise_only_findrs_input_errors(data) -> None:
+    df, target = data.draw(training_frames(max_rows=20))
+    model = _fit(df, target, data.draw(fit_params()))
+    if model is None:
+        return
+    feature = data.draw(st.sampled_from(model.features))
+    enc = model.encoders[model.features.index(feature)]
+    kind = data.draw(st.sampled_from(["missing", "retyped"]))
+    if kind == "missing":
+        bad = df.drop(feature)
+    else:
+        replacement = {
+            "string": pl.Series(feature, [1.5] * df.height),
+            "boolean": pl.Series(feature, ["x"] * df.height),
+            "integer": pl.Series(feature, ["1"] * df.height),
+            "float": pl.Series(feature, [True] * df.height),
+        }[enc.family]
+        bad = df.with_columns(replacement)
+    with pytest.raises(FindRSInputError, match=re.escape(repr(feature))):
+        model.predict(bad)
+    # In a query the frame is not known when the expression is built: Polars refuses it.
+    with pytest.raises(pl.exceptions.PolarsError):
+        bad.lazy().select(model.predict_expr()).collect(engine="streaming")
+    TOTALS[f"bad prediction frames refused ({kind})"] += 1
+
+
+def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += _paths(v, prefix + (k,))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += _paths(v, prefix + (i,))
+    return out
+
+
+JSON_VALUES = st.one_of(
+    st.none(), st.booleans(), st.sampled_from([0, 1, -1, 2, 3, 2**31, 2**32 - 1, 2**32, 2**53 + 1, 2**63, 2**64, 10**30]),
+    st.integers(-5, 40), st.sampled_from([0.5, -0.0, 1e308, -1e308, 1.5, 3.0]),
+    st.sampled_from(["", "x", "av", "oh", "bo", "bp", "find-rs", "categorical", "binned", "string", "integer", "float",
+                     "boolean", "String", "Int64", "Boolean", "auto", "null"]),
+    st.lists(st.integers(-2, 12), max_size=4), st.just({}), st.just([]),
+)
+
+
+@_settings(ci=40, share=0.15)
+@given(data=st.data())
+def test_corrupted_model_files_are_refused_at_load_or_work(data) -> None:
+    df, target = data.draw(training_frames(max_rows=30))
+    model = _fit(df, target, data.draw(fit_params()))
+    if model is None:
+        return
+    doc = json.loads(model.to_json())
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from([p for p in _paths(doc) if p]))
+        parent = doc
+        for k in path[:-1]:
+            parent = parent[k]
+        op = data.draw(st.sampled_from(["set", "set", "delete", "duplicate"]))
+        if op == "set":
+            parent[path[-1]] = data.draw(JSON_VALUES)
+        elif op == "delete":
+            del parent[path[-1]]
+        elif isinstance(parent, list):
+            parent.insert(path[-1], parent[path[-1]])
+        else:
+            parent[path[-1]] = [parent[path[-1]]]
+    TOTALS["corrupted model files"] += 1
+    try:
+        loaded = RuleSetModel.from_json(json.dumps(doc))
+    except FindRSInputError:
+        TOTALS["corrupted files refused at load"] += 1
+        return
+    TOTALS["corrupted files that loaded"] += 1
+    # A file that loads is a consistent model: every path works and agrees, or refuses the
+    # frame (a feature renamed or re-typed by the edit) with a FindRSInputError.
+    try:
+        str(loaded), repr(loaded), loaded.rules
+        assert_paths_agree(loaded, df)
+    except FindRSInputError as e:
+        assert "feature column" in str(e), e
+        TOTALS["loaded files that refuse the frame"] += 1
+    if loaded.method == "bp" and target in df.columns:
+        try:
+            loaded.pruning_curve(df)
+        except FindRSInputError as e:
+            assert "feature column" in str(e) or "target column" in str(e), e
