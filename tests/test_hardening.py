@@ -303,3 +303,37 @@ def test_a_failed_allocation_in_the_core_is_a_memory_error_not_an_abort(tmp_path
     assert done.returncode == 0, done.stderr[-2000:]
     assert "refused: this fit needs about" in done.stdout and "'id" in done.stdout, done.stdout
     assert "an allocation failed (could not allocate" in done.stdout, done.stdout
+
+
+# ------------------------------------------------------------------------- item 13
+# Corruptions that loaded and failed later (on predict, InvalidOperationError; or TypeError at
+# load), beyond those tests/test_bad_input.py lists: refused at load, saying what is wrong.
+CORRUPT_TARGETS = [
+    ("a string label of an Int64 target", {"positive": "x"}, "positive label 'x' is not a label of its dtype Int64"),
+    ("a Boolean dtype with integer labels", {"dtype": "Boolean"}, "is not a label of its dtype Boolean"),
+    ("a fractional label of an Int64 target", {"positive": 2.5}, "2.5 is not a label"),
+    ("a Boolean negative of an Int64 target", {"negative": True}, "negative label True"),
+    ("a dtype no target has", {"dtype": "Date"}, "'Date' is not one a target can have"),
+]
+
+
+@pytest.mark.parametrize(("what", "edit", "match"), CORRUPT_TARGETS, ids=[c[0] for c in CORRUPT_TARGETS])
+def test_target_labels_are_checked_against_the_dtype_at_load(what: str, edit: dict, match: str) -> None:
+    import json
+
+    model = _fit(findrs.datasets.monks(2), "class", method="bo", T=3)
+    doc = json.loads(model.to_json())
+    assert doc["target"]["dtype"] == "Int64"
+    doc["target"].update(edit)
+    with pytest.raises(FindRSInputError, match=match):
+        findrs.RuleSetModel.from_json(json.dumps(doc))
+
+
+def test_a_feature_family_of_the_wrong_json_type_is_refused_at_load() -> None:
+    import json
+
+    model = _fit(findrs.datasets.monks(2), "class")
+    doc = json.loads(model.to_json())
+    doc["features"][0]["family"] = {"a": 1}  # was TypeError: unhashable type: 'dict'
+    with pytest.raises(FindRSInputError, match="family"):
+        findrs.RuleSetModel.from_json(json.dumps(doc))
