@@ -83,7 +83,7 @@ def feature(draw, kind: str | None = None) -> tuple[pl.DataType, list[Any]]:
 @st.composite
 def names(draw, n: int) -> list[str]:
     """``n`` distinct column names, regex-looking and case-folding ones among them."""
-    return draw(st.lists(st.one_of(st.sampled_from(NAMES), st.text(min_size=1, max_size=4)), min_size=n, max_size=n, unique=True))
+    return draw(st.lists(st.one_of(st.sampled_from(NAMES), st.text(st.characters(exclude_characters="\0"), min_size=1, max_size=4)), min_size=n, max_size=n, unique=True))
 
 
 @st.composite
@@ -232,7 +232,7 @@ def bad_fits(draw) -> tuple[Any, str, dict[str, Any], str]:
     refuse with a FindRSInputError (or fit correctly, where the frame happens to be fine)."""
     df, target = draw(training_frames(max_rows=20))
     what = draw(st.sampled_from(["unusable column", "parameter", "target nulls", "one class", "empty", "no features",
-                                 "missing target", "nan target"]))
+                                 "missing target", "nan target", "nul name"]))
     kw: dict[str, Any] = {}
     if what == "unusable column":
         kind = draw(st.sampled_from(sorted(UNUSABLE)))
@@ -253,6 +253,9 @@ def bad_fits(draw) -> tuple[Any, str, dict[str, Any], str]:
         df = df.select(df.get_column(target))
     elif what == "missing target":
         target = target + "_missing"
+    elif what == "nul name":
+        df = df.rename({df.columns[0]: df.columns[0] + "\0"})
+        target = target + "\0" if df.columns[0] == target + "\0" else target
     elif what == "nan target":
         df = df.with_columns(pl.Series(target, [float("nan")] + [1.0] * (df.height - 1)))
     return df, target, kw, what

@@ -211,6 +211,71 @@ class FeatureEncoder:
         codes = key.replace_strict(old, new, default=unseen, return_dtype=pl.UInt32)
         return pl.when(key.is_null()).then(null_code).otherwise(codes).alias(self.name)
 
+    def allows(self, codes: Sequence[int], unseen: bool) -> pl.Expr:
+        """Boolean expression: whether the column's value has one of the training ``codes`` (or,
+        with ``unseen``, is a value never seen in training), decided on the raw values, with
+        no code lookup: ``expr().is_in(codes + [unseen code])`` computed as comparisons, which
+        Polars evaluates at a fixed small cost however often a model repeats them (the
+        compiled form, docs/semantics.md §2). It does not check the column's dtype: evaluate
+        :meth:`expr` once beside it for that.
+
+        Example:
+            >>> enc = FeatureEncoder.fit(pl.Series("a", ["x", "y", None]), bins=10)
+            >>> pl.DataFrame({"a": ["x", "z", None]}).select(enc.allows([0, 2], False)).to_series().to_list()
+            [True, False, True]
+        """
+        allowed = set(int(c) for c in codes)
+        null_code = self.domain_size - 1 if self.has_null else None
+        # A null never seen in training is an unseen value.
+        null_ok = (null_code in allowed) if null_code is not None else unseen
+        col = column(self.name)
+        if self.kind == "binned":
+            assert self.edges is not None
+            code_of = {b: c for c, b in enumerate(self.values) if b is not None}
+            n_bins = len(self.edges) - 1
+
+            def bin_ok(b: int) -> bool:
+                return (code_of[b] in allowed) if b in code_of else unseen
+
+            # Bin b holds the nudged values below edges[b + 1] not in an earlier bin (see
+            # _bin_expr); only the edges where "allowed" changes are tested. -inf + inf is NaN,
+            # so -inf (bin 0) is told apart; +inf nudges to itself (the last bin).
+            x = col.cast(pl.Float64)
+            nudged = x + (_ATOL + _RTOL * x.abs())
+            test = pl.when(x.is_null() | x.is_nan()).then(pl.lit(null_ok))
+            first = True
+            for b in range(n_bins - 1):
+                if bin_ok(b) != bin_ok(b + 1):
+                    below = nudged < self.edges[b + 1]
+                    test = test.when((below | (x == -math.inf)) if first else below).then(pl.lit(bin_ok(b)))
+                    first = False
+            return test.otherwise(pl.lit(bin_ok(n_bins - 1)))
+        # (The caller checks the column's dtype once per feature: expressions.py, _checked.)
+        missing = col.is_null()
+        if self.family == "string":
+            key = col.cast(pl.String)
+        elif self.family == "boolean":
+            key = col
+        elif self.accepts_floats:
+            key = col.cast(pl.Float64)
+            missing = missing | key.is_nan()
+        else:
+            key = col.cast(pl.Int128)
+        dtype = {"string": pl.String, "boolean": pl.Boolean}.get(self.family, pl.Float64 if self.accepts_floats else pl.Int128)
+        if unseen:
+            listed, hit = [k for k in range(self.domain_size) if k not in allowed], False
+        else:
+            listed, hit = sorted(allowed), True
+        values = pl.Series([self.values[k] for k in listed if self.values[k] is not None], dtype=dtype)
+        if values.len() == 0:
+            test = pl.lit(not hit)
+        elif values.len() == 1:
+            test = key == values[0] if hit else key != values[0]
+        else:
+            inside = key.is_in(pl.lit(values).implode())
+            test = inside if hit else ~inside
+        return pl.when(missing).then(pl.lit(null_ok)).otherwise(test)
+
     @property
     def accepts_floats(self) -> bool:
         """Whether a float column may stand for this feature at prediction: binned features, and
@@ -289,8 +354,8 @@ class FeatureEncoder:
         if not isinstance(d, dict):
             raise FindRSInputError(f"a feature must be an object, got {d!r}")
         name = d.get("name")
-        if not isinstance(name, str):
-            raise FindRSInputError(f"a feature's name must be a string, got {name!r}")
+        if not isinstance(name, str) or "\0" in name:
+            raise FindRSInputError(f"a feature's name must be a string without NUL characters, got {name!r}")
 
         def bad(what: str) -> FindRSInputError:
             return FindRSInputError(f"feature {name!r}: {what}")

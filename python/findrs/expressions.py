@@ -9,10 +9,11 @@ can only differ in how they evaluate the rules on the codes:
   JSON of its voting rules) and is parsed once per model, then cached. Eager prediction
   (``model.predict``) runs it too: it is findrs' one prediction path;
 - the **compiled** form prints the model's public view (:class:`findrs.view.Vote`) as plain
-  Polars: each voting rule as ``all_horizontal(code.is_in(allowed), ...)``, the votes as the
-  weighted count of the vote's groups that hold, compared with the vote's threshold. It needs
-  nothing but Polars, but it is one expression node per constraint, so it stops being practical
-  for models with a few hundred rules.
+  Polars: each voting rule as ``all_horizontal`` of its constraints, each a comparison of the
+  raw column with the values it allows (``FeatureEncoder.allows``: the same values the codes
+  stand for, without a lookup per constraint), the votes as the weighted count of the vote's
+  groups that hold, compared with the vote's threshold. It needs nothing but Polars, but it is
+  one expression node per constraint, so it is slower than the plugin for big models.
 
 Both are elementwise, so the streaming engine runs them per batch.
 """
@@ -68,17 +69,21 @@ def _always(encoders: Sequence[FeatureEncoder], value: bool) -> pl.Expr:
 
 
 def _rule_exprs(vote: Vote, encoders: Sequence[FeatureEncoder]) -> list[pl.Expr]:
-    codes = [enc.expr() for enc in encoders]
+    # Each constraint tests the raw values (FeatureEncoder.allows), not the codes: a code is a
+    # lookup Polars evaluates again at a fixed cost wherever the expression repeats it, which
+    # made a 142-rule BO model take 18 s on 400 rows lazily (benchmarks/bench_compiled.py).
     out = []
     for i in range(len(vote.rules)):
-        parts = []
-        for c in vote.rule(i):
-            allowed = list(c.codes)
-            if c.unseen_passes:
-                allowed.append(encoders[c.feature].domain_size)  # the unseen code
-            parts.append(codes[c.feature] == allowed[0] if len(allowed) == 1 else codes[c.feature].is_in(allowed))
+        parts = [encoders[c.feature].allows(c.codes, c.unseen_passes) for c in vote.rule(i)]
         out.append(pl.all_horizontal(parts) if parts else _always(encoders, True))
     return out
+
+
+def _checked(e: pl.Expr, encoders: Sequence[FeatureEncoder]) -> pl.Expr:
+    """``e`` where every feature's code exists: once per feature, the encoder reads its column
+    with the operations that refuse a dtype the feature does not accept (a re-typed column
+    fails as in ``predict``); codes are never null, so this never changes ``e``."""
+    return pl.when(pl.all_horizontal([enc.expr().is_not_null() for enc in encoders])).then(e)
 
 
 def compiled_votes(vote: Vote, encoders: Sequence[FeatureEncoder]) -> pl.Expr:
@@ -89,7 +94,7 @@ def compiled_votes(vote: Vote, encoders: Sequence[FeatureEncoder]) -> pl.Expr:
         holds = pl.any_horizontal([rules[i] for i in group]) if group else _always(encoders, False)
         term = holds.cast(pl.UInt64)
         terms.append(term if weight == 1 else term * pl.lit(weight, pl.UInt64))
-    return pl.sum_horizontal(terms) if len(terms) > 1 else terms[0]
+    return _checked(pl.sum_horizontal(terms) if len(terms) > 1 else terms[0], encoders)
 
 
 def compiled_mask(vote: Vote, encoders: Sequence[FeatureEncoder]) -> pl.Expr:

@@ -154,6 +154,10 @@ def fit(
             raise FindRSInputError(f"the target column {target!r} cannot also be a feature; remove it from features")
     if not features:
         raise FindRSInputError(f"there are no feature columns besides the target {target!r}")
+    nul = [c for c in [*features, target] if isinstance(c, str) and "\0" in c]
+    if nul:
+        # Polars panics when it reports an error about such a column.
+        raise FindRSInputError(f"the column names {nul} hold a NUL character ('\\0'); rename them, e.g. df.rename({{{nul[0]!r}: {nul[0].replace(chr(0), '')!r}}})")
     y, tgt = binarize(df, target, positive)
     if tgt.negative is None and params["direction"] != "positive":
         if params["direction"] == "auto" and direction is NOT_GIVEN["direction"]:

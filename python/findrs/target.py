@@ -49,7 +49,7 @@ class Target:
         keys = ["column", "dtype", "positive", "negative"]
         if not isinstance(d, dict) or sorted(d) != sorted(keys):
             raise FindRSInputError(f"the target must be an object with the fields {keys}, got {d!r}")
-        if not isinstance(d["column"], str) or not isinstance(d["dtype"], str):
+        if not isinstance(d["column"], str) or not isinstance(d["dtype"], str) or "\0" in d["column"]:
             raise FindRSInputError(f"the target's column and dtype must be strings, got {d['column']!r} and {d['dtype']!r}")
         for name in ("positive", "negative"):
             if isinstance(d[name], (list, dict)):

@@ -88,6 +88,9 @@ struct RunState<'a> {
     slot_counts: Vec<u32>,
     feature_counts: Vec<u32>,
     word_terms: Vec<u64>,
+    /// Per slot term of the rule being refreshed: how many of its feature's slots it
+    /// disallows (OH: counting its near misses bit by bit is cheaper below this many).
+    term_disallowed: Vec<u32>,
     // allocations of earlier runs, reused by the next run on the same thread
     spare_rules: Vec<Rule>,
     spare_terms: Vec<Terms>,
@@ -169,6 +172,7 @@ impl<'a> RunState<'a> {
             slot_counts: vec![0; ts.schema.n_slots()],
             feature_counts: vec![0; ts.schema.n_features()],
             word_terms: Vec::new(),
+            term_disallowed: Vec::new(),
             spare_rules: Vec::new(),
             spare_terms: Vec::new(),
             spare_buckets: Vec::new(),
@@ -633,6 +637,16 @@ impl<'a> RunState<'a> {
         self.slot_counts.iter_mut().for_each(|c| *c = 0);
         self.feature_counts.iter_mut().for_each(|c| *c = 0);
         self.word_terms.resize(if IV { k + ivs.len() } else { k }, 0);
+        self.term_disallowed.clear();
+        for j in 0..k {
+            let f = terms.get(j).feature;
+            let n = if schema.kind(f) == ConstraintKind::OneHot {
+                (0..schema.domain_size(f)).filter(|&c| !self.rules[i].allows(schema.slot(f, c))).count()
+            } else {
+                0
+            };
+            self.term_disallowed.push(n as u32);
+        }
         let negs = &ts.negatives;
         for w in 0..negs.n_words() {
             let valid = negs.valid(w);
@@ -691,10 +705,23 @@ impl<'a> RunState<'a> {
                         self.feature_counts[f] += near.count_ones();
                     }
                     ConstraintKind::OneHot => {
-                        for c in 0..schema.domain_size(f) {
-                            let s = schema.slot(f, c);
-                            if !self.rules[i].allows(s) {
-                                self.slot_counts[s] += (near & slots[s]).count_ones();
+                        // Each near miss holds one disallowed slot of f: count them by slot,
+                        // visiting the near misses or the disallowed slots, whichever are fewer
+                        // (the slot loop alone made OH runs ~20x slower than AV on Adult).
+                        if near.count_ones() < self.term_disallowed[j] {
+                            let codes = ts.neg_codes(f);
+                            let mut x = near;
+                            while x != 0 {
+                                let n = w * WORD_BITS + x.trailing_zeros() as usize;
+                                self.slot_counts[schema.slot(f, codes[n])] += 1;
+                                x &= x - 1;
+                            }
+                        } else {
+                            for c in 0..schema.domain_size(f) {
+                                let s = schema.slot(f, c);
+                                if !self.rules[i].allows(s) {
+                                    self.slot_counts[s] += (near & slots[s]).count_ones();
+                                }
                             }
                         }
                     }

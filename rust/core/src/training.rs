@@ -5,9 +5,9 @@
 //! `pos_slots` its one-slot-per-AV-or-OH-feature mask; `negatives` indexes the negative rows in
 //! data order. With interval features, `pos_intervals(i)` holds positive `i`'s codes of the
 //! interval features (in their order) and `neg_interval(j)` every negative's code of interval
-//! feature `j`. For the relative acceptance test (docs/semantics.md §9.1) it also answers, on
-//! first use, how many training rows hold each slot and how many positives hold it in every
-//! suffix of the positives' words.
+//! feature `j`; `neg_codes(f)` holds every negative's code of feature `f`. For the relative
+//! acceptance test (docs/semantics.md §9.1) it also answers, on first use, how many training
+//! rows hold each slot and how many positives hold it in every suffix of the positives' words.
 
 use crate::bitset::{self, words_for};
 use crate::data::Columns;
@@ -28,6 +28,8 @@ pub struct TrainingSet {
     slot_words: usize,
     pos_iv: Vec<u32>,
     neg_iv: Vec<u32>,
+    /// Every negative's code, feature by feature (`neg_codes(f)[i]` is negative `i`'s).
+    neg_codes: Vec<u32>,
     pub negatives: RowIndex,
     pub positives: RowIndex,
     /// Built on first use: training rows holding each slot.
@@ -104,6 +106,9 @@ impl TrainingSet {
             .iter()
             .flat_map(|l| neg_rows.iter().map(|&r| data.code(r as usize, l.feature)))
             .collect();
+        let neg_codes: Vec<u32> = (0..m)
+            .flat_map(|f| neg_rows.iter().map(move |&r| data.code(r as usize, f)))
+            .collect();
         let negatives = RowIndex::from_rows(&schema, data, &neg_rows)?;
         let positives = RowIndex::from_rows(&schema, data, &pos_rows)?;
         Ok(Self {
@@ -117,6 +122,7 @@ impl TrainingSet {
             slot_words,
             pos_iv,
             neg_iv,
+            neg_codes,
             negatives,
             positives,
             slot_rows: OnceLock::new(),
@@ -222,6 +228,13 @@ impl TrainingSet {
     pub fn pos_codes(&self, i: usize) -> &[u32] {
         let m = self.schema.n_features();
         &self.pos_codes[i * m..(i + 1) * m]
+    }
+
+    /// Every negative's code on feature `f`, indexed like `neg_rows`.
+    #[inline]
+    pub fn neg_codes(&self, f: usize) -> &[u32] {
+        let n = self.neg_rows.len();
+        &self.neg_codes[f * n..(f + 1) * n]
     }
 
     /// Slot mask of negative `i` (one slot per feature), `i` indexing `neg_rows`.
