@@ -641,7 +641,9 @@ impl<'a> RunState<'a> {
         for j in 0..k {
             let f = terms.get(j).feature;
             let n = if schema.kind(f) == ConstraintKind::OneHot {
-                (0..schema.domain_size(f)).filter(|&c| !self.rules[i].allows(schema.slot(f, c))).count()
+                (0..schema.domain_size(f))
+                    .filter(|&c| !self.rules[i].allows(schema.slot(f, c)))
+                    .count()
             } else {
                 0
             };
