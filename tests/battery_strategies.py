@@ -199,6 +199,17 @@ def fit_params(draw) -> dict[str, Any]:
         params["T"] = draw(st.integers(1, 9))
     if method == "bp":
         params["n_rules"] = draw(st.sampled_from(["auto", None, 1, 3]))
+    # The settings beyond the paper, now and then (docs/semantics.md §8, §9).
+    if draw(st.integers(0, 3)) == 0:
+        params["tolerance"] = draw(st.sampled_from([0.05, 0.3]))
+    if draw(st.integers(0, 4)) == 0:
+        params["min_support"] = draw(st.sampled_from([1, 2]))
+    if draw(st.integers(0, 4)) == 0:
+        params["direction"] = "negative"
+    if draw(st.integers(0, 3)) == 0:
+        params["simplify"] = True
+    if draw(st.integers(0, 4)) == 0:
+        params["max_rules"] = draw(st.sampled_from([1, 2, 5]))
     return params
 
 

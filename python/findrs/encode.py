@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 import struct
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -237,18 +238,15 @@ class FeatureEncoder:
             def bin_ok(b: int) -> bool:
                 return (code_of[b] in allowed) if b in code_of else unseen
 
-            # Bin b holds the nudged values below edges[b + 1] not in an earlier bin (see
-            # _bin_expr); only the edges where "allowed" changes are tested. -inf + inf is NaN,
-            # so -inf (bin 0) is told apart; +inf nudges to itself (the last bin).
+            # A finite value is in the first bin b whose next bin starts above it (bin_starts:
+            # exact thresholds, nudge included); only the bins where "allowed" changes are
+            # tested. -inf falls in bin 0, +inf in the last, as in the encoder.
+            starts = self.bin_starts
             x = col.cast(pl.Float64)
-            nudged = x + (_ATOL + _RTOL * x.abs())
             test = pl.when(x.is_null() | x.is_nan()).then(pl.lit(null_ok))
-            first = True
             for b in range(n_bins - 1):
                 if bin_ok(b) != bin_ok(b + 1):
-                    below = nudged < self.edges[b + 1]
-                    test = test.when((below | (x == -math.inf)) if first else below).then(pl.lit(bin_ok(b)))
-                    first = False
+                    test = test.when(x < starts[b]).then(pl.lit(bin_ok(b)))
             return test.otherwise(pl.lit(bin_ok(n_bins - 1)))
         # (The caller checks the column's dtype once per feature: expressions.py, _checked.)
         missing = col.is_null()
@@ -442,7 +440,10 @@ def nudged_threshold(edge: float) -> float:
     """The least double ``t`` with ``nudged(t) >= edge``: a finite value is at or above the edge
     after the nudge exactly when it is at least ``t`` (``nudged`` is non-decreasing)."""
     edge = float(edge)
-    lo = _order_key(edge - (2.0e-5 * abs(edge) + 1.0e-7))  # nudged(lo) < edge
+    least = -sys.float_info.max
+    if nudged(least) >= edge:
+        return least  # every finite value reaches the edge (an edge within 1e-5 of -1.8e308)
+    lo = _order_key(max(edge - (2.0e-5 * abs(edge) + 1.0e-7), least))  # nudged(lo) < edge
     hi = _order_key(edge)  # nudged(edge) >= edge
     assert nudged(_from_key(lo)) < edge <= nudged(_from_key(hi))
     while hi - lo > 1:

@@ -240,7 +240,7 @@ pub fn cross_validate(
     let fold_of = stratified_folds(labels, k, cv.seed);
     let folds: Vec<Fold> = (0..k)
         .into_par_iter()
-        .map(|f| {
+        .map(|f| -> Result<Fold> {
             let rows_where = |inside: bool| -> Vec<u32> {
                 (0..labels.len() as u32)
                     .filter(|&r| (fold_of[r as usize] == f as u32) == inside)
@@ -253,15 +253,15 @@ pub fn cross_validate(
                     train_rows.iter().map(|&r| col[r as usize]).collect()
                 })
                 .collect();
-            Fold {
-                test_index: RowIndex::from_rows(&av, data, &test_rows),
+            Ok(Fold {
+                test_index: RowIndex::from_rows(&av, data, &test_rows)?,
                 test_labels: test_rows.iter().map(|&r| labels[r as usize]).collect(),
-                train_index: RowIndex::from_rows(&av, data, &train_rows),
+                train_index: RowIndex::from_rows(&av, data, &train_rows)?,
                 train_labels: train_rows.iter().map(|&r| labels[r as usize]).collect(),
                 codes,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
 
     // Run groups, in order of first appearance.
     let mut groups: Vec<GroupKey> = Vec::new();
