@@ -83,7 +83,7 @@ def feature(draw, kind: str | None = None) -> tuple[pl.DataType, list[Any]]:
 @st.composite
 def names(draw, n: int) -> list[str]:
     """``n`` distinct column names, regex-looking and case-folding ones among them."""
-    return draw(st.lists(st.one_of(st.sampled_from(NAMES), st.text(st.characters(exclude_characters="\0"), min_size=1, max_size=4)), min_size=n, max_size=n, unique=True))
+    return draw(st.lists(st.one_of(st.sampled_from(NAMES), st.text(st.characters(codec="utf-8", exclude_characters="\0"), min_size=1, max_size=4)), min_size=n, max_size=n, unique=True))
 
 
 @st.composite
