@@ -394,7 +394,7 @@ mod tests {
                     };
                     let rules = fitted.model.rule_set().rules();
                     let pos_covered = fitted.model.rule_set().train_positives();
-                    let index = RowIndex::from_all(&schema, &data);
+                    let index = RowIndex::from_all(&schema, &data).unwrap();
                     let mut ev = Evaluator {
                         schema: &schema,
                         index: &index,
