@@ -193,14 +193,17 @@ def test_integers_beyond_64_bits_predict_on_every_path() -> None:
     df = pl.DataFrame({"a": pl.Series(big, dtype=pl.Int128), "y": [True, False, True, False, True, False]})
     for method in METHODS:
         model = _fit(df, "y", method=method)
-        assert model.encoders[0].kind == "categorical" and not model.encoders[0].accepts_floats
+        assert model.encoders[0].kind == "categorical" and not model.encoders[0].exact_in_float
         assert model.predict(df, labels=False).to_list() == [True, False, True, False, True, False]
         assert_paths_agree(model, df)
         assert_paths_agree(model, df.with_columns(pl.col("a").cast(pl.Int128) + 1))
         assert findrs.RuleSetModel.from_json(model.to_json()).encoders == model.encoders
-        # Float columns cannot stand for integers beyond 2**53.
-        with pytest.raises(FindRSInputError, match="'a' was Int128"):
-            model.predict(df.with_columns(pl.col("a").cast(pl.Float64)))
+        # A float column: whole values are those integers (these are exact doubles), others
+        # never seen, NaN null.
+        floats = pl.DataFrame({"a": [2.0**70, 1.0, 2.0**70 + 2.0**20, 1.5, float("nan"), -(2.0**90)]})
+        as_int = pl.DataFrame({"a": pl.Series([2**70, 1, 2**70 + 2**20, 7, None, -(2**90)], dtype=pl.Int128)})
+        assert model.predict(floats).to_list() == model.predict(as_int).to_list()
+        assert_paths_agree(model, floats, sql=False)
 
 
 # ------------------------------------------------------------------------- item 14
@@ -259,6 +262,45 @@ def test_a_query_on_a_retyped_column_fails_as_predict_does(what: str, name: str,
                  model.predict_expr(engine="compiled")):
         with pytest.raises(pl.exceptions.PolarsError):
             bad.lazy().select(expr).collect(engine="streaming")
+
+
+WRONG_DTYPES = {
+    "String": pl.Series(["1", "x", "y", "z"]),
+    "Categorical": pl.Series(["1", "x", "y", "z"], dtype=pl.Categorical),
+    "Boolean": pl.Series([True, False, None, True]),
+    "Float64": pl.Series([1.0, 1.5, float("nan"), 2.0]),
+    "Int64": pl.Series([1, 2, 3, 4]),
+    "Date": pl.Series([datetime.date(2020, 1, 1)] * 4),
+    "Null": pl.Series([None] * 4),
+    "List": pl.Series([[1], [2], [3], [4]]),
+}
+FEATURES = {
+    "string": pl.Series(["p", "q", "p", "q"]),
+    "boolean": pl.Series([True, False, True, False]),
+    "small integer": pl.Series([1, 2, 1, 2]),
+    "wide integer": pl.Series([2**60, 1, 2**60, 1]),
+    "binned": pl.Series([0.5, 1.5, 9.0, 3.0]),
+    "binned integer": pl.Series(list(range(0, 40, 10))),
+}
+
+
+@pytest.mark.parametrize("feature", sorted(FEATURES))
+def test_no_dtype_makes_a_query_panic(feature: str) -> None:
+    # A wide integer feature read through ~x made Polars panic deriving the query's schema on a
+    # String column (PanicException, found by the battery); every feature kind against every
+    # dtype either predicts or raises a Polars error, never a panic.
+    df = pl.DataFrame({"a": FEATURES[feature], "y": [True, False, True, False]})
+    model = _fit(df, "y", bins=3)
+    for name, column in WRONG_DTYPES.items():
+        frame = pl.DataFrame({"a": column})
+        for expr in (model.predict_expr(), model.to_expr()):
+            for engine in ("in-memory", "streaming"):
+                try:
+                    frame.lazy().select(expr).collect(engine=engine)
+                except pl.exceptions.PolarsError:
+                    pass
+                except BaseException as e:  # noqa: BLE001 - a panic is what this test catches
+                    pytest.fail(f"{feature} feature on a {name} column ({engine}): {type(e).__name__}: {e}")
 
 
 # ------------------------------------------------------------------------- item 8

@@ -198,16 +198,15 @@ class FeatureEncoder:
                 .alias(self.name)
             )
         new = pl.Series(range(len(known)), dtype=pl.UInt32)
-        if self.accepts_floats:
+        if self.exact_in_float:
             # Integers and floats alike as Float64, exact for these values: a whole-valued float
             # is that integer, any other float a value never seen, NaN null (a pandas integer
             # column that met a NaN). An integer beyond 2**53 rounds to no training value.
             key = _float(col, numeric_only=True)
             old = pl.Series(known, dtype=pl.Float64)
         else:
-            # Integers beyond 2**53: compared exactly, as Int128 (any integer dtype fits); ~x
-            # and abs are defined together on integers only.
-            key = pl.when((~col).is_null() | col.abs().is_null()).then(None).otherwise(col.cast(pl.Int128))
+            # Integers beyond 2**53: compared exactly, as Int128 (any integer dtype fits).
+            key = self._int128_key(col)
             old = pl.Series(known, dtype=pl.Int128)
         codes = key.replace_strict(old, new, default=unseen, return_dtype=pl.UInt32)
         return pl.when(key.is_null()).then(null_code).otherwise(codes).alias(self.name)
@@ -254,12 +253,13 @@ class FeatureEncoder:
             key = col.cast(pl.String)
         elif self.family == "boolean":
             key = col
-        elif self.accepts_floats:
+        elif self.exact_in_float:
             key = col.cast(pl.Float64)
             missing = missing | key.is_nan()
         else:
-            key = col.cast(pl.Int128)
-        dtype = {"string": pl.String, "boolean": pl.Boolean}.get(self.family, pl.Float64 if self.accepts_floats else pl.Int128)
+            key = self._int128_key(col)
+            missing = key.is_null()
+        dtype = {"string": pl.String, "boolean": pl.Boolean}.get(self.family, pl.Float64 if self.exact_in_float else pl.Int128)
         if unseen:
             listed, hit = [k for k in range(self.domain_size) if k not in allowed], False
         else:
@@ -275,22 +275,38 @@ class FeatureEncoder:
         return pl.when(missing).then(pl.lit(null_ok)).otherwise(test)
 
     @property
-    def accepts_floats(self) -> bool:
-        """Whether a float column may stand for this feature at prediction: binned features, and
-        integer categorical ones whose values are exact doubles (``|v| < 2**53``), where a
-        whole-valued float is that integer (docs/semantics.md §1)."""
-        if self.kind == "binned":
-            return True
-        return self.family == "integer" and all(abs(v) < _EXACT_FLOAT for v in self.values if v is not None)
+    def exact_in_float(self) -> bool:
+        """An integer categorical feature whose training values are exact doubles
+        (``|v| < 2**53``): its values are compared as Float64; otherwise as Int128."""
+        return self.kind == "categorical" and self.family == "integer" and all(
+            abs(v) < _EXACT_FLOAT for v in self.values if v is not None
+        )
+
+    def _int128_key(self, col: pl.Expr) -> pl.Expr:
+        """The column's values as Int128 for exact comparison with training integers beyond
+        2**53: null for null and NaN, a value no training value has for a float that is not a
+        whole number (it is never seen), the integer itself otherwise. ``abs`` makes Polars
+        refuse a column that is not numeric (Boolean, String, temporal...) with an error."""
+        known = {v for v in self.values if v is not None}
+        never = next(v for v in range(-(2**127), -(2**127) + len(known) + 1) if v not in known)
+        as_float = col.cast(pl.Float64)
+        as_int = col.cast(pl.Int128, strict=False)
+        return (
+            pl.when(col.abs().is_null() | as_float.is_nan()).then(pl.lit(None, pl.Int128))
+            .when(as_int.cast(pl.Float64) == as_float).then(as_int)
+            .otherwise(pl.lit(never, pl.Int128))
+        )
 
     @property
     def accepted_families(self) -> tuple[str, ...]:
-        """The dtype families (:func:`dtype_family`) a prediction column may have."""
-        if self.kind == "binned":
+        """The dtype families (:func:`dtype_family`) a prediction column may have: a numeric
+        feature (binned, or integer: a whole-valued float is that integer) integers and floats,
+        a string feature strings (or an all-null Null column), a Boolean one Booleans."""
+        if self.kind == "binned" or self.family == "integer":
             return ("integer", "float")
         if self.family == "string":
             return ("string", "null")  # a Null-dtype column: every value null
-        return (self.family, "float") if self.family == "integer" and self.accepts_floats else (self.family,)
+        return (self.family,)
 
     def encode(self, s: pl.Series) -> np.ndarray:
         """Codes of a Series as a contiguous ``uint32`` NumPy array."""
