@@ -270,7 +270,9 @@ class FeatureEncoder:
         elif values.len() == 1:
             test = key == values[0] if hit else key != values[0]
         else:
-            inside = key.is_in(pl.lit(values).implode())
+            # A Python list is a collection for every Polars from 1.25 on (an imploded literal
+            # is per-row before 1.28; a same-dtype Series is deprecated after).
+            inside = key.is_in(values.to_list())
             test = inside if hit else ~inside
         return pl.when(missing).then(pl.lit(null_ok)).otherwise(test)
 
