@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -47,7 +48,10 @@ _FIT_EXAMPLES = """examples:
   findrs fit data.csv --target y --auto -o m.json
       encoding, tolerance, min_support and direction chosen by cross-validation on DATA
 
-DATA is read by its extension: .csv, .tsv, .parquet / .pq, .arrow / .ipc / .feather.
+DATA is read by its extension: .csv, .tsv, .parquet / .pq, .arrow / .ipc / .feather, and .data /
+.txt as CSV. A CSV without a header row (UCI's .data files) needs --no-header: its columns are
+then column_1 ... column_N, e.g.
+  findrs fit car.data --no-header --target column_7 --positive unacc -o car.json
 A boolean target's positive class is true; with exactly two labels the greater one is positive
 unless --positive says otherwise; with more labels --positive is required (one class against the
 rest).
@@ -87,34 +91,74 @@ _READERS = {
     ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
     ".arrow": "ipc", ".ipc": "ipc", ".feather": "ipc",
 }
+# Read only (never written): UCI's files, comma-separated, usually without a header row.
+_INPUT_ONLY = {".data": "csv", ".txt": "csv"}
 
 
 def _format_of(path: str, what: str) -> str:
-    fmt = _READERS.get(Path(path).suffix.lower())
+    formats = _READERS if what == "output file" else {**_READERS, **_INPUT_ONLY}
+    fmt = formats.get(Path(path).suffix.lower())
     if fmt is None:
         raise _CLIError(
             f"cannot tell the format of {what} {path!r} from its extension; use one of "
-            f"{', '.join(sorted(_READERS))}"
+            f"{', '.join(sorted(formats))}"
         )
     return fmt
 
 
-def _read_frame(path: str, schema: dict[str, pl.DataType] | None = None) -> pl.DataFrame:
-    """Reads DATA by extension; CSV columns named in ``schema`` get those dtypes (the model's)."""
+def _read_frame(path: str, schema: dict[str, pl.DataType] | None = None, *, header: bool = True) -> pl.DataFrame:
+    """Reads DATA by extension; CSV columns named in ``schema`` get those dtypes (the model's).
+    ``header=False``: a CSV without a header row, its columns named ``column_1`` ... ``column_N``."""
     fmt = _format_of(path, "data file")
     if not Path(path).is_file():
         raise _CLIError(f"data file {path!r} not found")
     if fmt in ("csv", "tsv"):
-        overrides = None
-        if schema:
-            header = pl.read_csv(path, n_rows=0, separator="\t" if fmt == "tsv" else ",").columns
-            overrides = {c: t for c, t in schema.items() if c in header}
+        sep = "\t" if fmt == "tsv" else ","
+        names = pl.read_csv(path, n_rows=1 if not header else 0, separator=sep, has_header=header).columns
+        if not header:
+            # Our own names, the same in every Polars version (their defaults changed).
+            names = [f"column_{i + 1}" for i in range(len(names))]
+        overrides = {c: t for c, t in (schema or {}).items() if c in names} or None
         return pl.read_csv(
-            path, separator="\t" if fmt == "tsv" else ",", infer_schema_length=None, schema_overrides=overrides
+            path, separator=sep, infer_schema_length=None, schema_overrides=overrides, has_header=header,
+            new_columns=None if header else names,
         )
+    if not header:
+        raise _CLIError(f"--no-header applies to CSV files; {path!r} is {fmt}, which names its columns")
     if fmt == "parquet":
         return pl.read_parquet(path)
     return pl.read_ipc(path)
+
+
+def _check_target(df: pl.DataFrame, target: str, header: bool) -> None:
+    """A target that is not a column: the columns, and the two usual causes."""
+    if target in df.columns:
+        return
+    shown = df.columns[:12] + (["..."] if len(df.columns) > 12 else [])
+    hint = (
+        "a file without a header row (such as UCI's .data files) needs --no-header, which names "
+        f"the columns column_1 ... column_{df.width}"
+        if header
+        else f"with --no-header the columns are column_1 ... column_{df.width}"
+    )
+    raise _CLIError(f"--target {target!r} is not a column of DATA; its columns are {shown}; {hint}")
+
+
+# findrs.fit's parameters as the command line spells them, for messages written in Python terms.
+_CLI_NAMES = {
+    "positive": "--positive", "method": "--method", "encoding": "--encoding", "tolerance": "--tolerance",
+    "min_support": "--min-support", "direction": "--direction", "random_state": "--random-state",
+    "features": "--features", "bins": "--bins", "T": "--T", "n_jobs": "--n-jobs", "n_rules": "--n-rules",
+    "simplify": "--simplify", "max_rules": "--max-rules", "auto": "--auto", "target": "--target",
+}
+_PARAM_RE = re.compile(r"(?<![\w.(\[])(" + "|".join(sorted(_CLI_NAMES, key=len, reverse=True)) + r")=(?!=)")
+
+
+def _cli_terms(message: str) -> str:
+    """``positive=<label>`` -> ``--positive <label>``: a message of the library in the
+    command line's terms (only parameter names followed by ``=``; code such as
+    ``pl.col('y') > 1`` is left as it is)."""
+    return _PARAM_RE.sub(lambda m: _CLI_NAMES[m.group(1)] + " ", message)
 
 
 def _load_model(path: str) -> RuleSetModel:
@@ -189,7 +233,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    df = _read_frame(args.data)
+    df = _read_frame(args.data, header=args.header)
+    _check_target(df, args.target, args.header)
     features = None
     if args.features is not None:
         features = [f.strip() for f in args.features.split(",") if f.strip()]
@@ -220,7 +265,7 @@ def _fit(args: argparse.Namespace) -> int:
         )
         elapsed = time.perf_counter() - start
     for w in caught:
-        print(f"findrs: warning: {w.message}", file=sys.stderr)
+        print(f"findrs: warning: {_cli_terms(str(w.message))}", file=sys.stderr)
     model.to_json(args.output)
     print(model)
     print(f"fitted on {df.height} rows in {elapsed:.2f} s; training accuracy {model.score(df):.4f}")
@@ -232,7 +277,7 @@ def _predict(args: argparse.Namespace) -> int:
     if args.output != "-":
         _format_of(args.output, "output file")
     model = _load_model(args.model)
-    df = _read_frame(args.data, _training_schema(model))
+    df = _read_frame(args.data, _training_schema(model), header=args.header)
     pred = model.predict(df)
     out = df.with_columns(pred.alias(f"{model.target.name}_predicted"))
     _write_frame(out, args.output)
@@ -244,15 +289,21 @@ def _predict(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     model = _load_model(args.model)
-    df = _read_frame(args.data, _training_schema(model))
+    df = _read_frame(args.data, _training_schema(model), header=args.header)
     table = model.explain(df)
     name = model.target.name
+    positive = model.target.positive
     weights = model.rules["weight"].to_list()
     voting = "rules" if model.method == "find-rs" else "voting rules"
     lines = []
     columns = (f"{name}_predicted", f"{name}_decision", "fired_rules", "fired_texts", "nearest_rule", "failed_conditions")
     for i, (label, decision, ids, texts, nearest, failed) in enumerate(table.select(columns).iter_rows()):
-        lines.append(f"row {i}: {name} = {label!r}  decision {decision:+.4f}")
+        if model.target.negative is None:
+            # One class against the rest: the prediction is "is it the positive class?".
+            said = f"{name} = {positive!r}" if label else f"{name} != {positive!r}"
+        else:
+            said = f"{name} = {label!r}"
+        lines.append(f"row {i}: {said}  decision {decision:+.4f}")
         if nearest is not None:
             lines.append(f"  nearest rule #{nearest} fails: {'; '.join(failed)}")
         if not ids:
@@ -327,6 +378,13 @@ def _n_rules(text: str) -> Any:
         raise argparse.ArgumentTypeError(f"expected 'auto', 'all', 'cv' or a number of rules, got {text!r}") from None
 
 
+def _header_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-header", dest="header", action="store_false",
+        help="the CSV file has no header row (UCI's .data files): its columns are named column_1 ... column_N",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="findrs",
@@ -347,7 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
         "fit", help="learn a model from a CSV or Parquet file and save it as JSON",
         description="Learn a rule model from DATA and save it as JSON.", epilog=_FIT_EXAMPLES, formatter_class=raw,
     )
-    p.add_argument("data", metavar="DATA", help="training data (.csv, .tsv, .parquet, .arrow)")
+    p.add_argument("data", metavar="DATA", help="training data (.csv, .tsv, .data, .txt, .parquet, .arrow)")
+    _header_option(p)
     p.add_argument("--target", required=True, metavar="COL", help="the label column")
     p.add_argument("--positive", metavar="V", help="the label the rules describe (read as the target's type)")
     p.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs", help="default find-rs")
@@ -375,7 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Predict DATA with a saved model.", epilog=_PREDICT_EXAMPLES, formatter_class=raw,
     )
     p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")
-    p.add_argument("data", metavar="DATA", help="data to predict (.csv, .tsv, .parquet, .arrow)")
+    p.add_argument("data", metavar="DATA", help="data to predict (.csv, .tsv, .data, .txt, .parquet, .arrow)")
+    _header_option(p)
     p.add_argument("-o", "--output", default="-", metavar="out.parquet|out.csv|-", help="output file by extension; - writes CSV to standard output (default)")
     p.set_defaults(run=_predict)
 
@@ -384,7 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Explain the model's prediction of each row of DATA.", epilog=_EXPLAIN_EXAMPLES, formatter_class=raw,
     )
     p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")
-    p.add_argument("data", metavar="DATA", help="data to explain (.csv, .tsv, .parquet, .arrow)")
+    p.add_argument("data", metavar="DATA", help="data to explain (.csv, .tsv, .data, .txt, .parquet, .arrow)")
+    _header_option(p)
     p.add_argument("--top", type=_positive_int, default=None, metavar="N", help="show at most N fired rules per row (default all)")
     p.set_defaults(run=_explain)
 
@@ -418,7 +479,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except (_CLIError, FindRSInputError, OSError, pl.exceptions.PolarsError, json.JSONDecodeError) as e:
-        print(f"findrs: error: {_one_line(e)}", file=sys.stderr)
+        text = _one_line(e)
+        print(f"findrs: error: {_cli_terms(text) if isinstance(e, FindRSInputError) else text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("findrs: interrupted", file=sys.stderr)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
 from typing import Any, Literal, Sequence
 
@@ -11,6 +10,7 @@ from .errors import ContradictionWarning, FindRSInputError
 from .frames import as_polars
 from .model import RuleSetModel
 from .params import NOT_GIVEN, check_n_jobs, check_params
+from .progress import progress_bar
 from .target import binarize
 
 Method = Literal["find-rs", "bo", "bp"]
@@ -102,7 +102,9 @@ def fit(
             of the smaller class). Default 5, or 3 above 20,000 rows.
         cv_T: runs per BO/BP fit inside the cross-validation (at most ``T``; default
             ``min(T, 20)``); the final fit makes ``T``.
-        verbose: show a progress bar of finished runs on stderr.
+        verbose: show the finished runs (of BO / BP, and of the cross-validation of automatic
+            settings) on stderr, as one line that updates, with elapsed and remaining time
+            (tqdm's bar when tqdm is installed).
 
     Returns:
         The fitted :class:`~findrs.RuleSetModel`.
@@ -126,6 +128,7 @@ def fit(
         >>> print(model.rules["text"][0])
         top_left = x and top_middle = x and top_right = x
     """
+    _check_target_is_a_name(data, target)
     params = check_params(
         {
             "method": method, "encoding": encoding, "tolerance": tolerance, "min_support": min_support,
@@ -135,6 +138,13 @@ def fit(
         }
     )
     n_jobs = check_n_jobs(n_jobs)
+    if params["method"] != "bp" and isinstance(n_rules, int) and not isinstance(n_rules, bool):
+        warnings.warn(
+            f"n_rules={n_rules} is ignored by method={params['method']!r}: every rule it finds votes; "
+            f"pass method='bp' to keep the best {n_rules} rules, or max_rules={n_rules} for a rule budget",
+            UserWarning,
+            stacklevel=2,
+        )
     df = as_polars(data)
     if df.height == 0:
         raise FindRSInputError("the frame has no rows; FIND-RS needs positive and negative rows")
@@ -172,7 +182,7 @@ def fit(
     encoders = fit_encoders(df, features, params["bins"])
     codes = encode_frame(df, encoders)
     runs = params["T"] if params["method"] != "find-rs" else 0
-    progress = _progress_bar(runs) if verbose and (runs or params["auto"]) else None
+    progress = progress_bar() if verbose and (runs or params["auto"]) else None
     model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
     if model.contradictions:
         warnings.warn(
@@ -184,12 +194,22 @@ def fit(
     return model
 
 
-def _progress_bar(total: int):
-    def report(done: int, total_: int) -> None:
-        width = 30
-        filled = width * done // max(total_, 1)
-        end = "\n" if done >= total_ else ""
-        sys.stderr.write(f"\rfindrs: [{'#' * filled}{'.' * (width - filled)}] {done}/{total_} runs{end}")
-        sys.stderr.flush()
-
-    return report
+def _check_target_is_a_name(data: Any, target: Any) -> None:
+    """``fit(X, y)`` (scikit-learn's form) gets findrs' own message, not Polars' "truth value
+    of a Series is ambiguous"."""
+    if isinstance(target, str):
+        return
+    kind = type(target).__module__.split(".")[0] + "." + type(target).__name__
+    if hasattr(target, "__len__") and not isinstance(target, (bytes, dict)):
+        name = getattr(target, "name", None)
+        col = name if isinstance(name, str) and name else "y"
+        raise FindRSInputError(
+            f"target must be the name of the label column, got a {kind}; findrs.fit takes the labels "
+            f"as a column of the frame: findrs.fit(X.with_columns(y.alias({col!r})), {col!r}) (a pandas "
+            f"frame: X.assign({col}=y)), or use scikit-learn's form with "
+            f"findrs.sklearn.FindRSClassifier().fit(X, y)"
+        )
+    raise FindRSInputError(
+        f"target must be the name of the label column (a str), got {target!r} ({kind}); "
+        f"pass the column's name, e.g. findrs.fit(df, 'class')"
+    )

@@ -89,6 +89,14 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             on the seed and ``T`` only.
         n_jobs: threads for the runs, with scikit-learn's meaning: ``None`` is 1 unless inside
             a ``joblib.parallel_backend`` context, ``-1`` is all cores. Never changes the model.
+        cv, cv_T: folds and runs per fit of the cross-validation of automatic settings (see
+            :func:`findrs.fit`).
+        verbose: show the finished runs on stderr, one line with elapsed and remaining time
+            (as :func:`findrs.fit`'s ``verbose``).
+
+    The target's name: when ``y`` is a named pandas or Polars Series (``df["class"]``), the
+    model names it so (``print(clf.model_)`` reads ``class = 'positive'``); otherwise, or when
+    a feature column has that name, it is ``y``.
 
     Attributes:
         classes_: the two labels, sorted; the rules describe ``classes_[1]``.
@@ -150,6 +158,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         cv: int | None = None,
         cv_T: int | None = None,
+        verbose: bool = False,
     ) -> None:
         self.method = method
         self.T = T
@@ -167,6 +176,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self.max_rules = max_rules
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self):
@@ -194,6 +204,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
                 :func:`findrs.fit`).
             TypeError: a column mixes strings and numbers, or holds other objects.
         """
+        y_in = y
         df, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
@@ -212,7 +223,9 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
                 f"negative rows."
             )
         names = list(df.columns)
-        target = "y"
+        target = _series_name(y_in)
+        if target is None or target in names:
+            target = "y"
         while target in names:
             target += "_"
         labels = classes.tolist()
@@ -255,6 +268,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             max_rules=self.max_rules,
             cv=self.cv,
             cv_T=self.cv_T,
+            verbose=self.verbose,
         )
         self.rules_ = self.model_.rules
         return self
@@ -383,6 +397,15 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         return df.with_columns(fixes) if fixes else df
 
 # ---------------------------------------------------------------------- helpers
+def _series_name(y: Any) -> str | None:
+    """The name of a named pandas or Polars Series (the target column it came from)."""
+    if isinstance(y, pl.Series) or type(y).__module__.split(".")[0] == "pandas":
+        name = getattr(y, "name", None)
+        if isinstance(name, str) and name and "\0" not in name:
+            return name
+    return None
+
+
 def _is_pandas_frame(X: Any) -> bool:
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(X, pd.DataFrame)

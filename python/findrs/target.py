@@ -111,6 +111,8 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
                 f"target column {target!r} has a single class {classes[0]!r}; FIND-RS needs "
                 f"positive and negative rows"
             )
+        elif family == "float" or (family == "integer" and len(classes) > _MANY_NUMBERS):
+            raise FindRSInputError(_numeric_target_message(target, s, len(classes)))
         else:
             shown = classes[:10]
             raise FindRSInputError(
@@ -135,6 +137,24 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
     others = [c for c in classes if c != positive]
     negative = others[0] if len(others) == 1 else None
     return y, Target(target, str(df.schema[target]), positive, negative)
+
+
+# An integer target with more distinct values than this reads as a quantity, not classes.
+_MANY_NUMBERS = 20
+
+
+def _numeric_target_message(target: str, s: pl.Series, n_classes: int) -> str:
+    """A numeric target of many values is a quantity: findrs learns rules for a class, so the
+    fix is a threshold (the median given as an example), or ``positive`` for one value."""
+    median = s.cast(pl.Float64).median()
+    shown = f"{median:g}" if s.dtype.is_float() else f"{int(median)}"
+    return (
+        f"target column {target!r} holds {n_classes} distinct numbers, a quantity rather than classes; "
+        f"findrs learns rules for one class, so make the target a yes/no question with a threshold, "
+        f"e.g. df.with_columns((pl.col({target!r}) > {shown}).alias({target + '_high'!r})) and fit "
+        f"{target + '_high'!r} (its median is {shown}), or pass positive=<value> to learn one value "
+        f"against the rest"
+    )
 
 
 def _label_family(target: str, dtype: pl.DataType) -> str:
