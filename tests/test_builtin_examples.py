@@ -230,12 +230,19 @@ def test_null_excluded_by_oh_set() -> None:
     [
         "findrs", "findrs.learn", "findrs.model", "findrs.encode", "findrs.namespace", "findrs.datasets",
         "findrs.text", "findrs.sql", "findrs.view", "findrs.config", "findrs.nearest", "findrs.report",
-        "findrs.params", "findrs.auto",
+        "findrs.params", "findrs.auto", "findrs.errors", "findrs.progress", "findrs.cli", "findrs.sklearn",
+        "findrs.plot",
     ],
 )
-def test_docstring_examples(module: str) -> None:
+def test_docstring_examples(module: str, tmp_path, monkeypatch) -> None:
     import doctest
     import importlib
+
+    if module == "findrs.sklearn":
+        pytest.importorskip("sklearn")
+    if module == "findrs.plot":
+        pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)  # examples that write files write them there
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS, verbose=False)
     assert result.failed == 0, f"{result.failed} failing docstring example(s) in {module}"

@@ -386,6 +386,18 @@ def _header_option(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``findrs`` command's argument parser (``demo``, ``fit``, ``predict``, ``explain``,
+    ``rules``).
+
+    Raises:
+        SystemExit: from ``parse_args`` on bad usage or ``--help`` (argparse's behaviour).
+
+    Example:
+        >>> from findrs.cli import build_parser
+        >>> args = build_parser().parse_args(["fit", "car.data", "--no-header", "--target", "column_7", "-o", "m.json"])
+        >>> args.header, args.target, args.data
+        (False, 'column_7', 'car.data')
+    """
     parser = argparse.ArgumentParser(
         prog="findrs",
         description="Learn readable rule sets (FIND-RS, FIND-RS-BO, FIND-RS-BP) from tables.",
@@ -469,7 +481,22 @@ def _one_line(e: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``findrs`` command."""
+    """Entry point of the ``findrs`` command: runs it with ``argv`` (default: the process's
+    arguments) and returns the exit status.
+
+    Returns:
+        0 on success; 2 after an error about the input, printed to stderr as one
+        ``findrs: error: ...`` line in the command line's terms (``--positive``, not
+        ``positive=``); 130 after Ctrl-C.
+
+    Raises:
+        SystemExit: bad usage or ``--help`` (argparse's exit, status 2 or 0).
+
+    Example:
+        >>> from findrs.cli import main
+        >>> main(["fit", "no-such-file.csv", "--target", "class", "-o", "model.json"])
+        2
+    """
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))

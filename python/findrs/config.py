@@ -39,20 +39,22 @@ def check_limit(name: str, value: Any, minimum: int) -> int | None:
     return int(value)
 
 
+# The current settings (module state, one per process, as polars.Config's).
+_STATE: dict[str, int | None] = dict(_DEFAULTS)
+
+
 class _Settings(type):
     """Class-level attributes of :class:`Config` read the current settings."""
-
-    _state: dict[str, int | None] = dict(_DEFAULTS)
 
     @property
     def max_rules(cls) -> int | None:
         """Most rules shown (``None``: all); default 10."""
-        return cls._state["max_rules"]
+        return _STATE["max_rules"]
 
     @property
     def rule_width(cls) -> int | None:
         """Most characters of a rule's text shown (``None``: all); default 200."""
-        return cls._state["rule_width"]
+        return _STATE["rule_width"]
 
 
 class Config(metaclass=_Settings):
@@ -85,29 +87,57 @@ class Config(metaclass=_Settings):
         self._old: list[dict[str, int | None]] = []
 
     def __enter__(self) -> "Config":
-        self._old.append(dict(_Settings._state))
-        _Settings._state.update(self._new)
+        self._old.append(dict(_STATE))
+        _STATE.update(self._new)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _Settings._state.clear()
-        _Settings._state.update(self._old.pop())
+        _STATE.clear()
+        _STATE.update(self._old.pop())
 
     @classmethod
     def set_max_rules(cls, n: int | None) -> type["Config"]:
-        """Show at most ``n`` rules (``None``: all)."""
-        _Settings._state["max_rules"] = check_limit("max_rules", n, 2)
+        """Show at most ``n`` rules (``None``: all).
+
+        Raises:
+            FindRSInputError: ``n`` is not ``None`` or an integer of at least 2.
+
+        Example:
+            >>> import findrs
+            >>> findrs.Config.set_max_rules(4).max_rules
+            4
+            >>> findrs.Config.restore_defaults().max_rules
+            10
+        """
+        _STATE["max_rules"] = check_limit("max_rules", n, 2)
         return cls
 
     @classmethod
     def set_rule_width(cls, n: int | None) -> type["Config"]:
-        """Show at most ``n`` characters of each rule (``None``: all)."""
-        _Settings._state["rule_width"] = check_limit("rule_width", n, 20)
+        """Show at most ``n`` characters of each rule (``None``: all).
+
+        Raises:
+            FindRSInputError: ``n`` is not ``None`` or an integer of at least 20.
+
+        Example:
+            >>> import findrs
+            >>> findrs.Config.set_rule_width(None).rule_width is None
+            True
+            >>> findrs.Config.restore_defaults().rule_width
+            200
+        """
+        _STATE["rule_width"] = check_limit("rule_width", n, 20)
         return cls
 
     @classmethod
     def restore_defaults(cls) -> type["Config"]:
-        """Back to 10 rules of at most 200 characters."""
-        _Settings._state.clear()
-        _Settings._state.update(_DEFAULTS)
+        """Back to 10 rules of at most 200 characters.
+
+        Example:
+            >>> import findrs
+            >>> findrs.Config.set_max_rules(None).restore_defaults().max_rules
+            10
+        """
+        _STATE.clear()
+        _STATE.update(_DEFAULTS)
         return cls

@@ -351,6 +351,13 @@ class RuleSetModel:
 
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m.decision_function(df.head(3)).to_list()
+            [0.5, 0.5, 0.5]
         """
         df = self._frame(data)
         return df.select(self.decision_expr()).to_series().alias("decision")
@@ -361,6 +368,12 @@ class RuleSetModel:
 
         Raises:
             FindRSInputError: the target column or a feature column is missing.
+
+        Example:
+            >>> import findrs
+            >>> train, test = findrs.datasets.train_test_split(findrs.datasets.tic_tac_toe())
+            >>> train.findrs.fit("class", "positive", shuffle=False).score(test)
+            1.0
         """
         df = as_polars(data)
         col = target or self.target.name
@@ -370,7 +383,21 @@ class RuleSetModel:
         return float(np.mean(self.predict(df, labels=False).to_numpy() == truth))
 
     def predict_mask(self, data: Any) -> np.ndarray:
-        """Deprecated: use ``predict(data, labels=False)`` (a Boolean Series)."""
+        """Deprecated: use ``predict(data, labels=False)`` (a Boolean Series).
+
+        Raises:
+            FindRSInputError: as :meth:`predict`.
+
+        Warns:
+            DeprecationWarning: always.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m.predict(df.head(2), labels=False).to_numpy().tolist()  # instead of predict_mask
+            [True, True]
+        """
         warnings.warn(
             "predict_mask(df) is deprecated: use predict(df, labels=False).to_numpy()", DeprecationWarning, stacklevel=2
         )
@@ -419,6 +446,13 @@ class RuleSetModel:
 
         Raises:
             FindRSInputError: an unknown engine.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.head(2).select(m.decision_expr()).columns
+            ['class_decision']
         """
         if expressions.check_engine(engine):
             e = self._plugin("findrs_decision")
@@ -428,14 +462,41 @@ class RuleSetModel:
 
     def score_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
         """Deprecated: use :meth:`decision_expr` (``score`` is accuracy; this was the decision
-        value, named ``<target>_score``)."""
+        value, named ``<target>_score``).
+
+        Raises:
+            FindRSInputError: an unknown engine.
+
+        Warns:
+            DeprecationWarning: always.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.head(1).select(m.decision_expr()).item()  # instead of score_expr
+            0.5
+        """
         warnings.warn("score_expr() is deprecated: use decision_expr()", DeprecationWarning, stacklevel=2)
         return self.decision_expr(engine=engine).alias(f"{self.target.name}_score")
 
     def explain_expr(self, *, top: int | None = None) -> pl.Expr:
         """The ids of the voting rules that fire on each row (``List[UInt32]``, in rule order:
         heaviest first for BO/BP; ids index ``model.rules``), named ``fired_rules``; ``top``
-        keeps the first ``top``."""
+        keeps the first ``top``.
+
+        Raises:
+            FindRSInputError: a feature column is missing when the query runs (a Polars
+                ``ColumnNotFoundError`` naming it: an expression cannot see the frame before;
+                ``lf.findrs.explain(model)`` checks first and raises ``FindRSInputError``).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.head(1).select(m.explain_expr(top=2)).item().to_list()
+            [0, 1]
+        """
         e = self._plugin("findrs_fired")
         if top is not None:
             e = e.list.head(int(top))
@@ -445,7 +506,15 @@ class RuleSetModel:
         """The prediction (a Boolean mask named ``<target>_is_positive``) compiled to plain Polars
         expressions from :attr:`vote`: each rule an ``all_horizontal`` of its constraints, the
         votes the weighted count of the vote groups that hold, against the threshold. Needs no
-        plugin; practical up to a few hundred rules."""
+        plugin; practical up to a few hundred rules.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.head(2).select(m.to_expr()).to_series().to_list()
+            [True, True]
+        """
         return self.predict_expr(labels=False, engine="compiled")
 
     def explain(self, data: Any, *, top: int | None = None) -> pl.DataFrame:
@@ -536,7 +605,20 @@ class RuleSetModel:
         the row fails, in feature order); both null on rows predicted positive
         (docs/semantics.md §6). NumPy computes it batch by batch (:mod:`findrs.nearest`), about
         one operation per condition of the voting rules for each negative row: meant for the
-        rows you look at."""
+        rows you look at.
+
+        Raises:
+            FindRSInputError: a feature column is missing when the query runs (Polars'
+                ``ColumnNotFoundError``, as :meth:`explain_expr`).
+
+        Example:
+            >>> import findrs, polars as pl
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> row = df.filter(pl.col("class") == "negative").head(1)
+            >>> row.select(m.why_not_expr()).unnest("why_not").row(0)
+            (0, ['top_right = x'])
+        """
         mask = self.predict_expr(labels=False).alias("\0positive")
         args = [mask] + [enc.expr() for enc in self.encoders]
         return (
@@ -588,6 +670,13 @@ class RuleSetModel:
         as text), ``weight`` (alpha: how many runs found the rule; 1 for FIND-RS),
         ``train_positives`` / ``train_negatives`` (training rows covered), ``kept`` (whether
         the rule votes: BP's top K; always true otherwise).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m.rules.select("id", "text", "weight").row(0)
+            (0, 'top_left = x and top_middle = x and top_right = x', 1)
         """
         if self._rules_df is None:
             core = self._core
@@ -758,7 +847,15 @@ class RuleSetModel:
         """The same BP model with the top ``k`` rules voting.
 
         Raises:
-            FindRSInputError: the model is not BP, or ``k`` is out of ``1..n_rules_found``.
+            FindRSInputError: the model is not BP, or ``k`` is out of ``1..n_rules_found``, or a
+                rule budget (``max_rules``) chose the model's rules.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> bp = df.findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> bp.with_n_rules(3).n_rules
+            3
         """
         if self.method != "bp":
             raise FindRSInputError(f"with_n_rules applies to BP models; this one is {self.method!r}")
@@ -783,6 +880,14 @@ class RuleSetModel:
 
         Raises:
             FindRSInputError: the model is not BP, or a frame lacks the target or a feature.
+
+        Example:
+            >>> import findrs
+            >>> train, test = findrs.datasets.train_test_split(findrs.datasets.tic_tac_toe())
+            >>> bp = train.findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> curve = bp.pruning_curve(train, test)
+            >>> curve.columns, curve.height == bp.n_rules_found
+            (['K', 'train_accuracy', 'test_accuracy'], True)
         """
         if self.method != "bp":
             raise FindRSInputError(f"pruning_curve applies to BP models; this one is {self.method!r}")
@@ -808,6 +913,9 @@ class RuleSetModel:
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
         """The model as JSON text (format version 2, see the README); also written to ``path``
         when given.
+
+        Raises:
+            OSError: ``path`` cannot be written.
 
         Example:
             >>> import findrs
@@ -835,6 +943,13 @@ class RuleSetModel:
 
         Raises:
             FindRSInputError: not a findrs model, an unsupported version, or inconsistent content.
+            OSError: the file cannot be read.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> findrs.RuleSetModel.from_json(m.to_json()).rules["text"][0]
+            'top_left = x and top_middle = x and top_right = x'
         """
         if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
             text = Path(source).read_text()

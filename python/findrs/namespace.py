@@ -27,6 +27,17 @@ from .params import NOT_GIVEN
 
 @pl.api.register_dataframe_namespace("findrs")
 class DataFrameNamespace:
+    """``df.findrs``: :func:`findrs.fit` and a model's prediction and explanation on a
+    DataFrame.
+
+    Example:
+        >>> import findrs
+        >>> df = findrs.datasets.tic_tac_toe()
+        >>> m = df.findrs.fit("class", "positive", shuffle=False)
+        >>> df.findrs.predict(m).select("class", "class_predicted").row(0)
+        ('positive', 'positive')
+    """
+
     def __init__(self, df: pl.DataFrame) -> None:
         self._df = df
 
@@ -55,7 +66,18 @@ class DataFrameNamespace:
         cv_T: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel:
-        """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit`."""
+        """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
+
+        Raises:
+            FindRSInputError: as :func:`findrs.fit` (e.g. a missing target column, or a Series
+                passed as ``target``: name the column instead).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> df.findrs.fit("class", "positive", method="find-rs", random_state=0).n_rules
+            8
+        """
         return _fit(
             self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
@@ -64,7 +86,18 @@ class DataFrameNamespace:
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
-        """The frame with a prediction column (default name ``<target>_predicted``)."""
+        """The frame with a prediction column (default name ``<target>_predicted``).
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype, or an unknown engine.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.findrs.predict(m, name="guess")["guess"][0]
+            'positive'
+        """
         check_columns(self._df, model.encoders)
         expr = model.predict_expr(engine=engine)
         return self._df.with_columns(expr.alias(name) if name else expr)
@@ -72,13 +105,35 @@ class DataFrameNamespace:
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.DataFrame:
         """The frame with the prediction, the decision value, its strength, the fired rules (ids
         and texts) and the nearest rule with its failed conditions, as
-        :meth:`RuleSetModel.explain` gives them."""
+        :meth:`RuleSetModel.explain` gives them.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.head(1).findrs.explain(m, top=1)["fired_rules"].to_list()
+            [[0]]
+        """
         check_columns(self._df, model.encoders)
         return model._explained(self._df, top, keep=True)
 
 
 @pl.api.register_lazyframe_namespace("findrs")
 class LazyFrameNamespace:
+    """``lf.findrs``: the same on a LazyFrame; ``fit`` collects it once, ``predict`` and
+    ``explain`` add lazy columns (the streaming engine runs them).
+
+    Example:
+        >>> import findrs
+        >>> df = findrs.datasets.tic_tac_toe()
+        >>> m = df.findrs.fit("class", "positive", shuffle=False)
+        >>> df.lazy().findrs.predict(m).select("class_predicted").collect().height
+        958
+    """
+
     def __init__(self, lf: pl.LazyFrame) -> None:
         self._lf = lf
 
@@ -107,7 +162,17 @@ class LazyFrameNamespace:
         cv_T: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel:
-        """Collects the frame once and fits; see :func:`findrs.fit`."""
+        """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
+
+        Raises:
+            FindRSInputError: as :func:`findrs.fit`.
+
+        Example:
+            >>> import findrs
+            >>> lf = findrs.datasets.tic_tac_toe().lazy()
+            >>> lf.findrs.fit("class", "positive", method="find-rs", random_state=0).n_rules
+            8
+        """
         return _fit(
             self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
@@ -116,7 +181,19 @@ class LazyFrameNamespace:
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
-        """The query with a prediction column added (lazy; streams)."""
+        """The query with a prediction column added (lazy; streams). The columns are checked
+        first, so a missing one raises the same error as in :meth:`RuleSetModel.predict`.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype, or an unknown engine.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.lazy().findrs.predict(m).collect(engine="streaming").columns[-1]
+            'class_predicted'
+        """
         check_columns(self._lf, model.encoders)
         expr = model.predict_expr(engine=engine)
         return self._lf.with_columns(expr.alias(name) if name else expr)
@@ -124,6 +201,17 @@ class LazyFrameNamespace:
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.LazyFrame:
         """The query with the prediction, the decision value, its strength, the fired rules (ids
         and texts) and the nearest rule with its failed conditions (as
-        :meth:`RuleSetModel.explain`)."""
+        :meth:`RuleSetModel.explain`).
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> df.lazy().findrs.explain(m).collect().columns[-2:]
+            ['nearest_rule', 'failed_conditions']
+        """
         check_columns(self._lf, model.encoders)
         return model._explained(self._lf, top, keep=True)

@@ -162,7 +162,12 @@ AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction")
 
 class NotGiven:
     """The default of a parameter ``fit(auto=True)`` may choose: the paper's value, or
-    ``"auto"`` with ``auto=True``."""
+    ``"auto"`` with ``auto=True``.
+
+    Example:
+        >>> NOT_GIVEN["tolerance"]
+        0 (or 'auto' with auto=True)
+    """
 
     __slots__ = ("paper",)
 
@@ -195,6 +200,15 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
 
     Raises:
         FindRSInputError: an unknown or missing parameter, or a value out of its range.
+
+    Example:
+        >>> p = check_params({"method": "find-rs", "random_state": 0})
+        >>> p["T"], p["n_rules"], p["tolerance"]
+        (1, None, 0)
+        >>> check_params({"tolerance": -1})
+        Traceback (most recent call last):
+        ...
+        findrs.errors.FindRSInputError: tolerance must be ...
     """
     unknown = sorted(set(given) - set(PARAMETERS))
     if unknown:
@@ -288,6 +302,10 @@ def check_n_jobs(n_jobs: Any) -> int | None:
 
     Raises:
         FindRSInputError: anything else.
+
+    Example:
+        >>> check_n_jobs(-1) is None, check_n_jobs(2)
+        (True, 2)
     """
     if n_jobs is None or (isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool) and n_jobs == -1):
         return None

@@ -5,6 +5,7 @@ Example:
     >>> train, test = findrs.datasets.train_test_split(findrs.datasets.monks(2), 0.5, 0)
     >>> model = train.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
     >>> ax = findrs.plot.pruning_curve(model, train, test)   # doctest: +SKIP
+    >>> ax.figure.savefig("pruning_curve.png")              # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -32,6 +33,16 @@ def pruning_curve(model: RuleSetModel, train: Any, test: Any | None = None, *, a
     Raises:
         ImportError: matplotlib is not installed.
         FindRSInputError: the model is not BP, or a frame lacks the target or a feature.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import findrs, findrs.plot
+        >>> train, test = findrs.datasets.train_test_split(findrs.datasets.monks(2), 0.5, 0)
+        >>> model = train.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
+        >>> ax = findrs.plot.pruning_curve(model, train, test)
+        >>> [line.get_label() for line in ax.get_lines()][:2]
+        ['train', 'test']
     """
     try:
         import matplotlib.pyplot as plt

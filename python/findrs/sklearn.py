@@ -203,6 +203,15 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
                 an input is empty, holds infinities or an unusable column (see
                 :func:`findrs.fit`).
             TypeError: a column mixes strings and numbers, or holds other objects.
+
+        Example:
+            >>> import findrs
+            >>> from findrs.sklearn import FindRSClassifier
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> X, y = df.drop("class"), df["class"]
+            >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+            >>> clf.classes_.tolist(), clf.model_.target.name
+            (['negative', 'positive'], 'class')
         """
         y_in = y
         df, y = self._validate(X, y, reset=True)
@@ -279,7 +288,22 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ predict
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted labels: ``classes_[1]`` where the model says positive, else ``classes_[0]``."""
+        """Predicted labels: ``classes_[1]`` where the model says positive, else ``classes_[0]``.
+
+        Raises:
+            sklearn.exceptions.NotFittedError: before ``fit``.
+            ValueError: ``X`` has another number of columns (or other names) than in ``fit``,
+                or a column's dtype changed (a ``FindRSInputError`` naming it).
+
+        Example:
+            >>> import findrs
+            >>> from findrs.sklearn import FindRSClassifier
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> X, y = df.drop("class"), df["class"]
+            >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+            >>> clf.predict(X.head(2)).tolist()
+            ['positive', 'positive']
+        """
         df = self._predict_frame(X)
         mask = self.model_.predict(df, labels=False).to_numpy()
         if self._negated():
@@ -290,7 +314,21 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         """The model's decision value (1-D): ``> 0`` exactly where ``classes_[1]`` is predicted
         (see the class docstring for its formula per method). When the rules describe
         ``classes_[0]`` (``direction="negative"``) it is the model's decision negated, an exact
-        tie (predicted ``classes_[1]``) becoming the smallest positive float."""
+        tie (predicted ``classes_[1]``) becoming the smallest positive float.
+
+        Raises:
+            sklearn.exceptions.NotFittedError: before ``fit``.
+            ValueError: ``X`` does not match the columns seen in ``fit`` (as :meth:`predict`).
+
+        Example:
+            >>> import findrs
+            >>> from findrs.sklearn import FindRSClassifier
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> X, y = df.drop("class"), df["class"]
+            >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+            >>> clf.decision_function(X.head(2)).tolist()
+            [0.5, 0.5]
+        """
         df = self._predict_frame(X)
         d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
         if self._negated():
@@ -299,7 +337,21 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``[P(classes_[0]), P(classes_[1])]`` per row: the decision value rescaled to [0, 1] so that the
-        threshold is 1/2 (formula in the class docstring)."""
+        threshold is 1/2 (formula in the class docstring).
+
+        Raises:
+            sklearn.exceptions.NotFittedError: before ``fit``.
+            ValueError: ``X`` does not match the columns seen in ``fit`` (as :meth:`predict`).
+
+        Example:
+            >>> import findrs
+            >>> from findrs.sklearn import FindRSClassifier
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> X, y = df.drop("class"), df["class"]
+            >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+            >>> clf.predict_proba(X.head(1)).tolist()
+            [[0.0, 1.0]]
+        """
         df = self._predict_frame(X)
         d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
         theta, top = self._vote_scale()

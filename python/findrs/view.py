@@ -34,6 +34,12 @@ class Constraint:
             value), ascending.
         unseen_passes: whether a value never seen in training passes it (OH sets of two or more
             values: ``a not in {...}``; never for ``a = v``).
+
+    Example:
+        >>> import findrs
+        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+        >>> m.vote.constraints[0]
+        Constraint(feature=0, codes=(2,), unseen_passes=False)
     """
 
     feature: int
@@ -68,6 +74,13 @@ class Vote:
         scale: the decision value is ``votes / scale - offset``.
         offset: see ``scale``.
         max_votes: the most votes a row can get.
+
+    Example:
+        >>> import findrs
+        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", method="bo", T=3, random_state=0)
+        >>> v = m.vote
+        >>> v.method, v.T, v.threshold, v.max_votes
+        ('bo', 3, 1, 3)
     """
 
     method: str
@@ -84,5 +97,15 @@ class Vote:
     max_votes: int
 
     def rule(self, i: int) -> tuple[Constraint, ...]:
-        """The constraints of voting rule ``i``."""
+        """The constraints of voting rule ``i``.
+
+        Raises:
+            IndexError: ``i`` is not the index of a voting rule.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> [m.features[c.feature] for c in m.vote.rule(0)]
+            ['top_left', 'top_middle', 'top_right']
+        """
         return tuple(self.constraints[c] for c in self.rules[i])
