@@ -98,3 +98,17 @@ def test_every_public_function_has_an_example_and_its_errors() -> None:
         if inspect.isfunction(obj) and _takes_arguments(obj) and not re.search(r"^Raises:$", doc, re.M):
             missing.append(f"{name}: no Raises section")
     assert not missing, "\n".join(missing)
+
+
+def test_the_guide_and_readme_links_point_to_files_that_exist() -> None:
+    root = README.parent
+    for doc in (README, root / "docs" / "guide.md"):
+        text = doc.read_text()
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+            if target.startswith(("http://", "https://")):
+                continue
+            assert (doc.parent / target).exists(), f"{doc.name} links to {target}, which does not exist"
+    guide = (root / "docs" / "guide.md").read_text()
+    for cited in re.findall(r"results/[\w.-]+\.(?:md|png|csv)", guide):
+        assert (root / cited).exists(), f"docs/guide.md cites {cited}, which does not exist"
+    assert "findrs.plot.pruning_curve" in guide
