@@ -19,6 +19,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import sys
 import tempfile
 import warnings
@@ -61,8 +62,10 @@ def blocks(lines: list[str]) -> list[Block]:
     return found
 
 
-def run_blocks(python: list[Block]) -> list[str]:
-    """Runs the blocks in order in one namespace; returns each block's standard output."""
+def run_blocks(python: list[Block], commands: list[str] | None = None) -> list[str]:
+    """Runs the blocks in order in one namespace; returns each block's standard output. Then
+    runs ``commands`` (``findrs ...`` command lines) in the same directory, returning their
+    exit statuses after the outputs, as text."""
     namespace: dict[str, object] = {"__name__": "__readme__"}
     outputs = []
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -76,6 +79,12 @@ def run_blocks(python: list[Block]) -> list[str]:
                 with contextlib.redirect_stdout(out):
                     exec(code, namespace)
                 outputs.append(out.getvalue())
+            for line in commands or []:
+                from findrs.cli import main
+
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+                    code = main(shlex.split(line)[1:])
+                outputs.append(f"{code} {err.getvalue().strip()}")
         finally:
             os.chdir(cwd)
     return outputs
@@ -94,6 +103,25 @@ def test_readme_python_blocks_run_and_print_what_is_shown(monkeypatch) -> None:
             )
         else:
             assert printed == "", f"README.md line {block.start + 1} prints output the README does not show"
+
+
+def test_readme_command_lines_run_on_the_file_the_python_example_writes(monkeypatch) -> None:
+    """The command-line block: every ``findrs`` line whose data file the Python examples wrote
+    (games.parquet) runs with status 0; the one reading UCI's car.data needs the download."""
+    monkeypatch.delenv("FINDRS_DATA_DIR", raising=False)
+    found = blocks(README.read_text().splitlines(keepends=True))
+    python = [b for b in found if b.lang == "python"]
+    lines = [
+        line.strip()
+        for b in found
+        if b.lang == "" and b.text.strip() and all(x.startswith("findrs ") for x in b.text.strip().splitlines())
+        for line in b.text.strip().splitlines()
+    ]
+    runnable = [line for line in lines if "car.data" not in line]
+    assert len(runnable) >= 5 and any(" fit " in line for line in runnable), lines
+    statuses = run_blocks(python, runnable)[len(python):]
+    for line, status in zip(runnable, statuses):
+        assert status.startswith("0 "), f"README command `{line}` failed: {status}"
 
 
 def test_every_output_block_belongs_to_a_python_block() -> None:
