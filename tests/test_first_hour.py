@@ -206,6 +206,18 @@ def test_plain_progress_is_one_updating_line_with_elapsed_and_remaining_time() -
     assert len(states[-1]) >= len(states[-2])
 
 
+def test_progress_line_ends_when_the_fit_stops_early() -> None:
+    out = io.StringIO()
+    bar = PlainProgress(out, clock=iter([0.0, 1.0]).__next__)
+    bar(1, 4)
+    bar.close()
+    bar.close()
+    assert out.getvalue().count("\n") == 1 and "1/4 runs" in out.getvalue()
+    quiet = io.StringIO()
+    PlainProgress(quiet).close()  # nothing reported: nothing printed
+    assert quiet.getvalue() == ""
+
+
 def test_verbose_fit_prints_one_final_line_without_tqdm(monkeypatch, capsys) -> None:
     monkeypatch.setitem(sys.modules, "tqdm", None)
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)

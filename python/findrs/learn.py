@@ -183,7 +183,11 @@ def fit(
     codes = encode_frame(df, encoders)
     runs = params["T"] if params["method"] != "find-rs" else 0
     progress = progress_bar() if verbose and (runs or params["auto"]) else None
-    model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
+    try:
+        model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
+    finally:
+        if progress is not None:
+            progress.close()  # ends the line after Ctrl-C or an error too
     if model.contradictions:
         warnings.warn(
             f"{model.contradictions} training rows are contradictions (identical features, both "

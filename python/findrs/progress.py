@@ -2,7 +2,8 @@
 
 Invariant: one line on stderr that updates in place and ends with exactly one newline, however
 often the core reports the same count (it reports the last one twice: from its polling loop and
-once the fit returns). With tqdm installed the line is tqdm's bar; otherwise a plain one.
+once the fit returns), and also when the fit stops early (``close``, after Ctrl-C or an
+error). With tqdm installed the line is tqdm's bar; otherwise a plain one.
 """
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ class PlainProgress:
         self._stream.write("\r" + line + pad + ("\n" if self._closed else ""))
         self._stream.flush()
 
+    def close(self) -> None:
+        """Ends the line (once) if the fit stopped before its last run."""
+        if not self._closed:
+            self._closed = True
+            if self._done >= 0:
+                self._stream.write("\n")
+                self._stream.flush()
+
 
 class TqdmProgress:
     """The same reports shown by a ``tqdm`` bar (elapsed, remaining time and rate are tqdm's).
@@ -84,11 +93,17 @@ class TqdmProgress:
             self._bar.update(done - self._done)
             self._done = done
         if done >= total:
-            self._bar.close()
+            self.close()
+
+    def close(self) -> None:
+        """Closes the bar (once), also when the fit stopped before its last run."""
+        if not self._closed:
             self._closed = True
+            if self._bar is not None:
+                self._bar.close()
 
 
-def progress_bar() -> Callable[[int, int], None]:
+def progress_bar() -> PlainProgress | TqdmProgress:
     """The ``(done, total)`` callback a ``verbose=True`` fit reports to: tqdm's bar when tqdm
     is installed, :class:`PlainProgress` otherwise."""
     try:
