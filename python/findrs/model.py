@@ -416,7 +416,11 @@ class RuleSetModel:
                 practical up to a few hundred rules).
 
         Raises:
-            FindRSInputError: an unknown engine.
+            FindRSInputError: an unknown engine. A feature column missing from the frame is
+                reported when the query runs, by Polars (``ColumnNotFoundError`` naming it): an
+                expression does not see the frame before. ``lf.findrs.predict(model)`` and
+                ``model.predict(lf)`` check the columns first and raise the same
+                ``FindRSInputError`` as on a DataFrame.
 
         Example:
             >>> import findrs, polars as pl
