@@ -46,6 +46,7 @@ METHODS = [
         FindRSClassifier(method="find-rs", random_state=0),
         FindRSClassifier(method="bo", T=4, random_state=0, n_jobs=1),
         FindRSClassifier(method="bp", T=5, n_rules=None, encoding="oh", random_state=0, n_jobs=1),
+        FindRSClassifier(method="find-rs", numeric="interval", random_state=0),
     ]
 )
 def test_sklearn_estimator_checks(estimator, check):
@@ -65,7 +66,7 @@ def test_params_round_trip_and_clone() -> None:
     params = dict(
         method="bo", T=7, encoding="oh", tolerance=2, min_support=3, direction="negative", auto=True,
         n_rules=None, accuracy_ratio=0.95, bins=4, simplify=True, max_rules=5, random_state=3, n_jobs=1,
-        cv=4, cv_T=5, verbose=True,
+        cv=4, cv_T=5, verbose=True, numeric="interval", interval_ends="widened",
     )
     clf = FindRSClassifier(**params)
     assert clf.get_params() == params
@@ -76,7 +77,7 @@ def test_params_round_trip_and_clone() -> None:
     assert FindRSClassifier().get_params() == dict(
         method="bp", T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=False,
         n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=False, max_rules=None, random_state=None,
-        n_jobs=None, cv=None, cv_T=None, verbose=False,
+        n_jobs=None, cv=None, cv_T=None, verbose=False, numeric="bins", interval_ends="open",
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)

@@ -15,8 +15,11 @@ from __future__ import annotations
 from . import datasets
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
 from .config import Config
-from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError
+from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError, IdentifierWarning
 from .learn import fit
 from .model import RuleSetModel, __version__
 
-__all__ = ["Config", "ContradictionWarning", "FindRSInputError", "FindRSMemoryError", "RuleSetModel", "__version__", "datasets", "fit"]
+__all__ = [
+    "Config", "ContradictionWarning", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "RuleSetModel",
+    "__version__", "datasets", "fit",
+]

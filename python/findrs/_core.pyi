@@ -50,6 +50,9 @@ class CoreModel:
     @property
     def kinds(self) -> list[str]: ...
     @property
+    def null_seen(self) -> list[bool]:
+        """Per feature: whether null occurs in its training data (interval features)."""
+    @property
     def threshold(self) -> int: ...
     @property
     def decision_scale(self) -> tuple[float, float]:
@@ -74,6 +77,7 @@ def fit(
     columns_: list[npt.NDArray[np.uint32]],
     domain_sizes: list[int],
     kinds: list[str],
+    null_seen: list[bool],
     labels: npt.NDArray[np.bool_],
     method: str,
     tolerance: int,
@@ -88,16 +92,21 @@ def fit(
     max_rules: int | None = None,
     epsilon: float = 0.0,
     min_support: int = 0,
+    widen: str = "no",
 ) -> tuple[CoreModel, int, tuple[int, int] | None]:
     """Fits a model on training codes; returns it, the number of contradictory rows and, when a
     rule budget replaced the model, the training rows classified correctly before it and by the
     model returned. ``epsilon`` is a share tolerance in [0, 1) (with ``tolerance`` 0 for a share
-    alone), ``min_support`` the support filter (docs/semantics.md §9.1, §9.2)."""
+    alone), ``min_support`` the support filter (docs/semantics.md §9.1, §9.2). ``kinds``: ``"av"``,
+    ``"oh"`` or ``"interval"`` per feature; ``null_seen``: whether null occurs in each (interval)
+    feature's training column; ``widen``: ``"no"``, ``"open"`` or ``"nearest"`` (how a run's
+    interval ends move, docs/semantics.md §10)."""
 
 def fit_auto(
     columns_: list[npt.NDArray[np.uint32]],
     domain_sizes: list[int],
     kinds: list[str],
+    null_seen: list[bool],
     labels: npt.NDArray[np.bool_],
     method: str,
     candidates: list[tuple[str, int, float, bool, int, int | None, float | None]],
@@ -109,6 +118,7 @@ def fit_auto(
     n_jobs: int | None,
     progress: Callable[[int, int], None] | None = None,
     simplify: bool = False,
+    widen: str = "no",
 ) -> tuple[CoreModel, int, int, list[tuple[list[int], list[int], list[int], list[int]]]]:
     """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
     n_rules, accuracy_ratio)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs per fit,
@@ -118,5 +128,7 @@ def fit_auto(
     and per candidate the per-fold ``(correct, rows, rules, conditions)``. Raises
     ``ValueError``."""
 
-def fit_bytes(domain_sizes: list[int], kinds: list[str], n_pos: int, n_neg: int) -> int:
+def fit_bytes(
+    domain_sizes: list[int], kinds: list[str], n_pos: int, n_neg: int, null_seen: list[bool] | None = None
+) -> int:
     """Bytes a fit allocates at its peak for what grows with rows x the features' values."""

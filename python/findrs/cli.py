@@ -262,6 +262,8 @@ def _fit(args: argparse.Namespace) -> int:
             n_rules=args.n_rules,
             simplify=args.simplify,
             max_rules=args.max_rules,
+            numeric=args.numeric,
+            interval_ends=args.interval_ends,
         )
         elapsed = time.perf_counter() - start
     for w in caught:
@@ -435,6 +437,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=_positive_int, default=None, metavar="N", help="seed (default: drawn, recorded in the model)")
     p.add_argument("--features", metavar="a,b,c", help="feature columns (default: all but the target)")
     p.add_argument("--bins", type=_positive_int, default=10, metavar="N", help="equal-width bins of numeric columns (default 10)")
+    p.add_argument(
+        "--numeric", choices=["bins", "interval"], default="bins",
+        help="numeric columns as equal-width bins or as intervals of their values (default bins)",
+    )
+    p.add_argument(
+        "--interval-ends", choices=["tight", "midpoint", "open", "widened"], default="open",
+        help="with --numeric interval: where interval ends sit for unseen values (default open)",
+    )
     p.add_argument("--simplify", action="store_true", help="shorten each run's rules to the conditions they need")
     p.add_argument("--max-rules", type=_positive_int, default=None, metavar="N", help="rule budget: at most N voting rules (default: none)")
     p.add_argument("--n-jobs", type=_positive_int, default=None, metavar="N", help="threads for bo/bp (default: all cores)")

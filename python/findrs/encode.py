@@ -1,13 +1,24 @@
 """Feature encoders: Polars columns to dense ``uint32`` codes, the only form the Rust core sees.
 
-A categorical column (string, categorical, enum, boolean, or an integer column with at most
-``bins`` distinct values) gets codes ``0..k-1`` for its sorted distinct training values, null
-being one more value of its own (semantics §1). A numeric column is cut into ``bins`` equal-width bins
-between its training min and max, as scikit-learn's ``KBinsDiscretizer(strategy="uniform")``
-does (values outside the range fall into the end bins); the occupied bins become the codes. An
-integer column's inner edges are the whole numbers at which that binning changes bin, so its
-integer values fall in the same bins and its rules read in whole numbers (docs/semantics.md §1).
-Any value never seen in training encodes to ``k`` (the "unseen" code, docs/semantics.md §2).
+A categorical column (string, categorical, enum, boolean, an integer column with at most
+``bins`` distinct values, or a float column holding only 0 and 1) gets codes ``0..k-1`` for its
+sorted distinct training values, null being one more value of its own (semantics §1). Any value
+never seen in training encodes to ``k`` (the "unseen" code, docs/semantics.md §2). Another
+numeric column is either
+
+- *binned* (``numeric="bins"``): cut into ``bins`` equal-width bins between its training min and
+  max, as scikit-learn's ``KBinsDiscretizer(strategy="uniform")`` does (values outside the range
+  fall into the end bins); the occupied bins become the codes. An integer column's inner edges
+  are the whole numbers at which that binning changes bin, so its integer values fall in the
+  same bins and its rules read in whole numbers (docs/semantics.md §1); or
+- an *interval* feature (``numeric="interval"``, docs/semantics.md §10): its ``d`` distinct
+  training values ``v_0 < ... < v_{d-1}`` are kept, and a value gets the core's gap code: ``v_i``
+  is ``2i + 1``, null (NaN included) ``2d + 1``; a value never seen in training gets the code of
+  its place among them. With ``interval_ends="tight"`` that is its gap (``0`` below ``v_0``,
+  ``2i + 2`` between ``v_i`` and ``v_{i+1}``, ``2d`` above), so an interval admits exactly the
+  values between its end values; otherwise the value takes the code of the training value on
+  its side of the *cut* ``c_i`` chosen in the middle of each gap (``x >= c_i`` goes up), so an
+  interval's ends sit at the cuts.
 
 All the work is done by Polars expressions, so no Python loop runs per row. There is one
 encoder: :func:`fit_encoders` learns each column's domain, and the codes of every frame, the
@@ -22,13 +33,14 @@ import functools
 import math
 import struct
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
 
-from .errors import FindRSInputError
+from .errors import FindRSInputError, IdentifierWarning
 from .frames import column
 
 _CATEGORICAL_DTYPES = (pl.String, pl.Categorical, pl.Enum, pl.Boolean)
@@ -37,6 +49,9 @@ _CATEGORICAL_DTYPES = (pl.String, pl.Categorical, pl.Enum, pl.Boolean)
 _RTOL, _ATOL = 1.0e-5, 1.0e-8
 # Integers of smaller magnitude are exact doubles.
 _EXACT_FLOAT = 2**53
+# A string or integer feature with a distinct value in every one of at least this many rows
+# draws an IdentifierWarning (a float measurement may well be all distinct; it draws none).
+_IDENTIFIER_ROWS = 20
 
 
 def dtype_family(dtype: pl.DataType) -> str:
@@ -75,14 +90,19 @@ class FeatureEncoder:
     Attributes:
         name: column name.
         dtype: the training column's dtype, as text.
-        kind: ``"categorical"`` or ``"binned"``.
+        kind: ``"categorical"``, ``"binned"`` or ``"interval"``.
         values: categorical: the training values in code order (``None`` for null, last);
-            binned: the occupied bin indices in code order (``None`` for null, last).
+            binned: the occupied bin indices in code order (``None`` for null, last);
+            interval: the distinct training values ascending (``None`` for null, last): value
+            ``i`` has gap code ``2i + 1``.
         edges: binned only: the ``bins + 1`` bin edges (whole numbers inside for an integer
             column, see :attr:`bin_starts`).
         family: the training column's kind of values (``"string"``, ``"integer"``,
             ``"boolean"``, ``"float"``). A binned feature of family ``"integer"`` bins without
             the nudge, against its whole-number edges (docs/semantics.md §1).
+        cuts: interval only, ``None`` for ``interval_ends="tight"``: the cut ``c_i`` between
+            values ``i`` and ``i + 1`` (``v_i < c_i <= v_{i+1}``; a value ``x >= c_i`` is
+            on the side of ``v_{i+1}``).
 
     Example:
         >>> import polars as pl
@@ -97,25 +117,31 @@ class FeatureEncoder:
     values: tuple[Any, ...]
     edges: tuple[float, ...] | None = None
     family: str = field(default="", compare=False)
+    cuts: tuple[float, ...] | None = None
 
     @property
     def domain_size(self) -> int:
-        """Number of training codes (the unseen code is this number)."""
+        """Number of training codes (the unseen code is this number); for an interval feature
+        its number of distinct non-null training values ``d`` (the core's domain size)."""
+        if self.kind == "interval":
+            return len(self.values) - self.has_null
         return len(self.values)
+
 
     @property
     def has_null(self) -> bool:
         return len(self.values) > 0 and self.values[-1] is None
 
     @staticmethod
-    def fit(s: pl.Series, bins: int) -> "FeatureEncoder":
+    def fit(s: pl.Series, bins: int, numeric: str = "bins", interval_ends: str = "tight") -> "FeatureEncoder":
         """Learns the encoder of one training column (see :func:`fit_encoders`).
 
         Raises:
             FindRSInputError: the column's dtype cannot be a feature (list, struct, temporal...),
-                or a numeric column has no finite value to bin.
+                or a numeric column has no finite value to bin, or an interval column holds an
+                infinity.
         """
-        return fit_encoders(pl.DataFrame([s]), [s.name], bins)[0]
+        return fit_encoders(pl.DataFrame([s]), [s.name], bins, numeric=numeric, interval_ends=interval_ends)[0]
 
     @property
     def whole_edges(self) -> bool:
@@ -164,6 +190,8 @@ class FeatureEncoder:
         # Each branch reads the column with an operation Polars refuses on dtypes the feature
         # does not accept (accepted_families), so a query on a re-typed column fails as eager
         # prediction does (check_columns), instead of computing on it.
+        if self.kind == "interval":
+            return self._interval_expr(col)
         unseen = self.domain_size
         null_code = pl.lit(unseen - 1 if self.has_null else unseen, pl.UInt32)
         known = [v for v in self.values if v is not None]
@@ -211,6 +239,22 @@ class FeatureEncoder:
         codes = key.replace_strict(old, new, default=unseen, return_dtype=pl.UInt32)
         return pl.when(key.is_null()).then(null_code).otherwise(codes).alias(self.name)
 
+    def _interval_expr(self, col: pl.Expr) -> pl.Expr:
+        """Gap codes (see the module docs): ``left + right`` of the value's two insertion points
+        among the training values (``2i + 1`` on ``v_i``, ``2i`` in the gap below it), or with
+        cuts ``2 (number of cuts <= x) + 1``; null and NaN get ``2d + 1``."""
+        d = self.domain_size
+        x = _float(col, numeric_only=True)
+        if d == 0:
+            code = pl.lit(0, pl.UInt32)
+        elif self.cuts is None:
+            values = pl.lit(pl.Series(self.values[:d], dtype=pl.Float64))
+            code = values.search_sorted(x, side="left").cast(pl.UInt32) + values.search_sorted(x, side="right").cast(pl.UInt32)
+        else:
+            cuts = pl.lit(pl.Series(self.cuts, dtype=pl.Float64))
+            code = cuts.search_sorted(x, side="right").cast(pl.UInt32) * 2 + 1
+        return pl.when(x.is_null()).then(pl.lit(2 * d + 1, pl.UInt32)).otherwise(code).alias(self.name)
+
     def allows(self, codes: Sequence[int], unseen: bool) -> pl.Expr:
         """Boolean expression: whether the column's value has one of the training ``codes`` (or,
         with ``unseen``, is a value never seen in training), decided on the raw values, with
@@ -229,6 +273,8 @@ class FeatureEncoder:
         # A null never seen in training is an unseen value.
         null_ok = (null_code in allowed) if null_code is not None else unseen
         col = column(self.name)
+        if self.kind == "interval":
+            return self._interval_allows(codes, col)
         if self.kind == "binned":
             assert self.edges is not None
             code_of = {b: c for c, b in enumerate(self.values) if b is not None}
@@ -276,13 +322,35 @@ class FeatureEncoder:
             test = inside if hit else ~inside
         return pl.when(missing).then(pl.lit(null_ok)).otherwise(test)
 
+    def _interval_allows(self, codes: Sequence[int], col: pl.Expr) -> pl.Expr:
+        """An interval constraint (the view's codes: its first and last values' indices, then
+        ``d`` when null passes) on the raw values: the ends of :meth:`interval_bounds`."""
+        d = self.domain_size
+        null_ok = d in codes
+        known = [int(k) for k in codes if k != d]
+        x = col.cast(pl.Float64)
+        missing = x.is_null() | x.is_nan()
+        if not known:
+            return pl.when(missing).then(pl.lit(null_ok)).otherwise(pl.lit(False))
+        lower, lower_closed, upper, upper_closed = self.interval_bounds(min(known), max(known))
+        tests = []
+        if lower is not None:
+            tests.append(x >= lower if lower_closed else x > lower)
+        if upper is not None:
+            tests.append(x <= upper if upper_closed else x < upper)
+        inside = pl.all_horizontal(tests) if len(tests) > 1 else (tests[0] if tests else pl.lit(True))
+        return pl.when(missing).then(pl.lit(null_ok)).otherwise(inside)
+
     @property
     def exact_in_float(self) -> bool:
-        """An integer categorical feature whose training values are exact doubles
-        (``|v| < 2**53``): its values are compared as Float64; otherwise as Int128."""
-        return self.kind == "categorical" and self.family == "integer" and all(
-            abs(v) < _EXACT_FLOAT for v in self.values if v is not None
-        )
+        """A categorical feature compared as Float64, exactly: a 0/1 float one, or an integer one
+        whose training values are exact doubles (``|v| < 2**53``); another integer categorical
+        feature is compared as Int128."""
+        if self.kind != "categorical":
+            return False
+        if self.family == "float":
+            return True
+        return self.family == "integer" and all(abs(v) < _EXACT_FLOAT for v in self.values if v is not None)
 
     def _int128_key(self, col: pl.Expr) -> pl.Expr:
         """The column's values as Int128 for exact comparison with training integers beyond
@@ -302,9 +370,10 @@ class FeatureEncoder:
     @property
     def accepted_families(self) -> tuple[str, ...]:
         """The dtype families (:func:`dtype_family`) a prediction column may have: a numeric
-        feature (binned, or integer: a whole-valued float is that integer) integers and floats,
-        a string feature strings (or an all-null Null column), a Boolean one Booleans."""
-        if self.kind == "binned" or self.family == "integer":
+        feature (binned, interval, 0/1 float, or integer: a whole-valued float is that integer)
+        integers and floats, a string feature strings (or an all-null Null column), a Boolean
+        one Booleans."""
+        if self.kind in ("binned", "interval") or self.family in ("integer", "float"):
             return ("integer", "float")
         if self.family == "string":
             return ("string", "null")  # a Null-dtype column: every value null
@@ -320,6 +389,8 @@ class FeatureEncoder:
         v = self.values[code]
         if v is None:
             return "null"
+        if self.kind == "interval" or (self.kind == "categorical" and self.family == "float"):
+            return format_number(v, None)
         if self.kind == "binned":
             texts = edge_texts(self)
             n_bins = len(texts) - 1
@@ -331,6 +402,36 @@ class FeatureEncoder:
                 return f">= {texts[v]}"
             return f"[{texts[v]}, {texts[v + 1]})"
         return _value_text(v)
+
+    def interval_bounds(self, lo: int, hi: int) -> tuple[float | None, bool, float | None, bool]:
+        """What an interval constraint allowing the training values ``lo..hi`` (indices into
+        :attr:`values`) admits: ``(lower, lower_closed, upper, upper_closed)``, ``None`` for an
+        open end (the interval reaches the first or last training value). Without cuts the ends
+        are the values themselves (closed); with cuts, ``[c_{lo-1}, c_hi)``.
+
+        Example:
+            >>> import polars as pl
+            >>> enc = FeatureEncoder.fit(pl.Series("x", [1.0, 2.0, 4.0, 8.0]), 10, "interval", "midpoint")
+            >>> enc.interval_bounds(1, 2), enc.interval_bounds(1, 3)
+            ((1.5, True, 6.0, False), (1.5, True, None, False))
+        """
+        assert self.kind == "interval"
+        d = self.domain_size
+        if self.cuts is None:
+            lower = None if lo == 0 else float(self.values[lo])
+            upper = None if hi == d - 1 else float(self.values[hi])
+            return lower, True, upper, True
+        lower = None if lo == 0 else self.cuts[lo - 1]
+        upper = None if hi == d - 1 else self.cuts[hi]
+        return lower, True, upper, False
+
+    def interval_label(self, lo: int, hi: int) -> str:
+        """The values ``lo..hi`` of an interval feature as one interval: ``[2.31, 5.07]``,
+        ``(-inf, 5.07]``, ``[2.3, 5.1)``..."""
+        lower, lc, upper, uc = self.interval_bounds(lo, hi)
+        left = "(-inf" if lower is None else ("[" if lc else "(") + format_number(lower, None)
+        right = "inf)" if upper is None else format_number(upper, None) + ("]" if uc else ")")
+        return f"{left}, {right}"
 
     def bin_bounds(self, b: int) -> tuple[float | None, float | None]:
         """The interval of bin ``b`` (``None`` for an open end: bins are clipped at both ends)."""
@@ -355,6 +456,8 @@ class FeatureEncoder:
             d["bins"] = list(self.values)
         else:
             d["values"] = list(self.values)
+        if self.kind == "interval":
+            d["cuts"] = None if self.cuts is None else list(self.cuts)
         return d
 
     @staticmethod
@@ -377,7 +480,11 @@ class FeatureEncoder:
             return FindRSInputError(f"feature {name!r}: {what}")
 
         kind = d.get("kind")
+        if legacy and kind == "interval":
+            raise bad("version 1 has no interval features")
         keys = {"name", "dtype", "kind"} | ({"edges", "bins"} if kind == "binned" else {"values"}) | (set() if legacy else {"family"})
+        if kind == "interval":
+            keys.add("cuts")
         if set(d) != keys:
             raise bad(f"has the fields {sorted(d)}, expected {sorted(keys)}")
         dtype = d["dtype"]
@@ -401,8 +508,10 @@ class FeatureEncoder:
             if family == "integer" and not all(float(e).is_integer() for e in edges[1:-1]):
                 raise bad(f"an integer column's inner bin edges are whole numbers, got {edges!r}")
             return FeatureEncoder(name, dtype, kind, tuple(bins), tuple(float(e) for e in edges), family)
+        if kind == "interval":
+            return _interval_from_dict(name, dtype, d, bad)
         if kind != "categorical":
-            raise bad(f"kind must be 'categorical' or 'binned', got {kind!r}")
+            raise bad(f"kind must be 'categorical', 'binned' or 'interval', got {kind!r}")
         values = d["values"]
         if not isinstance(values, list):
             raise bad(f"values must be a list, got {values!r}")
@@ -416,17 +525,98 @@ class FeatureEncoder:
                 family = "string"
         else:
             family = d["family"]
-        check = {"string": lambda v: isinstance(v, str), "integer": _is_int, "boolean": lambda v: isinstance(v, bool)}
+        check = {
+            "string": lambda v: isinstance(v, str),
+            "integer": _is_int,
+            "boolean": lambda v: isinstance(v, bool),
+            "float": lambda v: _is_finite_number(v) and v in (0, 1),
+        }
         if not isinstance(family, str) or family not in check:
-            raise bad(f"a categorical feature's family is 'string', 'integer' or 'boolean', got {family!r}")
+            raise bad(f"a categorical feature's family is 'string', 'integer', 'boolean' or 'float', got {family!r}")
         wrong = [v for v in known if not check[family](v)]
         if wrong:
-            raise bad(f"its {family} values include {wrong[0]!r}")
+            what = "values (0 and 1 only)" if family == "float" else "values"
+            raise bad(f"its {family} {what} include {wrong[0]!r}")
+        if family == "float":
+            known = [float(v) for v in known]
+            values = known + values[len(known) :]
+            if known != sorted(known):
+                raise bad(f"its values must be ascending, got {values!r}")
         if len(set(known)) != len(known):
             raise bad(f"its values repeat: {values!r}")
         if not values:
             raise bad("it has no value")
         return FeatureEncoder(name, dtype, kind, tuple(values), None, family)
+
+
+def _interval_from_dict(name: str, dtype: str, d: dict[str, Any], bad: Any) -> FeatureEncoder:
+    """An interval encoder from its dict, checked: finite values of the family, strictly
+    ascending, then null; cuts ``None`` or one per gap, each in ``(v_i, v_{i+1}]``."""
+    family, values, cuts = d["family"], d["values"], d["cuts"]
+    if family not in ("integer", "float"):
+        raise bad(f"an interval feature's family is 'integer' or 'float', got {family!r}")
+    if not isinstance(values, list):
+        raise bad(f"values must be a list, got {values!r}")
+    known = values[:-1] if values and values[-1] is None else values
+    ok = _is_int if family == "integer" else _is_finite_number
+    wrong = [v for v in known if not ok(v) or (family == "integer" and abs(v) > 2**53)]
+    if wrong:
+        raise bad(f"its {family} values include {wrong[0]!r}")
+    if any(a >= b for a, b in zip(known, known[1:])):
+        raise bad(f"its values must be strictly ascending, got {values!r}")
+    if not values:
+        raise bad("it has no value")
+    if cuts is not None:
+        n = max(len(known) - 1, 0)
+        if not isinstance(cuts, list) or len(cuts) != n or not all(_is_finite_number(c) for c in cuts):
+            raise bad(f"cuts must be null or a list of {n} finite numbers, got {cuts!r}")
+        if not all(a < c <= b for a, c, b in zip(known, cuts, known[1:])):
+            raise bad(f"each cut must lie after its value and at or before the next, got values {known!r} and cuts {cuts!r}")
+        cuts = tuple(float(c) for c in cuts)
+    values = [v if family == "integer" else float(v) for v in known] + values[len(known) :]
+    return FeatureEncoder(name, dtype, "interval", tuple(values), None, family, cuts)
+
+
+def cut_between(a: float, b: float) -> float:
+    """A cut between neighbouring training values ``a < b`` (see :func:`cuts_between`).
+
+    Example:
+        >>> cut_between(5.07, 5.13), cut_between(30, 32), cut_between(30, 31), cut_between(0.11, 0.9)
+        (5.1, 31.0, 30.5, 0.5)
+    """
+    return float(cuts_between(np.array([a, b], dtype=np.float64))[0])
+
+
+def cuts_between(values: np.ndarray) -> np.ndarray:
+    """The cuts between neighbouring values of an ascending array (``len(values) - 1`` of them):
+    in each gap ``(a, b)``, the number with the fewest significant digits in the middle half
+    of the gap, ``[m - (b - a)/4, m + (b - a)/4]`` with ``m`` the midpoint (of those, the
+    midpoint rounded to that many digits, which is the nearest to ``m``), so a rule's printed
+    end is short and exact; ``m`` itself when no shorter number lies there; ``b`` when ``a``
+    and ``b`` are neighbouring doubles. Always ``a < cut <= b``. Vectorized: one pass per
+    number of digits (1 to 17)."""
+    v = np.asarray(values, dtype=np.float64)
+    a, b = v[:-1], v[1:]
+    mid = a / 2 + b / 2
+    quarter = b / 4 - a / 4
+    lo, hi = mid - quarter, mid + quarter
+    out = np.where((a < mid) & (mid <= b), mid, b)
+    todo = np.arange(len(mid))
+    with np.errstate(all="ignore"):
+        exp = np.floor(np.log10(np.abs(np.where(mid == 0, 1.0, mid)))).astype(np.int64)
+        for digits in range(1, 18):
+            m, k = mid[todo], exp[todo] - digits + 1  # m rounded to a multiple of 10^k
+            up = np.power(10.0, np.abs(k).astype(np.float64))
+            c = np.where(k >= 0, np.round(m / up) * up, np.round(m * up) / up)
+            # Beyond 10^22 powers of ten are inexact: round those (rare) through text.
+            for i in np.flatnonzero(np.abs(k) > 22):
+                c[i] = float(f"{m[i]:.{digits - 1}e}")
+            ok = np.isfinite(c) & (lo[todo] <= c) & (c <= hi[todo]) & (a[todo] < c) & (c <= b[todo])
+            out[todo[ok]] = c[ok]
+            todo = todo[~ok]
+            if len(todo) == 0:
+                break
+    return out
 
 
 def _is_int(v: Any) -> bool:
@@ -557,16 +747,32 @@ def _edges(lo: float, hi: float, bins: int) -> tuple[float, ...]:
     return tuple(float(e) for e in edges)
 
 
-def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[FeatureEncoder]:
+def fit_encoders(
+    df: pl.DataFrame,
+    features: Sequence[str],
+    bins: int,
+    *,
+    numeric: str = "bins",
+    interval_ends: str = "tight",
+) -> list[FeatureEncoder]:
     """Learns one encoder per feature column of the training frame.
 
+    Strings, categoricals, enums and booleans are categorical; so are integer columns with at
+    most ``bins`` distinct values and float columns that hold only 0 and 1 (besides null and
+    NaN). Other numeric columns are binned (``numeric="bins"``) or interval features
+    (``numeric="interval"``, with cuts unless ``interval_ends="tight"``).
+
     Polars ``select`` calls do the work for every column at once: one for the domains (distinct
-    values, min and max), and, when there are numeric columns to bin, one for the bins their
-    training values occupy.
+    values, min and max), and one for the bins the training values of numeric columns occupy
+    or their distinct values.
 
     Raises:
         FindRSInputError: a column's dtype cannot be a feature (list, struct, temporal...), or a
-            numeric column has no finite value to bin.
+            binned column has no finite value, or an interval column holds an infinity.
+
+    Warns:
+        IdentifierWarning: a string or integer column holds a distinct value in every row (at
+            least 20 rows): an identifier, on which rules cannot generalize.
     """
     schema = df.schema
     families: dict[str, str] = {}
@@ -580,25 +786,61 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
             key = col.cast(pl.String) if family == "string" else col
             # Null, if present, sorts first; it is taken out below.
             stats.append(key.unique().sort().implode().alias(f"{name}\0values"))
+            stats.append(col.count().alias(f"{name}\0count"))
         if family in ("integer", "float"):
             # Bin edges span the finite values; infinities fall into the end bins.
             x = _float(col)
-            x = x.filter(x.is_finite())
-            stats += [x.min().alias(f"{name}\0min"), x.max().alias(f"{name}\0max")]
+            finite = x.filter(x.is_finite())
+            stats += [finite.min().alias(f"{name}\0min"), finite.max().alias(f"{name}\0max")]
+            stats.append(x.is_infinite().any().alias(f"{name}\0inf"))
+        if family == "float":
+            # A float column of 0s and 1s (what one-hot encoders emit) is categorical.
+            x = _float(col)
+            stats += [
+                (x == 0.0).any().alias(f"{name}\0zero"),
+                (x == 1.0).any().alias(f"{name}\0one"),
+                (x.is_not_null() & (x != 0.0) & (x != 1.0)).any().alias(f"{name}\0other"),
+                x.is_null().any().alias(f"{name}\0null"),
+            ]
         families[name] = family
     row = df.select(stats).row(0, named=True)
     encoders: list[FeatureEncoder] = []
-    occupied: list[pl.Expr] = []
+    pending: list[pl.Expr] = []
     for name in features:
         family, dtype = families[name], schema[name]
         values = row.get(f"{name}\0values")
         has_null = bool(values) and values[0] is None
         if has_null:
             values = values[1:]
+        count = row.get(f"{name}\0count")
+        if family in ("string", "integer") and count >= _IDENTIFIER_ROWS and len(values) == count:
+            warnings.warn(
+                f"feature column {name!r} holds a different value in each of its {count} rows, like an "
+                f"identifier: rules on it describe single rows and do not generalize; leave it out with "
+                f"features=[...] (or drop the column)",
+                IdentifierWarning,
+                stacklevel=3,
+            )
         if family in ("string", "boolean") or (family == "integer" and len(values) <= bins):
             encoders.append(
                 FeatureEncoder(name, str(dtype), "categorical", tuple(values) + ((None,) if has_null else ()), None, family)
             )
+            continue
+        if family == "float" and not row[f"{name}\0other"] and (row[f"{name}\0zero"] or row[f"{name}\0one"]):
+            known = tuple(v for v, seen in ((0.0, row[f"{name}\0zero"]), (1.0, row[f"{name}\0one"])) if seen)
+            null = (None,) if row[f"{name}\0null"] else ()
+            encoders.append(FeatureEncoder(name, str(dtype), "categorical", known + null, None, "float"))
+            continue
+        if numeric == "interval":
+            if row[f"{name}\0inf"]:
+                raise FindRSInputError(
+                    f"numeric feature column {name!r} holds an infinity; an interval feature needs finite "
+                    f"values (and null): replace it, e.g. pl.when(pl.col({name!r}).is_infinite()).then(None)"
+                    f".otherwise(pl.col({name!r})), or fit with numeric='bins'"
+                )
+            encoders.append(FeatureEncoder(name, str(dtype), "interval", (), None, family))
+            # Distinct values ascending, null (if any) first.
+            pending.append(_float(column(name)).unique().sort().implode().alias(name))
             continue
         lo, hi = row[f"{name}\0min"], row[f"{name}\0max"]
         if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
@@ -614,15 +856,28 @@ def fit_encoders(df: pl.DataFrame, features: Sequence[str], bins: int) -> list[F
         enc = FeatureEncoder(name, str(dtype), "binned", (), edges, family)
         encoders.append(enc)
         # The occupied bins, ascending, null (if any) first.
-        occupied.append(enc._bin_expr(_float(column(name))).unique().sort().implode().alias(name))
-    if occupied:
-        found = df.select(occupied).row(0, named=True)
+        pending.append(enc._bin_expr(_float(column(name))).unique().sort().implode().alias(name))
+    if pending:
+        found = df.select(pending).row(0, named=True)
         for i, enc in enumerate(encoders):
+            if enc.kind not in ("binned", "interval"):
+                continue
+            b = found[enc.name]
+            has_null = bool(b) and b[0] is None
+            known = b[1:] if has_null else b
+            null = (None,) if has_null else ()
             if enc.kind == "binned":
-                b = found[enc.name]
-                has_null = bool(b) and b[0] is None
-                values = tuple(int(v) for v in (b[1:] if has_null else b)) + ((None,) if has_null else ())
+                values = tuple(int(v) for v in known) + null
                 encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, enc.family)
+                continue
+            # Compared as doubles; an integer column keeps whole-number values (within 2^53,
+            # where every integer is a double; beyond it the values are written as floats).
+            family = "integer" if enc.family == "integer" and all(abs(v) <= 2.0**53 for v in known) else "float"
+            known = [int(v) for v in known] if family == "integer" else [float(v) for v in known]
+            cuts = None
+            if interval_ends != "tight":
+                cuts = tuple(float(c) for c in cuts_between(np.array(known, dtype=np.float64)))
+            encoders[i] = FeatureEncoder(enc.name, enc.dtype, "interval", tuple(known) + null, None, family, cuts)
     return encoders
 
 

@@ -48,3 +48,15 @@ class FindRSMemoryError(FindRSInputError, MemoryError):
         >>> issubclass(findrs.FindRSMemoryError, (findrs.FindRSInputError, MemoryError))
         True
     """
+
+
+class IdentifierWarning(UserWarning):
+    """A string or integer feature column holds a different value in every training row (an
+    identifier, semantics §1): rules on it describe single rows and do not generalize; leave it
+    out with ``features=[...]``.
+
+    Example:
+        >>> import findrs
+        >>> issubclass(findrs.IdentifierWarning, UserWarning)
+        True
+    """

@@ -34,7 +34,7 @@ from .nearest import Nearest
 from .params import MAX_T, check_params
 from .sql import model_to_sql
 from .target import Target
-from .text import constraint_text
+from .text import constraint_labels, constraint_text
 from .view import Constraint, Vote
 
 FORMAT = "findrs-model"
@@ -42,6 +42,8 @@ FORMAT_VERSION = 2
 _WHY_NOT = pl.Struct({"nearest_rule": pl.UInt32, "failed_conditions": pl.List(pl.String)})
 _SECTIONS = ("target", "features", "params", "training")
 _OPTIONAL_SECTIONS = ("cv",)  # present exactly when a setting was chosen by cross-validation
+# interval_ends -> the core's widening of a run's interval ends (docs/semantics.md §10).
+_WIDEN = {"tight": "no", "midpoint": "no", "open": "open", "widened": "nearest"}
 __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
 
@@ -123,11 +125,12 @@ class RuleSetModel:
         if p["method"] != "bp":
             fixed = ratio = None
         y = ~labels if negate else labels
-        with _input_errors(), _memory_errors(encoders, [p["encoding"]] * len(encoders), labels):
+        with _input_errors(), _memory_errors(encoders, [_kind(e, p["encoding"]) for e in encoders], labels):
             core, contradictions, budget = _core.fit(
                 codes,
                 [e.domain_size for e in encoders],
-                [p["encoding"]] * len(encoders),
+                [_kind(e, p["encoding"]) for e in encoders],
+                [e.kind == "interval" and e.has_null for e in encoders],
                 y,
                 p["method"],
                 tau,
@@ -142,6 +145,7 @@ class RuleSetModel:
                 max_rules=p["max_rules"],
                 epsilon=epsilon,
                 min_support=min_support,
+                widen=_WIDEN[p["interval_ends"]],
             )
         training = _training(y, contradictions)
         if budget is not None:
@@ -172,11 +176,12 @@ class RuleSetModel:
         folds = params["cv"] if params["cv"] is not None else (3 if len(labels) > 20_000 else 5)
         folds = min(folds, smaller)
         cands = auto.candidates(params, n_positives=n_pos, n_negatives=len(labels) - n_pos)
-        with _input_errors(), _memory_errors(encoders, ["av"] * len(encoders), labels):
+        with _input_errors(), _memory_errors(encoders, [_kind(e, "av") for e in encoders], labels):
             core, contradictions, best, rows = _core.fit_auto(
                 codes,
                 [e.domain_size for e in encoders],
-                ["av"] * len(encoders),
+                [_kind(e, "av") for e in encoders],
+                [e.kind == "interval" and e.has_null for e in encoders],
                 labels,
                 params["method"],
                 [auto.core_setting(c, params["accuracy_ratio"]) for c in cands],
@@ -188,6 +193,7 @@ class RuleSetModel:
                 n_jobs,
                 progress,
                 simplify=params["simplify"],
+                widen=_WIDEN[params["interval_ends"]],
             )
         chosen = cands[best]
         fitted = {**params, **chosen, "cv": folds}
@@ -300,7 +306,15 @@ class RuleSetModel:
         return self._vote
 
     def _constraints(self) -> tuple[Constraint, ...]:
-        return tuple(Constraint(f, tuple(codes), passes) for f, codes, passes in self._core.constraint_table())
+        # The core lists an interval constraint by the gap codes of its ends (2i + 1 for value
+        # i) and null's (2d + 1); the view lists indices into the encoder's values, as for the
+        # other kinds.
+        out = []
+        for f, codes, passes in self._core.constraint_table():
+            if self.encoders[f].kind == "interval":
+                codes = [c // 2 for c in codes]
+            out.append(Constraint(f, tuple(codes), passes))
+        return tuple(out)
 
     def _constraint_texts(self) -> list[str]:
         if self._texts is None:
@@ -639,7 +653,8 @@ class RuleSetModel:
             offsets, ids = self._rule_csr()
             k = self.n_rules
             domains = [e.domain_size for e in self.encoders]
-            self._nearest = Nearest(domains, self._constraints(), offsets[: k + 1], ids[: offsets[k]])
+            intervals = {f: e.domain_size for f, e in enumerate(self.encoders) if e.kind == "interval"}
+            self._nearest = Nearest(domains, self._constraints(), offsets[: k + 1], ids[: offsets[k]], intervals)
         nearest, failed = self._nearest.search(codes, ~positive)
         texts = self._constraint_texts()
         rule = pl.Series("nearest_rule", [None if r < 0 else r for r in nearest.tolist()], dtype=pl.UInt32)
@@ -688,7 +703,7 @@ class RuleSetModel:
             constraint_type = pl.Struct({"feature": pl.String, "values": pl.List(pl.String)})
             table = pl.Series(
                 [
-                    {"feature": self.encoders[c.feature].name, "values": [self.encoders[c.feature].label(v) for v in c.codes]}
+                    {"feature": self.encoders[c.feature].name, "values": constraint_labels(self.encoders[c.feature], c)}
                     for c in self._constraints()
                 ],
                 dtype=constraint_type,
@@ -1011,8 +1026,26 @@ class RuleSetModel:
                 f"the features have {[e.domain_size for e in encoders]} values but the model's schema "
                 f"{list(core.domain_sizes)}"
             )
-        if any(k != params["encoding"] for k in core.kinds):
-            problems.append(f"params say encoding {params['encoding']!r} but the model's features are {sorted(set(core.kinds))}")
+        kinds = [_kind(e, params["encoding"]) for e in encoders]
+        if list(core.kinds) != kinds:
+            problems.append(
+                f"params say encoding {params['encoding']!r} and the features say {kinds}, but the model's "
+                f"schema has {list(core.kinds)}"
+            )
+        if list(core.null_seen) != [e.kind == "interval" and e.has_null for e in encoders]:
+            problems.append("the interval features' null values disagree with the model's schema")
+        intervals = [e.name for e in encoders if e.kind == "interval"]
+        if intervals and params["numeric"] != "interval":
+            problems.append(f"params say numeric {params['numeric']!r} but {intervals} are interval features")
+        if params["numeric"] == "interval" and any(e.kind == "binned" for e in encoders):
+            problems.append("params say numeric 'interval' but some features are binned")
+        tight = params["interval_ends"] == "tight"
+        if any((e.cuts is None) != tight for e in encoders if e.kind == "interval"):
+            problems.append(
+                f"params say interval_ends {params['interval_ends']!r}, which "
+                + ("has no cuts" if tight else "needs the cuts")
+                + ", but an interval feature disagrees"
+            )
         if params["method"] != core.method or params["T"] != core.T:
             problems.append(
                 f"params say method {params['method']!r} with T = {params['T']}, the model is "
@@ -1056,6 +1089,12 @@ def _described(target: Target, negate: bool) -> Target:
 
 def _training(labels: np.ndarray, contradictions: int) -> dict[str, Any]:
     return {"rows": int(len(labels)), "positives": int(labels.sum()), "contradictions": int(contradictions)}
+
+
+def _kind(enc: FeatureEncoder, encoding: str) -> str:
+    """The core's constraint kind of a feature: ``"interval"`` for an interval feature, the
+    model's encoding (``"av"``, ``"oh"``) for the others."""
+    return "interval" if enc.kind == "interval" else encoding
 
 
 def _read_features(features: Any) -> list[FeatureEncoder]:
@@ -1167,7 +1206,8 @@ def _memory_errors(encoders: Sequence[FeatureEncoder], kinds: list[str], labels:
     sizes = [e.domain_size for e in encoders]
     names = [e.name for e in encoders]
     n_pos = int(labels.sum())
-    needed = _core.fit_bytes(sizes, kinds, n_pos, len(labels) - n_pos)
+    null_seen = [e.kind == "interval" and e.has_null for e in encoders]
+    needed = _core.fit_bytes(sizes, kinds, n_pos, len(labels) - n_pos, null_seen)
     check_fit_memory(needed, names, sizes, len(labels))
     try:
         yield

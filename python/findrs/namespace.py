@@ -19,7 +19,7 @@ import polars as pl
 
 from .encode import check_columns
 from .expressions import Engine
-from .learn import Auto, Direction, Encoding, Method
+from .learn import Auto, Direction, Encoding, IntervalEnds, Method, Numeric
 from .learn import fit as _fit
 from .model import RuleSetModel
 from .params import NOT_GIVEN
@@ -64,6 +64,8 @@ class DataFrameNamespace:
         max_rules: int | None = None,
         cv: int | None = None,
         cv_T: int | None = None,
+        numeric: Numeric = "bins",
+        interval_ends: IntervalEnds = "open",
         verbose: bool = False,
     ) -> RuleSetModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
@@ -82,7 +84,8 @@ class DataFrameNamespace:
             self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, verbose=verbose,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, numeric=numeric,
+            interval_ends=interval_ends, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
@@ -160,6 +163,8 @@ class LazyFrameNamespace:
         max_rules: int | None = None,
         cv: int | None = None,
         cv_T: int | None = None,
+        numeric: Numeric = "bins",
+        interval_ends: IntervalEnds = "open",
         verbose: bool = False,
     ) -> RuleSetModel:
         """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
@@ -177,7 +182,8 @@ class LazyFrameNamespace:
             self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, verbose=verbose,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, numeric=numeric,
+            interval_ends=interval_ends, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:

@@ -8,7 +8,8 @@ the lower id, i.e. the heavier rule for BO and BP (docs/semantics.md §6). Its f
 are exactly the constraints of that rule the row fails, in feature order.
 
 The work is NumPy on the encoder's codes: a table per feature says which constraints each code
-satisfies, and the failures of every rule are one matrix product of the rows' failed
+satisfies (an interval feature's constraints are ranges of its gap codes, docs/semantics.md §10,
+compared directly), and the failures of every rule are one matrix product of the rows' failed
 constraints with a dense 0/1 constraints x rules matrix, in blocks of rules (and of rows) so
 memory stays bounded whatever the model's size; the counts are small integers, exact in
 float32.
@@ -16,7 +17,7 @@ float32.
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -37,6 +38,10 @@ class Nearest:
         offsets: the voting rules as CSR: rule ``r``'s constraint ids are
             ``ids[offsets[r]:offsets[r + 1]]``.
         ids: see ``offsets``.
+        intervals: the interval features, each with its number of training values ``d``: their
+            codes are gap codes, and a constraint (values ``lo..hi``, the view listing the
+            ends, then ``d`` for null) passes the gap codes from ``2 lo + 1`` (0 when ``lo = 0``) to
+            ``2 hi + 1`` (``2d`` when ``hi = d - 1``), and null's ``2d + 1`` when it allows null.
 
     Example:
         >>> import numpy as np
@@ -49,7 +54,12 @@ class Nearest:
     """
 
     def __init__(
-        self, domains: Sequence[int], constraints: Sequence[Constraint], offsets: np.ndarray, ids: np.ndarray
+        self,
+        domains: Sequence[int],
+        constraints: Sequence[Constraint],
+        offsets: np.ndarray,
+        ids: np.ndarray,
+        intervals: Mapping[int, int] | None = None,
     ) -> None:
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.ids = np.asarray(ids, dtype=np.int64)
@@ -60,7 +70,22 @@ class Nearest:
         for j, c in enumerate(constraints):
             by_feature.setdefault(c.feature, []).append(j)
         self.tables: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.ranges: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]] = []
+        intervals = intervals or {}
         for f, cols in sorted(by_feature.items()):
+            if f in intervals:
+                d = intervals[f]
+                bounds = []
+                for j in cols:
+                    known = [k for k in constraints[j].codes if k != d]
+                    if known:
+                        a, b = min(known), max(known)
+                        bounds.append((0 if a == 0 else 2 * a + 1, 2 * d if b == d - 1 else 2 * b + 1, d in constraints[j].codes))
+                    else:
+                        bounds.append((1, 0, True))  # null only
+                lo, hi, null = (np.asarray(v) for v in zip(*bounds))
+                self.ranges.append((f, np.asarray(cols, dtype=np.int64), lo, hi, null, 2 * d + 1))
+                continue
             table = np.zeros((domains[f] + 1, len(cols)), dtype=bool)
             for i, j in enumerate(cols):
                 c = constraints[j]
@@ -75,6 +100,9 @@ class Nearest:
         out = np.ones((len(rows), self.n_constraints), dtype=bool)
         for f, cols, table in self.tables:
             out[:, cols] = ~table[np.asarray(codes[f])[rows]]
+        for f, cols, lo, hi, null, null_code in self.ranges:
+            x = np.asarray(codes[f])[rows][:, None].astype(np.int64)
+            out[:, cols] = ~(((x >= lo) & (x <= hi)) | (null & (x == null_code)))
         return out
 
     def _blocks(self) -> Iterator[tuple[int, np.ndarray]]:

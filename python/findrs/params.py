@@ -117,6 +117,8 @@ PARAMETERS: dict[str, Any] = {
     "auto": _Bool(),  # at fit; a model records the list of parameters chosen automatically
     "cv": _Int(2, 1000),  # or None
     "cv_T": _Int(1, MAX_T),  # or None
+    "numeric": _Choice(("bins", "interval")),
+    "interval_ends": _Choice(("tight", "midpoint", "open", "widened")),
 }
 """Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
 ``None``; ``max_rules``, ``cv`` and ``cv_T`` ``None``; ``random_state`` ``None`` draws a seed)."""
@@ -138,6 +140,8 @@ DEFAULTS: dict[str, Any] = {
     "auto": False,
     "cv": None,
     "cv_T": None,
+    "numeric": "bins",
+    "interval_ends": "open",
 }
 
 ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
@@ -148,6 +152,8 @@ ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
     "auto": [],
     "cv": None,
     "cv_T": None,
+    "numeric": "bins",
+    "interval_ends": "tight",
 }
 """Parameters added after findrs first wrote model files, with the value a file written without
 them means (they did not exist, so the fit did without them). Not :data:`DEFAULTS`, which may
@@ -226,7 +232,10 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
         chosen = [k for k in AUTOMATIC if _is_auto(k, p[k])]
     out: dict[str, Any] = {}
     out["method"] = PARAMETERS["method"].check("method", p["method"])
-    for name in ("encoding", "tolerance", "min_support", "direction", "shuffle", "bins", "accuracy_ratio", "simplify"):
+    for name in (
+        "encoding", "tolerance", "min_support", "direction", "shuffle", "bins", "accuracy_ratio", "simplify", "numeric",
+        "interval_ends",
+    ):
         out[name] = "auto" if name in chosen and not loading else PARAMETERS[name].check(name, p[name])
     m = p["max_rules"]
     out["max_rules"] = None if m is None else PARAMETERS["max_rules"].check("max_rules", m)

@@ -109,6 +109,8 @@ def summary(
         title += f", min_support {model.params['min_support']}"
     if method != "find-rs":
         title += f", T={T}"
+    if any(e.kind == "interval" for e in model.encoders):
+        title += f", intervals ({model.params['interval_ends']} ends)"
     if model.params.get("simplify"):
         title += ", simplified"
     if model.params.get("max_rules") is not None:

@@ -53,9 +53,11 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     turned into a Polars frame whose columns are named after ``feature_names_in_`` (string
     column names of a DataFrame) or ``x0`` ... ``x{n-1}``. String, categorical and boolean
     columns (and object columns holding strings) are categorical; integer columns with at most
-    ``bins`` distinct values are categorical too; other numeric columns, float columns always
-    (even of whole numbers: cast category codes to integers), are cut into ``bins``
-    equal-width bins between the training minimum and maximum. Missing values (``None``,
+    ``bins`` distinct values are categorical too, and so are float columns holding only 0 and 1
+    (one-hot columns); other numeric columns (float columns of other whole numbers too: cast
+    category codes to integers) are cut into ``bins`` equal-width bins between the training
+    minimum and maximum, or with ``numeric="interval"`` constrained to intervals of their
+    training values (docs/semantics.md §10). Missing values (``None``,
     ``NaN``, nulls) are a value of their own (a rule may require or exclude "missing"), so
     ``NaN`` is accepted; infinities are rejected. ``y`` is any 1-D array of two labels
     (strings, integers, booleans ...).
@@ -84,6 +86,10 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             ``False`` is the paper's algorithm.
         max_rules: a rule budget: at most this many voting rules (``None``: no budget; see
             :func:`findrs.fit`).
+        numeric: ``"bins"`` or ``"interval"``: numeric columns as equal-width bins or as
+            intervals of their values (see :func:`findrs.fit`).
+        interval_ends: with ``numeric="interval"``: ``"tight"``, ``"midpoint"``, ``"open"`` or
+            ``"widened"`` (see :func:`findrs.fit`).
         random_state: ``None`` (a fresh seed per fit), an integer seed, or a
             ``numpy.random.RandomState`` (one seed is drawn from it per fit). The model depends
             on the seed and ``T`` only.
@@ -154,6 +160,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         bins: int = 10,
         simplify: bool = False,
         max_rules: int | None = None,
+        numeric: str = "bins",
+        interval_ends: str = "open",
         random_state: Any = None,
         n_jobs: int | None = None,
         cv: int | None = None,
@@ -174,6 +182,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self.bins = bins
         self.simplify = simplify
         self.max_rules = max_rules
+        self.numeric = numeric
+        self.interval_ends = interval_ends
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -278,6 +288,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             cv=self.cv,
             cv_T=self.cv_T,
             verbose=self.verbose,
+            numeric=self.numeric,
+            interval_ends=self.interval_ends,
         )
         self.rules_ = self.model_.rules
         return self

@@ -12,7 +12,10 @@ The expression reads the raw feature columns (no encoding step) and follows sema
   numbers for an integer column; for a float column the least double whose nudged value
   ``x + (1e-8 + 1e-5 * |x|)`` reaches the edge, see :attr:`FeatureEncoder.bin_starts`), so
   comparing doubles gives exactly findrs' bins; a bin that held no training value is an unseen
-  value; NaN is null and infinities fall in the end bins, as in findrs.
+  value; NaN is null and infinities fall in the end bins, as in findrs;
+- an interval constraint (``numeric="interval"``) compares the value with the interval's ends
+  (``x >= lo AND x <= hi``; a cut end ``x < c``), null (and NaN) passing only when the
+  constraint says so.
 
 The votes are printed from the model's public view (:class:`findrs.view.Vote`): the weighted
 count of the vote's groups of which some rule holds (FIND-RS: its one group, so the
@@ -39,6 +42,7 @@ from typing import Any, Sequence
 from .encode import FeatureEncoder
 from .errors import FindRSInputError
 from .target import Target
+from .text import interval_span
 from .view import Constraint, Vote
 
 _OUTPUTS = ("predict", "votes", "decision")
@@ -199,10 +203,15 @@ def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") 
     null_code = enc.domain_size - 1 if enc.has_null else None
     # A null never seen in training is an unseen value.
     null_ok = (null_code in allowed) if null_code is not None else multi
+    if enc.kind == "interval":
+        return _interval_sql(enc, c, d)
     if enc.kind == "binned":
         return _binned_sql(enc, allowed, multi, null_ok, d)
     col = quote_identifier(enc.name)
-    if enc.family == "integer" and d.has_nan:
+    if enc.family == "float":
+        # A 0/1 float column: compared as a double, NaN being null (as the encoder reads it).
+        col = f"CAST({col} AS {d.double})"
+    if enc.family in ("integer", "float") and d.has_nan:
         # A float column may stand for an integer feature; its NaN is null (docs/semantics.md §1).
         col = f"NULLIF({col}, {_double(math.nan, d)})"
     if not multi:
@@ -218,6 +227,37 @@ def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") 
         return _sql_bool(True, d) if null_ok else f"{col} IS NOT NULL"
     test = f"{col} <> {excluded[0]}" if len(excluded) == 1 else f"{col} NOT IN ({', '.join(excluded)})"
     return f"({col} IS NULL OR {test})" if null_ok else test
+
+
+def _interval_sql(enc: FeatureEncoder, c: Constraint, d: _Dialect) -> str:
+    """An interval constraint on the raw column (docs/semantics.md §10): ``x >= lo AND x <= hi``
+    with the interval's ends (a cut end ``x < c``; an open end no test; whole numbers of an
+    integer column as integers), ``x IS NULL OR ...`` when null passes. DuckDB orders NaN (null
+    to findrs) above every number: a range open above excludes it, unless null passes."""
+    span, null = interval_span(enc, c.codes)
+    x = quote_identifier(enc.name)
+
+    def number(t: float) -> str:
+        whole = enc.family == "integer" and float(t).is_integer() and abs(t) <= 2.0**53
+        return _literal(int(t), d) if whole else _double(t, d)
+
+    tests = []
+    if span is not None:
+        lower, lower_closed, upper, upper_closed = enc.interval_bounds(*span)
+        if lower is not None:
+            tests.append(f"{x} {'>=' if lower_closed else '>'} {number(lower)}")
+        if upper is not None:
+            tests.append(f"{x} {'<=' if upper_closed else '<'} {number(upper)}")
+        elif d.has_nan and not null:
+            tests.append(f"NOT isnan({x})")
+        if not tests:
+            tests.append(f"{x} IS NOT NULL")
+    if not null:
+        return " AND ".join(tests)
+    inside = [f"({' AND '.join(tests)})" if len(tests) > 1 else tests[0]] if tests else []
+    if span is not None and inside == [f"{x} IS NOT NULL"]:
+        return _sql_bool(True, d)
+    return "(" + " OR ".join([f"{x} IS NULL"] + ([f"isnan({x})"] if d.has_nan else []) + inside) + ")"
 
 
 def _binned_sql(enc: FeatureEncoder, allowed: set[int], multi: bool, null_ok: bool, d: _Dialect) -> str:

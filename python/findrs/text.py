@@ -12,8 +12,10 @@ not from a rule of this module's own):
   unseen values pass, the shorter of that and ``x not in [lo, hi)`` (the excluded bins); a null
   passes ``not in``, never a comparison, and ``or x is null`` appears only for a column that
   held nulls in training (a null in a column without any is an unseen value);
-- an interval constraint (an ordered feature, the core's interval kind, whose codes are the gap
-  codes of the training values) reads ``lo <= x <= hi``, ``x <= hi``, ``x >= lo`` or ``x = v``.
+- an interval constraint (``numeric="interval"``, docs/semantics.md §10; the view lists the
+  indices of its training values) reads ``lo <= x <= hi``, ``x <= hi``, ``x >= lo`` or
+  ``x = v`` with ``interval_ends="tight"``, ``lo <= x < hi`` with cuts, its ends printed
+  exactly, and ``or x is null`` when null passes.
 
 Numbers are rounded for reading (:func:`findrs.encode.edge_texts`); ``exact=True`` prints each
 bin boundary as the least number that falls above it (:attr:`FeatureEncoder.bin_starts`), so
@@ -155,35 +157,48 @@ def _binned_text(enc: FeatureEncoder, c: Constraint, exact: bool) -> str:
     return out
 
 
+def interval_span(enc: FeatureEncoder, codes: Sequence[int]) -> tuple[tuple[int, int] | None, bool]:
+    """An interval constraint's allowed values as ``((lo, hi), null)``: the indices of its
+    first and last training values (``None`` when it allows null only) and whether null passes.
+    The view lists ``lo`` and ``hi`` (once when equal), then ``d``, null's index, when null
+    passes."""
+    d = enc.domain_size
+    null = d in codes
+    known = [k for k in codes if k != d]
+    return ((min(known), max(known)) if known else None), null
+
+
 def _interval_text(enc: FeatureEncoder, c: Constraint) -> str:
-    """An interval constraint: gap codes ``2r + 1`` of the training values of ranks ``r`` it
-    admits (a contiguous range), then null's code ``2d + 1`` when null passes; open below when
-    the range reaches the smallest training value, above when it reaches the largest (see the
-    core's ``interval`` module)."""
+    """``2.31 <= x <= 5.07``, ``x < 5.1``, ``x >= 2.3``, ``x = 4``, ``x is not null``, ``x is
+    null``, with ``or x is null`` when null passes; the ends as :meth:`FeatureEncoder.interval_bounds`
+    gives them (docs/semantics.md §10), printed exactly."""
+    span, null = interval_span(enc, c.codes)
     name = enc.name
-    values = [v for v in enc.values if v is not None]
-    d = len(values)
-    ranks = [(k - 1) // 2 for k in c.codes if k % 2 == 1 and k < 2 * d + 1]
-    null_ok = 2 * d + 1 in c.codes
+    if span is None:
+        return f"{name} is null"
+    lower, lower_closed, upper, upper_closed = enc.interval_bounds(*span)
 
-    def num(v: object) -> str:
-        return format_number(v, None) if isinstance(v, float) else str(v)
+    def num(v: float) -> str:
+        return format_number(v, None)
 
-    parts = []
-    if ranks:
-        lo, hi = min(ranks), max(ranks)
-        if lo == 0 and hi == d - 1:
-            parts.append(f"{name} is not null")
-        elif lo == 0:
-            parts.append(f"{name} <= {num(values[hi])}")
-        elif hi == d - 1:
-            parts.append(f"{name} >= {num(values[lo])}")
-        elif lo == hi:
-            parts.append(f"{name} = {num(values[lo])}")
-        else:
-            parts.append(f"{num(values[lo])} <= {name} <= {num(values[hi])}")
-    if null_ok:
-        parts.append(f"{name} is null")
-    if parts == [f"{name} is not null", f"{name} is null"]:
-        return "TRUE"
-    return parts[0] if len(parts) == 1 else "(" + " or ".join(parts) + ")"
+    if lower is None and upper is None:
+        return "TRUE" if null else f"{name} is not null"
+    if lower is not None and upper is not None and lower == upper and lower_closed and upper_closed:
+        text = f"{name} = {num(lower)}"
+    elif upper is None:
+        text = f"{name} {'>=' if lower_closed else '>'} {num(lower)}"
+    elif lower is None:
+        text = f"{name} {'<=' if upper_closed else '<'} {num(upper)}"
+    else:
+        text = f"{num(lower)} {'<=' if lower_closed else '<'} {name} {'<=' if upper_closed else '<'} {num(upper)}"
+    return f"({text} or {name} is null)" if null else text
+
+
+def constraint_labels(enc: FeatureEncoder, c: Constraint) -> list[str]:
+    """The values a constraint allows, as text (the rules table's ``values``): one label per
+    training code; an interval constraint as one interval (``[2.31, 5.07]``), then ``null`` if
+    null passes."""
+    if enc.kind != "interval":
+        return [enc.label(v) for v in c.codes]
+    span, null = interval_span(enc, c.codes)
+    return ([enc.interval_label(*span)] if span is not None else []) + (["null"] if null else [])

@@ -15,15 +15,11 @@
 //! and the fit time (median of `--repeat` fits of already encoded columns; the machine's other
 //! load makes these noisy).
 //!
-//! `--widen` is an experiment, not what the core learns: after the fit, each voting rule's
-//! intervals are widened one feature at a time (in feature order) as far as they go without
-//! covering a training negative the rule did not cover, up to the values next to the nearest
-//! such negative (an end that reaches the first or last value opens); null stays as learned.
-//! It shows how much of the difference to bins comes from FIND-S's tight [min, max] ends.
-use findrs_core::{
-    fit, null_code, Columns, ConstraintKind, FitOptions, Interval, Method, Progress, Rule, RuleCount,
-    RuleModel, Schema,
-};
+//! `--widen` fits with the core's `widen` option: each run's intervals are widened one feature
+//! at a time (in feature order) as far as they go without covering a training negative the
+//! rule did not cover (docs/semantics.md §10). It shows how much of the difference to bins comes
+//! from FIND-S's tight [min, max] ends.
+use findrs_core::{fit, null_code, Columns, ConstraintKind, FitOptions, Method, Progress, RuleCount, Schema, Widen};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -228,74 +224,6 @@ struct Outcome {
     ms: f64,
 }
 
-/// `rule` with its intervals widened as `--widen` says (see the module docs).
-fn widen(schema: &Schema, rule: &Rule, negatives: &[Vec<u32>]) -> Rule {
-    let m = schema.n_features();
-    let mut rule = rule.clone();
-    for f in (0..m).filter(|&f| schema.kind(f) == ConstraintKind::Interval) {
-        let Some(Interval {
-            values: Some((lo, hi)),
-            null,
-        }) = rule.interval(schema, f)
-        else {
-            continue;
-        };
-        let d = schema.domain_size(f);
-        // Negatives covered but for f (f's code replaced by one the rule allows).
-        let inside = 2 * lo + 1;
-        let mut below = None;
-        let mut above = None;
-        for n in negatives {
-            let c = n[f];
-            if c == null_code(d) {
-                continue;
-            }
-            let mut probe = n.clone();
-            probe[f] = inside;
-            if !rule.covers_row(schema, &probe) {
-                continue;
-            }
-            let r = (c - 1) / 2;
-            if r < lo {
-                below = Some(below.map_or(r, |b: u32| b.max(r)));
-            } else if r > hi {
-                above = Some(above.map_or(r, |a: u32| a.min(r)));
-            }
-        }
-        let lo = below.map_or(0, |b| b + 1);
-        let hi = above.map_or(d - 1, |a| a - 1);
-        let mut cons: Vec<(usize, Vec<u32>)> = Vec::new();
-        let mut ivs: Vec<(usize, Interval)> = Vec::new();
-        for g in 0..m {
-            if g == f {
-                ivs.push((
-                    g,
-                    Interval {
-                        values: Some((lo, hi)),
-                        null,
-                    },
-                ));
-            } else if let Some(iv) = rule.interval(schema, g) {
-                ivs.push((g, iv));
-            } else if !rule.is_free(schema, g) {
-                let codes = rule
-                    .constraints(schema)
-                    .into_iter()
-                    .find(|c| c.0 == g)
-                    .unwrap()
-                    .1;
-                cons.push((g, codes));
-            }
-        }
-        let free = lo == 0 && hi + 1 == d && (null || !schema.null_seen(f));
-        if free {
-            ivs.retain(|iv| iv.0 != f);
-        }
-        rule = Rule::from_parts(schema, &cons, &ivs).expect("a widened rule");
-    }
-    rule
-}
-
 #[allow(clippy::too_many_arguments)]
 fn run(
     train: &Table,
@@ -354,6 +282,7 @@ fn run(
         n_rules: RuleCount::Auto {
             accuracy_ratio: 0.99,
         },
+        widen: if widen_ends && intervals { Widen::Nearest } else { Widen::No },
         ..FitOptions::default()
     };
     let mut times = Vec::new();
@@ -373,19 +302,7 @@ fn run(
         times.push(start.elapsed().as_secs_f64());
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let mut model = fitted.expect("one fit").model;
-    if widen_ends && intervals {
-        let negatives: Vec<Vec<u32>> = (0..train.labels.len())
-            .filter(|&r| !train.labels[r])
-            .map(|r| train_data.row(r))
-            .collect();
-        let mut parts = model.rule_set().parts();
-        let n = parts.n_kept;
-        for r in &mut parts.rules[..n] {
-            *r = widen(&schema, r, &negatives);
-        }
-        model = RuleModel::new(schema.clone(), model.method(), model.n_runs(), vec![parts]).expect("widened");
-    }
+    let model = fitted.expect("one fit").model;
     let pred = model.predict(&test_data);
     let correct = pred
         .iter()

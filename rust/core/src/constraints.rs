@@ -8,12 +8,12 @@
 //! module, and every printer reads it from here.
 //!
 //! An interval constraint (an ordered feature, [`interval`](crate::interval)) lists the gap codes
-//! of its training values, then null's code when null passes, as
-//! [`Rule::constraints`](crate::rule::Rule::constraints) does (`unseen_passes` is false: values
-//! between and beyond the training values are its reading, given by the codes); the JSON form
-//! writes it so too. Exporters that print intervals will read it through
-//! [`Rule::interval`](crate::rule::Rule::interval)'s form; the table and the ids stay as they
-//! are.
+//! of its first and last training values (one code when they are the same value), then null's
+//! code when null passes, as [`Rule::constraints`](crate::rule::Rule::constraints) does
+//! (`unseen_passes` is false: values between and beyond the training values are its reading,
+//! given by the ends); the JSON form writes it so too. Two numbers whatever the number of values
+//! inside: a BP model of Adult's `fnlwgt` (some 20,000 values) lists its intervals' ends, not
+//! their values.
 //!
 //! Invariant: a [`ConstraintTable`] lists each distinct constraint of its rules once, sorted by
 //! feature then codes, and rule `i`'s ids (ascending, hence in feature order) name exactly the
@@ -22,7 +22,7 @@
 use crate::bitset;
 use crate::error::{FindRsError, Result};
 use crate::interval::null_code;
-use crate::rule::Rule;
+use crate::rule::{interval_end_codes, Rule};
 use crate::schema::{ConstraintKind, Schema};
 use std::collections::HashMap;
 
@@ -74,7 +74,7 @@ impl ConstraintTable {
                     // `Rule::constraints` does); unseen values are not its notion.
                     let Some(iv) = rule.interval(schema, f) else { continue };
                     let d = schema.domain_size(f);
-                    let mut codes: Vec<u32> = iv.values.map_or(Vec::new(), |(lo, hi)| (lo..=hi).map(|r| 2 * r + 1).collect());
+                    let mut codes = interval_end_codes(&iv);
                     if iv.null {
                         codes.push(null_code(d));
                     }
@@ -270,6 +270,27 @@ mod tests {
         let t = ConstraintTable::of_rules(&schema, &rules);
         assert_eq!(t.constraints.len(), 3);
         assert_eq!(t.constraints[1], Constraint { feature: 0, codes: vec![5, 66], unseen_passes: true });
+        let plain: Vec<(usize, Vec<u32>)> = t.constraints.iter().map(|c| (c.feature, c.codes.clone())).collect();
+        let ids: Vec<&[u32]> = (0..3).map(|i| t.rule(i)).collect();
+        assert_eq!(ConstraintTable::rules(&schema, &plain, &ids).unwrap(), rules);
+    }
+
+    /// An interval constraint is listed by its ends (two codes however many values lie
+    /// between, one for a point), then null, and rebuilds the same rule.
+    #[test]
+    fn intervals_are_listed_by_their_ends() {
+        use crate::interval::Interval;
+        use crate::run::interval_tests::{av, iv, mixed_schema};
+        let schema = mixed_schema(&[iv(20_000, true), av(2)]);
+        let iv = |values, null| Interval { values, null };
+        let rules = vec![
+            Rule::from_parts(&schema, &[(1, vec![0])], &[(0, iv(Some((10, 15_000)), false))]).unwrap(),
+            Rule::from_parts(&schema, &[], &[(0, iv(Some((7, 7)), true))]).unwrap(),
+            Rule::from_parts(&schema, &[], &[(0, iv(None, true))]).unwrap(),
+        ];
+        let t = ConstraintTable::of_rules(&schema, &rules);
+        let codes: Vec<Vec<u32>> = t.constraints.iter().filter(|c| c.feature == 0).map(|c| c.codes.clone()).collect();
+        assert_eq!(codes, vec![vec![15, 40_001], vec![21, 30_001], vec![40_001]]);
         let plain: Vec<(usize, Vec<u32>)> = t.constraints.iter().map(|c| (c.feature, c.codes.clone())).collect();
         let ids: Vec<&[u32]> = (0..3).map(|i| t.rule(i)).collect();
         assert_eq!(ConstraintTable::rules(&schema, &plain, &ids).unwrap(), rules);

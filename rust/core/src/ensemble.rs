@@ -12,6 +12,7 @@ use crate::rule::Rule;
 use crate::run::Runner;
 use crate::simplify::Simplifier;
 use crate::training::TrainingSet;
+use crate::widen::{widen_run, Widen};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -39,8 +40,9 @@ pub struct Progress {
     pub finished: AtomicUsize,
 }
 
-/// The pruned rule lists of runs `0..n_runs` (each simplified if `simplify`), computed in
-/// parallel on the current rayon pool.
+/// The pruned rule lists of runs `0..n_runs` (each simplified if `simplify`, then its
+/// intervals widened if `widen`), computed in parallel on the current rayon pool.
+#[allow(clippy::too_many_arguments)]
 pub fn fit_runs(
     ts: &TrainingSet,
     acc: Acceptance,
@@ -49,6 +51,7 @@ pub fn fit_runs(
     seed: u64,
     shuffle: bool,
     simplify: bool,
+    widen: Widen,
     progress: &Progress,
 ) -> Result<Vec<Vec<Rule>>> {
     let runs: Vec<Option<Vec<Rule>>> = (0..n_runs as u64)
@@ -69,6 +72,7 @@ pub fn fit_runs(
                 if let Some(s) = simplifier {
                     rules = s.simplify_run(&rules);
                 }
+                rules = widen_run(ts, widen, rules);
                 progress.finished.fetch_add(1, Ordering::Relaxed);
                 Some(rules)
             },

@@ -16,6 +16,7 @@ use crate::row_index::RowIndex;
 use crate::schema::Schema;
 use crate::simplify::Simplifier;
 use crate::training::TrainingSet;
+use crate::widen::{widen_run, Widen};
 
 /// How many BP rules vote.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,11 +52,16 @@ pub struct FitOptions {
     /// many of its rules on the training data, or (BP) by its top-`max_rules` vote when that
     /// classifies more training rows correctly (docs/semantics.md §8).
     pub max_rules: Option<usize>,
+    /// How each run's interval ends move toward the nearest training negatives, after prune
+    /// and simplification, before the runs are aggregated (docs/semantics.md §10). No effect
+    /// without interval features.
+    pub widen: Widen,
 }
 
 impl Default for FitOptions {
     /// One FIND-RS run exactly as the paper's Algorithm 1: tau = 0, no share, no support
-    /// filter, positives in row order (seed 0), no simplification, no rule budget.
+    /// filter, positives in row order (seed 0), no simplification, no rule budget, interval
+    /// ends as learned.
     fn default() -> Self {
         Self {
             method: Method::FindRs,
@@ -68,6 +74,7 @@ impl Default for FitOptions {
             n_rules: RuleCount::Auto { accuracy_ratio: 0.99 },
             simplify: false,
             max_rules: None,
+            widen: Widen::No,
         }
     }
 }
@@ -169,10 +176,11 @@ pub(crate) fn fit_or_none(
     let runs = if options.method == Method::FindRs {
         let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
         let rules = find_rs_pruned(&ts, &order, acc, support);
-        vec![if options.simplify { Simplifier::new(&ts, acc).simplify_run(&rules) } else { rules }]
+        let rules = if options.simplify { Simplifier::new(&ts, acc).simplify_run(&rules) } else { rules };
+        vec![widen_run(&ts, options.widen, rules)]
     } else {
         let (t, seed) = (options.n_runs as usize, options.seed);
-        fit_runs(&ts, acc, support, t, seed, options.shuffle, options.simplify, progress)?
+        fit_runs(&ts, acc, support, t, seed, options.shuffle, options.simplify, options.widen, progress)?
     };
     if runs.iter().all(|r| r.is_empty()) {
         return Ok(None);
@@ -318,6 +326,51 @@ mod tests {
             }
         }
         assert!(shorter > 100, "{shorter}");
+    }
+
+    /// Widened interval rules (FIND-RS and each BP run, simplified or not) still cover every
+    /// training positive and, on consistent data with tolerance 0, no training negative; a
+    /// widened FIND-RS model is the plain one's rules widened (`widen_run`); `Widen::No` is
+    /// Algorithm 1 + prune.
+    #[test]
+    fn widened_interval_models_stay_consistent() {
+        use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema};
+        use crate::widen::widen_run;
+        let specs = [iv(8, true), av(3), iv(30, false), iv(4, false)];
+        let schema = mixed_schema(&specs);
+        let mut changed = 0;
+        for seed in 0..30u64 {
+            let (rows, labels) = mixed_data(seed + 3, 80, &specs, true);
+            let mut seen = std::collections::HashMap::new();
+            let (rows, labels): (Vec<_>, Vec<_>) =
+                rows.into_iter().zip(labels).filter(|(r, y)| *seen.entry(r.clone()).or_insert(*y) == *y).unzip();
+            let cols = columns_of(&rows, specs.len());
+            let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            let progress = Progress::default();
+            for method in [Method::FindRs, Method::Bp] {
+                for simplify in [false, true] {
+                    let mut o = options(method, 0, seed, simplify, None);
+                    o.n_rules = RuleCount::All;
+                    let Ok(plain) = fit(schema.clone(), &data, &labels, &o, &progress) else {
+                        continue;
+                    };
+                    for widen in [Widen::Open, Widen::Nearest] {
+                        o.widen = widen;
+                        let wide = fit(schema.clone(), &data, &labels, &o, &progress).unwrap();
+                        let pred = wide.model.predict(&data);
+                        assert!(pred.iter().zip(&labels).all(|(p, y)| p == y), "seed {seed} {method:?} {widen:?}");
+                        assert!(wide.model.rule_set().train_negatives().iter().all(|&n| n == 0));
+                        if method == Method::FindRs {
+                            let ts = TrainingSet::new(schema.clone(), &data, &labels).unwrap();
+                            let expected = widen_run(&ts, widen, plain.model.rule_set().rules().to_vec());
+                            assert_eq!(wide.model.rule_set().rules(), expected.as_slice());
+                            changed += (expected != plain.model.rule_set().rules()) as usize;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(changed > 20, "{changed}");
     }
 
     /// A model's training rows classified correctly, the plain way: a DNF (FIND-RS or a

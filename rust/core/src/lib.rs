@@ -17,9 +17,10 @@
 //! `schema` (features, slots, constraint kinds), `data` (code columns), `rule` (rules as slot
 //! sets plus intervals), `row_index` (slot and prefix bitsets over rows), `training`,
 //! `acceptance` (when a run may generalize a rule), `run` (one FIND-RS run), `prune` (with the
-//! support filter), `simplify` (a run's rules shortened, beyond the paper), `ensemble` (seeded
-//! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best DNF
-//! of at most N rules, beyond the paper), `constraints` (the public view of rules),
+//! support filter), `simplify` (a run's rules shortened, beyond the paper), `widen` (a run's
+//! interval ends widened toward the nearest negatives, beyond the paper), `ensemble` (seeded
+//! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best
+//! DNF of at most N rules, beyond the paper), `constraints` (the public view of rules),
 //! `predict_plan`, `interval_cells` and `predict` (rules compiled for prediction: they know rules
 //! and tallies, not models), `model`, `fit`, `cv` (automatic settings, beyond the paper), `json`.
 
@@ -46,6 +47,7 @@ mod run;
 mod schema;
 mod simplify;
 mod training;
+mod widen;
 
 pub use constraints::{Constraint, ConstraintTable};
 pub use cv::{cross_validate, cv_runs, fit_best, CvOptions, CvReport, CvRow, Setting};
@@ -58,3 +60,4 @@ pub use json::{model_from_json, model_to_json, read_document, write_document, FO
 pub use model::{Method, RuleModel, RuleSet, RuleSetParts, MAX_RUNS};
 pub use rule::Rule;
 pub use schema::{ConstraintKind, Schema};
+pub use widen::Widen;

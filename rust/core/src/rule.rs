@@ -102,8 +102,10 @@ impl Rule {
 
     /// A rule from its constraints: `(feature, allowed training codes)`; features not listed
     /// are unconstrained. AV constraints must allow exactly one code. An interval feature's
-    /// codes are gap codes: the odd codes of a contiguous run of values, and/or its null code
-    /// (when null occurs in training), as [`constraints`](Self::constraints) lists them.
+    /// codes are gap codes: the odd codes of the first and last values it allows (one code when
+    /// they are the same value; a contiguous run of all its values is read the same way),
+    /// and/or its null code (when null occurs in training), as [`constraints`](Self::constraints)
+    /// lists them.
     pub fn from_constraints(schema: &Schema, constraints: &[(usize, Vec<u32>)]) -> Result<Self> {
         Self::from_parts(schema, constraints, &[])
     }
@@ -205,6 +207,13 @@ impl Rule {
         Bounds::unpack(self.allowed[schema.slot_words() + j])
     }
 
+    /// Sets the interval of the `j`-th interval feature (`b` canonical for it, as
+    /// [`Bounds::canonical`] leaves it).
+    #[inline]
+    pub(crate) fn set_bounds(&mut self, schema: &Schema, j: usize, b: Bounds) {
+        self.allowed[schema.slot_words() + j] = b.pack();
+    }
+
     /// True iff the rule covers the row given by its codes.
     pub fn covers_row(&self, schema: &Schema, row: &[u32]) -> bool {
         row.iter()
@@ -239,8 +248,9 @@ impl Rule {
     }
 
     /// The constrained features with their allowed training codes, in feature order. An
-    /// interval feature lists the odd gap codes of its allowed training values, then its null
-    /// code if null is allowed (see [`interval`](Self::interval) for the compact form).
+    /// interval feature lists the odd gap codes of all its allowed training values, then its
+    /// null code if null is allowed (see [`interval`](Self::interval) for the compact form;
+    /// the public table lists an interval's ends only, [`ConstraintTable`](crate::ConstraintTable)).
     pub fn constraints(&self, schema: &Schema) -> Vec<(usize, Vec<u32>)> {
         (0..schema.n_features())
             .filter(|&f| !self.is_free(schema, f))
@@ -351,6 +361,18 @@ fn is_canonical_word(l: &IntervalLayout, w: u64) -> bool {
 
 /// The interval allowing exactly the training codes `codes` (odd gap codes of contiguous
 /// values, and/or the null code), canonical.
+/// The gap codes of an interval's first and last values (one code when they coincide; none
+/// for `x is null`), then null's when it passes: the form tables and files use.
+pub(crate) fn interval_end_codes(iv: &Interval) -> Vec<u32> {
+    let mut codes: Vec<u32> = match iv.values {
+        Some((lo, hi)) if lo == hi => vec![2 * lo + 1],
+        Some((lo, hi)) => vec![2 * lo + 1, 2 * hi + 1],
+        None => Vec::new(),
+    };
+    codes.reserve(1);
+    codes
+}
+
 fn interval_of_codes(l: &IntervalLayout, codes: &[u32]) -> Result<Bounds> {
     let (f, d) = (l.feature, l.n_values);
     let mut null = false;
@@ -377,10 +399,13 @@ fn interval_of_codes(l: &IntervalLayout, codes: &[u32]) -> Result<Bounds> {
     ranks.dedup();
     let values = match (ranks.first(), ranks.last()) {
         (Some(&lo), Some(&hi)) => {
-            if (hi - lo) as usize + 1 != ranks.len() {
+            // The two ends, or every value from the first to the last.
+            if ranks.len() > 2 && (hi - lo) as usize + 1 != ranks.len() {
                 return Err(FindRsError::InvalidData(format!(
-                    "the constraint on interval feature {f} allows values that are not \
-                     contiguous (ranks {lo}..={hi} with gaps)"
+                    "the constraint on interval feature {f} lists {} values that are not \
+                     contiguous (ranks {lo}..={hi} with gaps); an interval lists its first and \
+                     last values",
+                    ranks.len()
                 )));
             }
             Some((lo, hi))
@@ -937,8 +962,13 @@ mod tests {
         assert!(with(1, b(0, 400, false)).is_err(), "y's whole range admits null");
         assert!(with(1, b(0, 400, true)).is_ok());
         assert!(with(1, b(3, 101, true)).is_err(), "null never seen in y");
-        // Constraints given as codes: contiguous values, null only where seen.
-        assert!(Rule::from_constraints(&s, &[(1, vec![3, 7])]).is_err(), "not contiguous");
+        // Constraints given as codes: every value or the two ends, null only where seen.
+        assert!(Rule::from_constraints(&s, &[(1, vec![1, 3, 7])]).is_err(), "not contiguous");
+        assert_eq!(
+            Rule::from_constraints(&s, &[(1, vec![3, 7])]).unwrap(),
+            Rule::from_constraints(&s, &[(1, vec![3, 5, 7])]).unwrap(),
+            "the ends read as every value between"
+        );
         assert!(Rule::from_constraints(&s, &[(1, vec![4])]).is_err(), "a gap is no training code");
         assert!(Rule::from_constraints(&s, &[(3, vec![401])]).is_err(), "y has no null");
         assert!(Rule::from_constraints(&s, &[(1, vec![9])]).is_ok());

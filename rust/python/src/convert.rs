@@ -30,13 +30,16 @@ pub fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(panic_err(p)))
 }
 
-pub fn schema(domain_sizes: Vec<u32>, kinds: &[String]) -> PyResult<Schema> {
+/// The schema of a fit: per feature its number of training codes (an interval feature: its
+/// distinct non-null values), its kind (`"av"`, `"oh"`, `"interval"`) and whether null occurs
+/// in its training column (read for interval features, whose null is not one of the values).
+pub fn schema(domain_sizes: Vec<u32>, kinds: &[String], null_seen: Vec<bool>) -> PyResult<Schema> {
     let kinds = kinds
         .iter()
         .map(|k| ConstraintKind::parse(k))
         .collect::<Result<Vec<_>, _>>()
         .map_err(core_err)?;
-    Schema::new(domain_sizes, kinds).map_err(core_err)
+    Schema::with_nulls(domain_sizes, kinds, null_seen).map_err(core_err)
 }
 
 /// Borrowed slices of C-contiguous uint32 arrays.

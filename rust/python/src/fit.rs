@@ -6,7 +6,7 @@ use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
 use findrs_core::{
     cv_runs, fit as core_fit, fit_best, fit_bytes as core_fit_bytes, ConstraintKind, CvOptions,
-    FitOptions, Method, Progress, RuleCount, Setting,
+    FitOptions, Method, Progress, RuleCount, Setting, Widen,
 };
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
@@ -42,21 +42,30 @@ type BudgetCounts = (u32, u32);
 /// The bytes a fit of `n_pos` positives and `n_neg` negatives over these features allocates
 /// at its peak for what grows with rows x values (see the core's `fit_bytes`).
 #[pyfunction]
-pub fn fit_bytes(domain_sizes: Vec<u32>, kinds: Vec<String>, n_pos: usize, n_neg: usize) -> PyResult<u64> {
-    Ok(core_fit_bytes(&schema(domain_sizes, &kinds)?, n_pos, n_neg))
+#[pyo3(signature = (domain_sizes, kinds, n_pos, n_neg, null_seen=None))]
+pub fn fit_bytes(
+    domain_sizes: Vec<u32>,
+    kinds: Vec<String>,
+    n_pos: usize,
+    n_neg: usize,
+    null_seen: Option<Vec<bool>>,
+) -> PyResult<u64> {
+    let null_seen = null_seen.unwrap_or_else(|| vec![false; kinds.len()]);
+    Ok(core_fit_bytes(&schema(domain_sizes, &kinds, null_seen)?, n_pos, n_neg))
 }
 
 /// Fits a model. Returns the model, the number of training rows that have an identical row of
 /// the other label (contradictions) and, when a rule budget replaced the model, the training
 /// rows classified correctly before it and by the model returned.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no"))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
     columns_: Vec<PyReadonlyArray1<'_, u32>>,
     domain_sizes: Vec<u32>,
     kinds: Vec<String>,
+    null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
     method: &str,
     tolerance: u32,
@@ -71,15 +80,28 @@ pub fn fit(
     max_rules: Option<usize>,
     epsilon: f64,
     min_support: u32,
+    widen: &str,
 ) -> PyResult<(CoreModel, usize, Option<BudgetCounts>)> {
-    let schema = schema(domain_sizes, &kinds)?;
+    let schema = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
     let method = Method::parse(method).map_err(core_err)?;
     let n_rules = rule_count(n_rules, accuracy_ratio);
-    let options =
-        FitOptions { method, tolerance, epsilon, min_support, n_runs, seed, shuffle, n_rules, simplify, max_rules };
+    let widen = Widen::parse(widen).map_err(core_err)?;
+    let options = FitOptions {
+        method,
+        tolerance,
+        epsilon,
+        min_support,
+        n_runs,
+        seed,
+        shuffle,
+        n_rules,
+        simplify,
+        max_rules,
+        widen,
+    };
     let total = if method == Method::FindRs { 0 } else { n_runs as usize };
     let fitted = drive(py, n_jobs, progress, total, |state| core_fit(schema.clone(), &data, y, &options, state))?;
     let budget = fitted.budget.map(|b| (b.full_correct, b.correct));
@@ -97,17 +119,19 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_runs`
 /// runs per fit), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
 /// `kinds` is the base encoding (a candidate's encoding replaces "av" and "oh"); `simplify`
-/// simplifies every run's rules, in the cross-validation and the final fit. Returns the
+/// simplifies every run's rules, in the cross-validation and the final fit, and `widen`
+/// ("no", "open", "nearest") widens their interval ends after it. Returns the
 /// model, the contradictions, the index of the candidate fitted, and every candidate's scores.
 /// The model of a negated candidate describes the negative rows.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, simplify=false))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, simplify=false, widen="no"))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
     columns_: Vec<PyReadonlyArray1<'_, u32>>,
     domain_sizes: Vec<u32>,
     kinds: Vec<String>,
+    null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
     method: &str,
     candidates: Vec<PySetting>,
@@ -119,8 +143,9 @@ pub fn fit_auto(
     n_jobs: Option<usize>,
     progress: Option<Py<PyAny>>,
     simplify: bool,
+    widen: &str,
 ) -> PyResult<(CoreModel, usize, usize, Vec<PyCvRow>)> {
-    let base = schema(domain_sizes, &kinds)?;
+    let base = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&base, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
@@ -138,8 +163,9 @@ pub fn fit_auto(
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, simplify };
-    let options = FitOptions { method, n_runs, seed, shuffle, ..FitOptions::default() };
+    let widen = Widen::parse(widen).map_err(core_err)?;
+    let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, simplify, widen };
+    let options = FitOptions { method, n_runs, seed, shuffle, widen, ..FitOptions::default() };
     let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
     let (fitted, report) =
         drive(py, n_jobs, progress, total, |state| fit_best(&base, &data, y, &settings, &cv, &options, state))?;

@@ -124,6 +124,13 @@ impl CoreModel {
         self.inner.schema().domain_sizes().to_vec()
     }
 
+    /// Per feature: whether null occurs in its training data (interval features; false for
+    /// the others, whose null is one of their codes).
+    #[getter]
+    fn null_seen(&self) -> Vec<bool> {
+        self.inner.schema().null_seen_flags().to_vec()
+    }
+
     #[getter]
     fn kinds(&self) -> Vec<&'static str> {
         self.inner.schema().kinds().iter().map(|k| k.name()).collect()
