@@ -173,7 +173,7 @@ def _read_whitespace(path: Path, columns: list[str]) -> pl.DataFrame:
     )
 
 
-def load_uci(name: str, data_dir: str | os.PathLike[str]) -> pl.DataFrame:
+def load_uci(name: str, data_dir: str | os.PathLike[str], *, labels: bool = False) -> pl.DataFrame:
     """Load one of the paper's 11 UCI data sets from a local directory.
 
     ``data_dir`` must hold the files as UCI ships them (no header lines,
@@ -195,6 +195,8 @@ def load_uci(name: str, data_dir: str | os.PathLike[str]) -> pl.DataFrame:
     Args:
         name: one of :data:`UCI_NAMES`.
         data_dir: directory that holds the UCI files.
+        labels: keep the class labels as UCI writes them (car's four classes, connect-4's
+            three, wine's 1, 2, 3) instead of the Boolean positive class.
 
     Raises:
         ValueError: if ``name`` is not in :data:`UCI_NAMES`, or the file does
@@ -259,6 +261,8 @@ def load_uci(name: str, data_dir: str | os.PathLike[str]) -> pl.DataFrame:
             f"expected {list(spec.class_values)}"
         )
 
+    if labels:
+        return df.select(*features, "class")
     return df.select(*features, (pl.col("class") == spec.positive).alias("class"))
 
 

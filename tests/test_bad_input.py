@@ -71,9 +71,9 @@ TARGET_CASES = {
         lambda: findrs.fit(pl.DataFrame({"a": [1, 2], "y": [False, False]}), "y"),
         ["'y'"],
     ),
-    "more than two classes without positive": (
-        lambda: findrs.fit(pl.DataFrame({"a": [1, 2, 3], "y": ["r", "g", "b"]}), "y"),
-        ["'y'", "3 classes", "positive="],
+    "an unknown multiclass combination": (
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2, 3], "y": ["r", "g", "b"]}), "y", multiclass="vote"),
+        ["multiclass", "'vote'", "'frequent-first'"],
     ),
     "target with nulls": (
         fit(MONKS.with_columns(pl.when(pl.col("a1") == 1).then(None).otherwise(pl.col("class")).alias("class"))),

@@ -56,14 +56,24 @@ def test_a_float_target_suggests_a_threshold() -> None:
     assert "positive=<value>" in msg
 
 
-def test_a_many_valued_integer_target_suggests_a_threshold_but_a_few_classes_ask_for_positive() -> None:
+def test_a_many_valued_integer_target_suggests_a_threshold_but_a_few_classes_are_multiclass() -> None:
     rng = np.random.default_rng(1)
     df = pl.DataFrame({"a": rng.integers(0, 3, 300), "age": rng.integers(18, 90, 300)})
     msg = _message(lambda: findrs.fit(df, "age"))
     assert f"pl.col('age') > {int(df['age'].median())}" in msg
+    # Up to 20 numbers are classes: a multiclass model (docs/semantics.md §10), no threshold.
     few = pl.DataFrame({"a": [0, 1, 2, 0, 1, 2], "grade": [1, 2, 3, 1, 2, 3]})
-    msg = _message(lambda: findrs.fit(few, "grade"))
-    assert "3 classes" in msg and "positive=<label>" in msg and "pl.col" not in msg
+    model = findrs.fit(few, "grade", method="find-rs")
+    assert model.classes == (1, 2, 3)
+    assert model.predict(few).to_list() == few["grade"].to_list()
+    # scikit-learn's form with more than 20 integer classes is classes too (sklearn refused a
+    # continuous y before): no quantity message.
+    from findrs.sklearn import FindRSClassifier
+
+    y = np.arange(60) % 25
+    X = pl.DataFrame({"a": y})
+    clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+    assert clf.classes_.tolist() == list(range(25)) and clf.predict(X).tolist() == y.tolist()
 
 
 # --------------------------------------------------------------------------- lazy prediction

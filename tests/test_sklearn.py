@@ -53,10 +53,10 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-def test_tags_declare_binary_only_and_nan() -> None:
+def test_tags_declare_multiclass_and_nan() -> None:
     tags = get_tags(FindRSClassifier())
     assert tags.estimator_type == "classifier"
-    assert tags.classifier_tags.multi_class is False
+    assert tags.classifier_tags.multi_class is True
     assert tags.input_tags.allow_nan is True
     assert tags.input_tags.sparse is False
     assert tags.target_tags.required is True
@@ -66,7 +66,7 @@ def test_params_round_trip_and_clone() -> None:
     params = dict(
         method="bo", T=7, encoding="oh", tolerance=2, min_support=3, direction="negative", auto=True,
         n_rules=None, accuracy_ratio=0.95, bins=4, simplify=True, max_rules=5, random_state=3, n_jobs=1,
-        cv=4, cv_T=5, verbose=True, numeric="interval", interval_ends="widened",
+        cv=4, cv_T=5, verbose=True, numeric="interval", interval_ends="widened", multiclass="one-vs-rest",
     )
     clf = FindRSClassifier(**params)
     assert clf.get_params() == params
@@ -77,7 +77,7 @@ def test_params_round_trip_and_clone() -> None:
     assert FindRSClassifier().get_params() == dict(
         method="bp", T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=False,
         n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=False, max_rules=None, random_state=None,
-        n_jobs=None, cv=None, cv_T=None, verbose=False, numeric="bins", interval_ends="open",
+        n_jobs=None, cv=None, cv_T=None, verbose=False, numeric="bins", interval_ends="open", multiclass="auto",
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)
@@ -279,12 +279,18 @@ def test_labels_and_the_positive_class(labels) -> None:
     assert clf.score(X, y) == 1.0
 
 
-def test_more_than_two_classes_name_them_and_suggest_one_vs_rest() -> None:
+def test_more_than_two_classes_fit_one_rule_set_per_class() -> None:
     X = monks(1).drop("class").to_numpy()
     y = X[:, 4]  # a5: 4 classes
-    msg = r"Only binary classification is supported.*4 classes: \[1, 2, 3, 4\].*OneVsRestClassifier"
-    with pytest.raises(ValueError, match=msg):
-        FindRSClassifier().fit(X, y)
+    for multiclass in ("frequent-first", "rarest-first", "one-vs-rest"):
+        clf = FindRSClassifier(T=3, random_state=0, n_jobs=1, multiclass=multiclass).fit(X, y)
+        assert clf.classes_.tolist() == [1, 2, 3, 4] and clf.model_.multiclass == multiclass
+        assert clf.score(X, y) == 1.0
+        proba = clf.predict_proba(X)
+        assert proba.shape == (432, 4) and np.allclose(proba.sum(axis=1), 1.0)
+        assert (proba.argmax(axis=1) == clf.predict(X) - 1).all()
+        assert (clf.decision_function(X).argmax(axis=1) == clf.predict(X) - 1).all()
+    # Still usable inside OneVsRestClassifier (each estimator then sees two classes).
     ovr = OneVsRestClassifier(FindRSClassifier(T=3, random_state=0, n_jobs=1)).fit(X, y)
     assert ovr.score(X, y) == 1.0
     assert ovr.predict_proba(X).shape == (432, 4)

@@ -18,9 +18,10 @@ class CoreModel:
     """A fitted model held by the core (its rules, weights, runs, K, T, threshold)."""
 
     @staticmethod
-    def load(text: str) -> tuple[CoreModel, list[tuple[str, str]]]:
-        """Reads a model document (JSON format version 2): the model, and the other sections as
-        ``(name, JSON text)`` pairs. Raises ``ValueError`` saying what is wrong."""
+    def load(text: str) -> tuple[CoreModel | CoreMulticlass, list[tuple[str, str]]]:
+        """Reads a model document (JSON format version 2): the model (a ``CoreMulticlass`` for a
+        multiclass document), and the other sections as ``(name, JSON text)`` pairs. Raises
+        ``ValueError`` saying what is wrong."""
     def dump(self, sections: list[tuple[str, str]], texts: list[str]) -> str:
         """The model document: the sections, then the model, with one text per distinct
         constraint (``constraint_table`` order)."""
@@ -72,6 +73,65 @@ class CoreModel:
     @property
     def dnf(self) -> bool:
         """The rules of a BO or BP fit vote as a DNF: a rule budget chose them."""
+
+class CoreMulticlass:
+    """A fitted multiclass model held by the core: one binary model per class set and how they
+    combine (docs/semantics.md §10)."""
+
+    def dump(self, sections: list[tuple[str, str]], texts: list[str]) -> str:
+        """The model document, with one text per distinct constraint of all sets."""
+    def plugin_json(self) -> str:
+        """The voting rules of every set as the JSON the ``findrs_class`` plugin receives."""
+    def class_models(self) -> list[CoreModel]:
+        """Each class set as a binary model, in combination order."""
+    def constraint_table(self) -> list[tuple[int, list[int], bool]]:
+        """The distinct constraints of every rule of every set."""
+    @property
+    def method(self) -> str: ...
+    @property
+    def T(self) -> int: ...
+    @property
+    def domain_sizes(self) -> list[int]: ...
+    @property
+    def kinds(self) -> list[str]: ...
+    @property
+    def combine(self) -> str:
+        """``"one-vs-rest"`` or ``"decision-list"``."""
+    @property
+    def n_classes(self) -> int: ...
+    @property
+    def set_classes(self) -> list[int]:
+        """The class (index) each set describes, in combination order."""
+    @property
+    def default_class(self) -> int | None:
+        """The decision list's class when no set fires; ``None`` for one-vs-rest."""
+    @property
+    def thetas(self) -> list[float]:
+        """Per set, ``scale * offset``: one-vs-rest scores a row ``votes / theta``."""
+
+def fit_multiclass(
+    columns_: list[npt.NDArray[np.uint32]],
+    domain_sizes: list[int],
+    kinds: list[str],
+    classes: npt.NDArray[np.uint32],
+    n_classes: int,
+    combine: str,
+    method: str,
+    tolerance: int,
+    n_runs: int,
+    seed: int,
+    shuffle: bool,
+    n_rules: int | None,
+    accuracy_ratio: float | None,
+    n_jobs: int | None,
+    progress: Callable[[int, int], None] | None = None,
+    simplify: bool = False,
+    max_rules: int | None = None,
+    epsilon: float = 0.0,
+    min_support: int = 0,
+) -> tuple[CoreMulticlass, int, list[int]]:
+    """Fits one rule set per class; returns the model, the rows identical to a row of another
+    class, and per set the contradictions of its own training rows."""
 
 def fit(
     columns_: list[npt.NDArray[np.uint32]],

@@ -27,6 +27,7 @@ from .errors import FindRSInputError
 from .learn import fit
 from .model import RuleSetModel
 from .params import NOT_GIVEN
+from .multiclass import COMBINATIONS, DEFAULT
 
 _EXAMPLES = """examples:
   findrs demo                 FIND-RS on tic-tac-toe, rules and test accuracy
@@ -47,14 +48,17 @@ _FIT_EXAMPLES = """examples:
   findrs fit data.csv --target y --method bo --encoding oh --tolerance 2 --features a,b,c -o m.json
   findrs fit data.csv --target y --auto -o m.json
       encoding, tolerance, min_support and direction chosen by cross-validation on DATA
+  findrs fit cars.csv --target class --method bp -o cars.json
+      a target of more than two classes: one rule set per class (--multiclass auto)
 
 DATA is read by its extension: .csv, .tsv, .parquet / .pq, .arrow / .ipc / .feather, and .data /
 .txt as CSV. A CSV without a header row (UCI's .data files) needs --no-header: its columns are
 then column_1 ... column_N, e.g.
   findrs fit car.data --no-header --target column_7 --positive unacc -o car.json
 A boolean target's positive class is true; with exactly two labels the greater one is positive
-unless --positive says otherwise; with more labels --positive is required (one class against the
-rest).
+unless --positive says otherwise. With more labels, --positive learns that class against the rest;
+without it the model is multiclass: one rule set per class, combined as --multiclass says
+(auto, the default: chosen by cross-validation; frequent-first, rarest-first or one-vs-rest).
 """
 
 _PREDICT_EXAMPLES = """examples:
@@ -264,6 +268,7 @@ def _fit(args: argparse.Namespace) -> int:
             max_rules=args.max_rules,
             numeric=args.numeric,
             interval_ends=args.interval_ends,
+            multiclass=args.multiclass,
         )
         elapsed = time.perf_counter() - start
     for w in caught:
@@ -283,7 +288,11 @@ def _predict(args: argparse.Namespace) -> int:
     pred = model.predict(df)
     out = df.with_columns(pred.alias(f"{model.target.name}_predicted"))
     _write_frame(out, args.output)
-    if args.output != "-":
+    if args.output != "-" and model.classes is not None:
+        counts = pred.value_counts(sort=True)
+        shown = ", ".join(f"{v!r}: {n}" for v, n in counts.iter_rows())
+        print(f"{df.height} rows, predicted {model.target.name}: {shown}; written to {args.output}")
+    elif args.output != "-":
         n_pos = int(model.predict(df, labels=False).sum())
         print(f"{df.height} rows, {n_pos} predicted {model.target.name} = {model.target.positive!r}; written to {args.output}")
     return 0
@@ -297,15 +306,28 @@ def _explain(args: argparse.Namespace) -> int:
     positive = model.target.positive
     weights = model.rules["weight"].to_list()
     voting = "rules" if model.method == "find-rs" else "voting rules"
+    multi = model.classes is not None
+    if multi:
+        table = table.with_columns(nearest_rule=pl.lit(None), failed_conditions=pl.lit(None))
+    else:
+        table = table.with_columns(fired_classes=pl.col("fired_rules").list.eval(pl.lit(None)))
+    columns = (
+        f"{name}_predicted", f"{name}_decision", "fired_rules", "fired_texts", "fired_classes", "nearest_rule",
+        "failed_conditions",
+    )
     lines = []
-    columns = (f"{name}_predicted", f"{name}_decision", "fired_rules", "fired_texts", "nearest_rule", "failed_conditions")
-    for i, (label, decision, ids, texts, nearest, failed) in enumerate(table.select(columns).iter_rows()):
-        if model.target.negative is None:
+    for i, (label, decision, ids, texts, classes, nearest, failed) in enumerate(table.select(columns).iter_rows()):
+        if multi:
+            # Multiclass: the combination's class (no single decision value, docs/semantics.md §10).
+            lines.append(f"row {i}: {name} = {label!r}")
+            said = None
+        elif model.target.negative is None:
             # One class against the rest: the prediction is "is it the positive class?".
             said = f"{name} = {positive!r}" if label else f"{name} != {positive!r}"
         else:
             said = f"{name} = {label!r}"
-        lines.append(f"row {i}: {said}  decision {decision:+.4f}")
+        if said is not None:
+            lines.append(f"row {i}: {said}  decision {decision:+.4f}")
         if nearest is not None:
             lines.append(f"  nearest rule #{nearest} fails: {'; '.join(failed)}")
         if not ids:
@@ -313,9 +335,10 @@ def _explain(args: argparse.Namespace) -> int:
             continue
         shown = len(ids) if args.top is None else min(args.top, len(ids))
         lines.append(f"  {len(ids)} of {model.n_rules} {voting} fire:")
-        for rid, text in zip(ids[:shown], texts[:shown]):
+        for rid, text, cls in zip(ids[:shown], texts[:shown], classes[:shown]):
             weight = "" if model.method == "find-rs" else f"  weight {weights[rid]}"
-            lines.append(f"    #{rid}{weight}  {text}")
+            owner = f"  class {cls!r}" if multi else ""
+            lines.append(f"    #{rid}{owner}{weight}  {text}")
         if shown < len(ids):
             lines.append(f"    ... and {len(ids) - shown} more")
     print("\n".join(lines))
@@ -327,9 +350,18 @@ def _rules(args: argparse.Namespace) -> int:
     print(model)
     print()
     rules = model.rules
-    header = ["id", "weight", "votes", "train_pos", "train_neg", "rule"]
+    multi = model.classes is not None
+    header = ["id", *(["class"] if multi else []), "weight", "votes", "train_pos", "train_neg", "rule"]
     rows = [
-        [str(r["id"]), str(r["weight"]), "yes" if r["kept"] else "no", str(r["train_positives"]), str(r["train_negatives"]), r["text"]]
+        [
+            str(r["id"]),
+            *([str(r["class"])] if multi else []),
+            str(r["weight"]),
+            "yes" if r["kept"] else "no",
+            str(r["train_positives"]),
+            str(r["train_negatives"]),
+            r["text"],
+        ]
         for r in rules.iter_rows(named=True)
     ]
     widths = [max([len(header[j])] + [len(row[j]) for row in rows]) for j in range(len(header) - 1)]
@@ -448,6 +480,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--simplify", action="store_true", help="shorten each run's rules to the conditions they need")
     p.add_argument("--max-rules", type=_positive_int, default=None, metavar="N", help="rule budget: at most N voting rules (default: none)")
     p.add_argument("--n-jobs", type=_positive_int, default=None, metavar="N", help="threads for bo/bp (default: all cores)")
+    p.add_argument(
+        "--multiclass", choices=["auto", *COMBINATIONS], default=DEFAULT,
+        help=f"more than two classes and no --positive: how the class rule sets combine (default {DEFAULT})",
+    )
     p.add_argument("-o", "--output", required=True, metavar="model.json", help="where to save the model")
     p.set_defaults(run=_fit)
 

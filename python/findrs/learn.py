@@ -5,13 +5,18 @@ from __future__ import annotations
 import warnings
 from typing import Any, Literal, Sequence
 
+import numpy as np
+import polars as pl
+
 from .encode import encode_frame, fit_encoders
 from .errors import ContradictionWarning, FindRSInputError
 from .frames import as_polars
 from .model import RuleSetModel
+from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
+from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
 from .params import NOT_GIVEN, check_n_jobs, check_params
 from .progress import progress_bar
-from .target import binarize
+from .target import binarize, class_indices
 
 Method = Literal["find-rs", "bo", "bp"]
 Encoding = Literal["av", "oh"]
@@ -46,6 +51,7 @@ def fit(
     cv_T: int | None = None,
     numeric: Numeric = "bins",
     interval_ends: IntervalEnds = "open",
+    multiclass: Multiclass = _MULTICLASS_DEFAULT,
     verbose: bool = False,
 ) -> RuleSetModel:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
@@ -55,7 +61,9 @@ def fit(
             table.
         target: the label column.
         positive: the label the rules describe. Default: ``True`` for a boolean target, the
-            greater label when there are exactly two; required with more than two classes.
+            greater label when there are exactly two. With more than two classes, ``positive``
+            learns that class against the rest (predictions are Booleans); without it the
+            model is multiclass (one rule set per class, see ``multiclass``).
         method: ``"find-rs"`` (one run), ``"bo"`` (vote of ``T`` runs) or ``"bp"`` (weighted
             rules of ``T`` runs, pruned to the best ``n_rules``).
         encoding: ``"av"`` (``a = v`` constraints, the default) or ``"oh"`` (value sets,
@@ -119,6 +127,13 @@ def fit(
             next to the nearest training negative the rule would otherwise cover
             (docs/semantics.md §10). Default ``"open"``, the most accurate on three of the four
             data sets measured (``results/intervals.md``).
+        multiclass: how a multiclass model's class sets combine (docs/semantics.md §10):
+            ``"frequent-first"`` (a decision list, rules for the most frequent class first, the
+            rarest class when none fires), ``"rarest-first"`` (the decision list RIPPER makes:
+            rarest class first, the most frequent when none fires), ``"one-vs-rest"`` (the class
+            whose rules score highest), or ``"auto"`` (the default: the one whose FIND-RS
+            classifies the most held-out rows in a 3-fold stratified cross-validation on the
+            training rows, recorded in ``model.combination_cv``). Ignored by binary targets.
         verbose: show the finished runs (of BO / BP, and of the cross-validation of automatic
             settings) on stderr, as one line that updates, with elapsed and remaining time
             (tqdm's bar when tqdm is installed).
@@ -128,11 +143,11 @@ def fit(
 
     Raises:
         FindRSInputError: a missing target or feature column, a positive label that is absent,
-            a single class, an empty frame, an unusable column dtype (list, struct, temporal), a
-            target with nulls, a parameter out of range (the ranges: ``findrs.params``), a
-            ``min_support`` that leaves no rule, ``direction`` other than ``"positive"`` on a
-            target of more than two classes, or automatic settings with fewer than two rows
-            of a class.
+            a single class, an unknown ``multiclass``, an empty frame, an unusable column dtype
+            (list, struct, temporal), a target with nulls, a parameter out of range (the ranges:
+            ``findrs.params``), a ``min_support`` that leaves no rule, ``direction`` other than
+            ``"positive"`` on a target of more than two classes, automatic settings with fewer
+            than two rows of a class or on a multiclass target.
         KeyboardInterrupt: Ctrl-C during a BO/BP fit (it stops between runs).
 
     Warns:
@@ -164,6 +179,7 @@ def fit(
             UserWarning,
             stacklevel=2,
         )
+    combine = check_combination(multiclass)
     df = as_polars(data)
     if df.height == 0:
         raise FindRSInputError("the frame has no rows; FIND-RS needs positive and negative rows")
@@ -187,28 +203,54 @@ def fit(
     if nul:
         # Polars panics when it reports an error about such a column.
         raise FindRSInputError(f"the column names {nul} hold a NUL character ('\\0'); rename them, e.g. df.rename({{{nul[0]!r}: {nul[0].replace(chr(0), '')!r}}})")
-    y, tgt = binarize(df, target, positive)
-    if tgt.negative is None and params["direction"] != "positive":
-        if params["direction"] == "auto" and direction is NOT_GIVEN["direction"]:
-            # auto=True on one class against the rest: only that class can be described.
-            params = check_params({**params, "direction": "positive", "auto": False,
-                                   **{k: "cv" if k == "n_rules" else "auto" for k in params["auto"] if k != "direction"}})
-        else:
+    multi = class_indices(df, target) if positive is None else None
+    if multi is not None:
+        classes, tgt = multi
+        if params["auto"] or params["direction"] != "positive":
+            what = f"direction={params['direction']!r}" if not params["auto"] else f"automatic settings ({', '.join(params['auto'])})"
             raise FindRSInputError(
-                f"direction={params['direction']!r} needs a target with exactly two classes; {target!r} has "
-                f"more, so the rules can only describe {tgt.positive!r} against the rest"
+                f"{what} apply to binary targets; {target!r} has {len(tgt.classes or ())} classes and gives a multiclass "
+                f"model (one rule set per class, each describing its class): fix the settings, or pass positive= to "
+                f"learn one class against the rest"
             )
-    encoders = fit_encoders(
-        df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
-    )
-    codes = encode_frame(df, encoders)
-    runs = params["T"] if params["method"] != "find-rs" else 0
-    progress = progress_bar() if verbose and (runs or params["auto"]) else None
-    try:
-        model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
-    finally:
-        if progress is not None:
-            progress.close()  # ends the line after Ctrl-C or an error too
+        encoders = fit_encoders(
+            df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
+        )
+        codes = encode_frame(df, encoders)
+        chosen = None
+        if combine == "auto":
+            combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs)
+        n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest")
+        runs = params["T"] * n_sets if params["method"] != "find-rs" else 0
+        progress = progress_bar() if verbose and runs else None
+        try:
+            model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen)
+        finally:
+            if progress is not None:
+                progress.close()  # ends the line after Ctrl-C or an error too
+    else:
+        y, tgt = binarize(df, target, positive)
+        if tgt.negative is None and params["direction"] != "positive":
+            if params["direction"] == "auto" and direction is NOT_GIVEN["direction"]:
+                # auto=True on one class against the rest: only that class can be described.
+                params = check_params({**params, "direction": "positive", "auto": False,
+                                       **{k: "cv" if k == "n_rules" else "auto" for k in params["auto"] if k != "direction"}})
+            else:
+                raise FindRSInputError(
+                    f"direction={params['direction']!r} needs a target with exactly two classes; {target!r} has "
+                    f"more, so the rules can only describe {tgt.positive!r} against the rest"
+                )
+        encoders = fit_encoders(
+            df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
+        )
+        codes = encode_frame(df, encoders)
+        runs = params["T"] if params["method"] != "find-rs" else 0
+        progress = progress_bar() if verbose and (runs or params["auto"]) else None
+        try:
+            model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
+        finally:
+            if progress is not None:
+                progress.close()  # ends the line after Ctrl-C or an error too
     if model.contradictions:
         warnings.warn(
             f"{model.contradictions} training rows are contradictions (identical features, both "
@@ -238,3 +280,32 @@ def _check_target_is_a_name(data: Any, target: Any) -> None:
         f"target must be the name of the label column (a str), got {target!r} ({kind}); "
         f"pass the column's name, e.g. findrs.fit(df, 'class')"
     )
+
+
+def _choose_combination(
+    df: Any, codes: list[np.ndarray], classes: np.ndarray, encoders: Any, tgt: Any, params: dict[str, Any],
+    n_jobs: int | None,
+) -> tuple[str, dict[str, Any] | None]:
+    """``multiclass="auto"`` (docs/semantics.md §10): the combination whose FIND-RS model (the
+    fit's settings, one run) classifies the most held-out rows in stratified cross-validation
+    on the training rows, and the record of it (``None`` when a class has fewer than 2 rows:
+    then the first of :data:`~findrs.multiclass.COMBINATIONS`)."""
+    folds = stratified_folds(classes, params["random_state"])
+    if folds is None:
+        return COMBINATIONS[0], None
+    k = int(folds.max()) + 1
+    p = {**params, "method": "find-rs", "T": 1, "n_rules": None}
+    correct = {c: 0 for c in COMBINATIONS}
+    for f in range(k):
+        fit_rows, held = folds != f, folds == f
+        part = [np.ascontiguousarray(c[fit_rows]) for c in codes]
+        truth = df.filter(pl.Series(held)).get_column(tgt.name)
+        frame = df.filter(pl.Series(held))
+        for c in COMBINATIONS:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ContradictionWarning)
+                m = RuleSetModel._fit_multiclass(part, np.ascontiguousarray(classes[fit_rows]), encoders, tgt, p, c, n_jobs, None)
+            correct[c] += int(m.predict(frame).cast(truth.dtype).eq_missing(truth).sum())
+    best = max(COMBINATIONS, key=lambda c: (correct[c], -COMBINATIONS.index(c)))
+    return best, {"folds": k, "correct": [correct[c] for c in COMBINATIONS]}
+

@@ -8,6 +8,10 @@ model's public members, and exporters its public view, :attr:`RuleSetModel.vote`
 Predictions (eager or in a Polars query) all go through one path: the encoders' Polars
 expressions, then the core's expression plugin. The JSON form (format version 2) is the core's
 one serialization; version 1 files are converted on load.
+
+A multiclass model (docs/semantics.md §10) holds the core's multiclass model: its class sets
+are binary models (:attr:`RuleSetModel.class_models`), its combination is printed by
+:mod:`findrs.multiclass`, and the core's plugin decides each row's class.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import polars as pl
 
-from . import _core, auto, expressions, report
+from . import _core, auto, expressions, multiclass, report
 from .encode import FeatureEncoder, check_columns, encode_frame
 from .errors import FindRSInputError
+from .multiclass import Combination
 from .frames import as_polars
 from .memory import check_fit_memory, memory_error
 from .nearest import Nearest
@@ -83,7 +88,7 @@ class RuleSetModel:
 
     def __init__(
         self,
-        core: _core.CoreModel,
+        core: _core.CoreModel | _core.CoreMulticlass,
         encoders: Sequence[FeatureEncoder],
         target: Target,
         params: dict[str, Any],
@@ -103,6 +108,7 @@ class RuleSetModel:
         self._csr: tuple[np.ndarray, np.ndarray] | None = None
         self._voting_texts: pl.Series | None = None
         self._nearest: Nearest | None = None
+        self._class_models: tuple[RuleSetModel, ...] | None = None
 
     @classmethod
     def _fit(
@@ -204,6 +210,60 @@ class RuleSetModel:
         rec = auto.record(cands, rows, best, folds)
         return cls(core, encoders, _described(target, negate), fitted, _training(y, contradictions), rec)
 
+    @classmethod
+    def _fit_multiclass(
+        cls,
+        codes: list[np.ndarray],
+        classes: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        target: Target,
+        params: dict[str, Any],
+        combine: str,
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+        combination_cv: dict[str, Any] | None = None,
+    ) -> "RuleSetModel":
+        """Fits one rule set per class (``classes``: each row's class index into
+        ``target.classes``), combined by ``combine`` (docs/semantics.md §10);
+        ``combination_cv`` records how ``multiclass="auto"`` chose it."""
+        p = params
+        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:]
+        if p["method"] != "bp":
+            fixed = ratio = None
+        assert target.classes is not None and not negate and not p["auto"]
+        with _input_errors(), _multiclass_memory_errors(encoders, [p["encoding"]] * len(encoders), classes, combine, n_jobs):
+            core, contradictions, set_contradictions = _core.fit_multiclass(
+                codes,
+                [e.domain_size for e in encoders],
+                [p["encoding"]] * len(encoders),
+                classes,
+                len(target.classes),
+                combine,
+                p["method"],
+                tau,
+                p["T"],
+                p["random_state"],
+                p["shuffle"],
+                fixed,
+                ratio,
+                n_jobs,
+                progress,
+                simplify=p["simplify"],
+                max_rules=p["max_rules"],
+                epsilon=epsilon,
+                min_support=min_support,
+            )
+        counts = np.bincount(classes, minlength=len(target.classes))
+        training = {
+            "rows": int(len(classes)),
+            "class_counts": [int(c) for c in counts],
+            "contradictions": int(contradictions),
+            "set_contradictions": [int(c) for c in set_contradictions],
+        }
+        if combination_cv is not None:
+            training["combination_cv"] = combination_cv
+        return cls(core, encoders, target, params, training)
+
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickle (copy, joblib, multiprocessing) through the JSON form.
         return (RuleSetModel.from_json, (self.to_json(),))
@@ -226,8 +286,95 @@ class RuleSetModel:
 
     @property
     def positive(self) -> Any:
-        """The label the rules describe."""
+        """The label the rules describe (``None`` for a multiclass model)."""
         return self.target.positive
+
+    @property
+    def classes(self) -> list[Any] | None:
+        """A multiclass model's class labels, sorted; ``None`` for a binary model."""
+        return None if self.target.classes is None else list(self.target.classes)
+
+    @property
+    def multiclass(self) -> str | None:
+        """A multiclass model's combination, ``"frequent-first"``, ``"rarest-first"`` or
+        ``"one-vs-rest"`` (docs/semantics.md §10; ``multiclass="auto"`` records the one it chose
+        and ``model.combination_cv`` how); ``None`` for a binary model."""
+        return None if self.target.classes is None else self._core.combine
+
+    @property
+    def combination_cv(self) -> pl.DataFrame | None:
+        """How ``multiclass="auto"`` chose the combination: per combination the held-out rows its
+        FIND-RS classified correctly in the stratified cross-validation, and ``chosen``;
+        ``None`` when the combination was given (or a class had fewer than 2 rows)."""
+        cv = self._training.get("combination_cv")
+        if cv is None:
+            return None
+        return pl.DataFrame(
+            {
+                "multiclass": list(multiclass.COMBINATIONS),
+                "correct": pl.Series(cv["correct"], dtype=pl.UInt32),
+                "folds": pl.Series([cv["folds"]] * len(cv["correct"]), dtype=pl.UInt32),
+                "chosen": [c == self.multiclass for c in multiclass.COMBINATIONS],
+            }
+        )
+
+    @property
+    def combination(self) -> Combination:
+        """How a multiclass model's class sets decide a row (see
+        :class:`findrs.multiclass.Combination`).
+
+        Raises:
+            FindRSInputError: the model is binary.
+        """
+        self._multiclass_only("combination")
+        core = self._core
+        return Combination(
+            rule=core.combine,
+            classes=tuple(self.target.classes or ()),
+            set_classes=tuple(core.set_classes),
+            default=core.default_class,
+            thetas=tuple(core.thetas),
+            thresholds=tuple(m.vote.threshold for m in self.class_models),
+        )
+
+    @property
+    def class_models(self) -> tuple["RuleSetModel", ...]:
+        """A multiclass model's class sets, in the order its combination reads them: each a
+        binary model of its class against the rest of its training rows (its ``predict`` says
+        "is it this class?", its ``rules``, ``vote``, ``to_sql`` are that set's).
+
+        Raises:
+            FindRSInputError: the model is binary.
+
+        Example:
+            >>> import findrs, polars as pl
+            >>> df = pl.DataFrame({"a": ["x", "y", "z", "x"], "c": ["p", "q", "r", "p"]})
+            >>> [m.positive for m in df.findrs.fit("c", multiclass="one-vs-rest").class_models]
+            ['p', 'q', 'r']
+        """
+        self._multiclass_only("class_models")
+        if self._class_models is None:
+            core = self._core
+            t = self.target
+            classes = t.classes or ()
+            counts = self._training["class_counts"]
+            order = list(core.set_classes) + ([core.default_class] if core.default_class is not None else [])
+            models = []
+            for i, (c, sub) in enumerate(zip(core.set_classes, core.class_models())):
+                rows = self._training["rows"] if core.combine == "one-vs-rest" else sum(counts[k] for k in order[i:])
+                contradictions = self._training["set_contradictions"][i]
+                training = {"rows": int(rows), "positives": int(counts[c]), "contradictions": int(contradictions)}
+                models.append(RuleSetModel(sub, self.encoders, Target(t.name, t.dtype, classes[c], None), self.params, training))
+            self._class_models = tuple(models)
+        return self._class_models
+
+    def _multiclass_only(self, what: str) -> None:
+        if self.target.classes is None:
+            raise FindRSInputError(f"{what} applies to multiclass models; this one is binary")
+
+    def _binary_only(self, what: str, instead: str) -> None:
+        if self.target.classes is not None:
+            raise FindRSInputError(f"{what} applies to binary models; this one is multiclass: {instead}")
 
     @property
     def T(self) -> int:
@@ -236,12 +383,18 @@ class RuleSetModel:
 
     @property
     def n_rules(self) -> int:
-        """K, the number of rules that vote (BP's top K; all rules for FIND-RS and BO)."""
+        """K, the number of rules that vote (BP's top K; all rules for FIND-RS and BO; summed
+        over the class sets of a multiclass model)."""
+        if self.target.classes is not None:
+            return sum(m.n_rules for m in self.class_models)
         return self._core.n_rules
 
     @property
     def n_rules_found(self) -> int:
-        """Number of (distinct) rules found, voting or not."""
+        """Number of (distinct) rules found, voting or not (summed over the class sets of a
+        multiclass model)."""
+        if self.target.classes is not None:
+            return sum(m.n_rules_found for m in self.class_models)
         return self._core.n_rules_found
 
     @property
@@ -280,7 +433,12 @@ class RuleSetModel:
             >>> v = m.vote
             >>> (v.threshold, v.scale) == (5, 10.0), len(v.groups) == m.n_rules
             (True, True)
+
+        Raises:
+            FindRSInputError: the model is multiclass (each class set has its vote:
+                ``model.class_models[i].vote``).
         """
+        self._binary_only("vote", "each class set has its own, model.class_models[i].vote")
         if self._vote is None:
             core = self._core
             constraints = self._constraints()
@@ -356,12 +514,23 @@ class RuleSetModel:
         df = self._frame(data)
         return df.select(self.predict_expr(labels=labels)).to_series().alias(self.target.name)
 
-    def decision_function(self, data: Any) -> pl.Series:
+    def _class_index_expr(self, engine: expressions.Engine) -> pl.Expr:
+        """A multiclass model's class of each row, as an index into :attr:`classes`."""
+        if expressions.check_engine(engine):
+            return self._plugin("findrs_class")
+        votes = [expressions.compiled_votes(m.vote, self.encoders) for m in self.class_models]
+        return multiclass.compiled_index(self.combination, votes)
+
+    def decision_function(self, data: Any) -> pl.Series | pl.DataFrame:
         """The decision value per row (``Float64``, named ``decision``): positive exactly where
         ``predict`` says the positive label. It is ``votes / scale - offset``
         (:attr:`vote`): FIND-RS 1/2 if some rule covers the row, else -1/2; BO the fraction of
         runs whose rule set covers the row, minus 1/2; BP the covering voting rules' weights
         summed and divided by T, minus gamma_K / 2 (docs/semantics.md §6).
+
+        A multiclass model gives a DataFrame instead, one column per class (named by the class
+        label as text): the decision value of the class's set, positive exactly where that set
+        alone says "this class"; null for a decision list's default class, which has no set.
 
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
@@ -374,11 +543,14 @@ class RuleSetModel:
             [0.5, 0.5, 0.5]
         """
         df = self._frame(data)
+        if self.target.classes is not None:
+            return df.select(self.decision_expr()).unnest(f"{self.target.name}_decision")
         return df.select(self.decision_expr()).to_series().alias("decision")
 
     def score(self, data: Any, target: str | None = None) -> float:
         """Accuracy on a labelled frame (the target column defaults to the training one); a row
-        counts as positive when its target equals the positive label.
+        counts as positive when its target equals the positive label (multiclass: a row is
+        right when its label is the predicted one; a null label is never right).
 
         Raises:
             FindRSInputError: the target column or a feature column is missing.
@@ -393,6 +565,12 @@ class RuleSetModel:
         col = target or self.target.name
         if col not in df.columns:
             raise FindRSInputError(f"target column {col!r} not found; the columns are {df.columns}")
+        if self.target.classes is not None:
+            truth = df.get_column(col).alias("target")
+            if isinstance(truth.dtype, (pl.Categorical, pl.Enum)):
+                truth = truth.cast(pl.String)
+            right = (self.predict(df).cast(truth.dtype) == truth).fill_null(False)
+            return float(right.mean()) if len(right) else float("nan")
         truth = (df.get_column(col).alias("target") == self.target.positive).fill_null(False).to_numpy()
         return float(np.mean(self.predict(df, labels=False).to_numpy() == truth))
 
@@ -442,7 +620,14 @@ class RuleSetModel:
             >>> m = df.findrs.fit("class", "positive", shuffle=False)
             >>> df.lazy().with_columns(m.predict_expr()).collect()["class_predicted"][0]
             'positive'
+
+        A multiclass model predicts its class labels (``labels=False`` is an error).
         """
+        if self.target.classes is not None:
+            if not labels:
+                raise FindRSInputError("labels=False (an 'is positive' mask) applies to binary models; this one is multiclass")
+            index = self._class_index_expr(engine)
+            return multiclass.labels_expr(index, self.target, _parse_dtype(self.target.dtype)).alias(f"{self.target.name}_predicted")
         if expressions.check_engine(engine):
             mask = self._plugin("findrs_predict")
         else:
@@ -460,7 +645,8 @@ class RuleSetModel:
 
     def decision_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
         """:meth:`decision_function` as a ``Float64`` Polars expression named
-        ``<target>_decision``.
+        ``<target>_decision`` (multiclass: a struct of one ``Float64`` field per class, named
+        by the label as text, null for a decision list's default class).
 
         Raises:
             FindRSInputError: an unknown engine.
@@ -472,6 +658,14 @@ class RuleSetModel:
             >>> df.head(2).select(m.decision_expr()).columns
             ['class_decision']
         """
+        if self.target.classes is not None:
+            expressions.check_engine(engine)
+            by_class = {c: m.decision_expr(engine=engine) for c, m in zip(self._core.set_classes, self.class_models)}
+            fields = [
+                (by_class[i] if i in by_class else pl.lit(None, pl.Float64)).alias(str(label))
+                for i, label in enumerate(self.target.classes)
+            ]
+            return pl.struct(fields).alias(f"{self.target.name}_decision")
         if expressions.check_engine(engine):
             e = self._plugin("findrs_decision")
         else:
@@ -501,7 +695,8 @@ class RuleSetModel:
     def explain_expr(self, *, top: int | None = None) -> pl.Expr:
         """The ids of the voting rules that fire on each row (``List[UInt32]``, in rule order:
         heaviest first for BO/BP; ids index ``model.rules``), named ``fired_rules``; ``top``
-        keeps the first ``top``.
+        keeps the first ``top``. A multiclass model lists its class sets' rules in set order (ids
+        index its ``rules``, whose ``class`` column says whose they are).
 
         Raises:
             FindRSInputError: a feature column is missing when the query runs (a Polars
@@ -515,7 +710,14 @@ class RuleSetModel:
             >>> df.head(1).select(m.explain_expr(top=2)).item().to_list()
             [0, 1]
         """
-        e = self._plugin("findrs_fired")
+        if self.target.classes is not None:
+            parts, at = [], 0
+            for m in self.class_models:
+                parts.append(m.explain_expr().list.eval(pl.element() + pl.lit(at, pl.UInt32)))
+                at += m.n_rules_found
+            e = pl.concat_list(parts)
+        else:
+            e = self._plugin("findrs_fired")
         if top is not None:
             e = e.list.head(int(top))
         return e.alias("fired_rules")
@@ -524,7 +726,8 @@ class RuleSetModel:
         """The prediction (a Boolean mask named ``<target>_is_positive``) compiled to plain Polars
         expressions from :attr:`vote`: each rule an ``all_horizontal`` of its constraints, the
         votes the weighted count of the vote groups that hold, against the threshold. Needs no
-        plugin; practical up to a few hundred rules.
+        plugin; practical up to a few hundred rules. A multiclass model gives its labels (named
+        ``<target>_predicted``), its combination printed over each set's votes.
 
         Example:
             >>> import findrs
@@ -533,6 +736,8 @@ class RuleSetModel:
             >>> df.head(2).select(m.to_expr()).to_series().to_list()
             [True, True]
         """
+        if self.target.classes is not None:
+            return self.predict_expr(engine="compiled")
         return self.predict_expr(labels=False, engine="compiled")
 
     def explain(self, data: Any, *, top: int | None = None) -> pl.DataFrame:
@@ -544,7 +749,9 @@ class RuleSetModel:
         ``<target>_strength`` (see :meth:`strength_expr`), ``fired_rules`` (rule ids, heaviest
         first for BO/BP) and ``fired_texts`` (``top`` keeps the ``top`` first fired rules),
         ``nearest_rule`` and ``failed_conditions`` (see :meth:`why_not_expr`; null on rows
-        predicted positive).
+        predicted positive). A multiclass model gives ``<target>_predicted``, ``<target>_decision``
+        (a struct, see :meth:`decision_expr`), ``fired_rules`` (set by set), ``fired_texts`` and
+        ``fired_classes``, the class whose set each fired rule belongs to.
 
         Raises:
             FindRSInputError: a feature column is missing or changed dtype.
@@ -564,12 +771,16 @@ class RuleSetModel:
         """``frame`` (a DataFrame or LazyFrame; only the explanation when not ``keep``) with the
         explanation columns, in :meth:`explain`'s order."""
         out = frame.with_columns(self._explain_exprs(top)) if keep else frame.select(self._explain_exprs(top))
+        if self.target.classes is not None:
+            return out.with_columns(self._texts_expr())
         out = out.with_columns(self._texts_expr()).unnest("why_not")
         last = ["fired_texts", "nearest_rule", "failed_conditions"]
         names = out.collect_schema().names() if isinstance(out, pl.LazyFrame) else out.columns
         return out.select([c for c in names if c not in last] + last)
 
     def _explain_exprs(self, top: int | None) -> list[pl.Expr]:
+        if self.target.classes is not None:
+            return [self.predict_expr(), self.decision_expr(), self.explain_expr(top=top)]
         return [
             self.predict_expr(),
             self.decision_expr(),
@@ -578,7 +789,16 @@ class RuleSetModel:
             self.why_not_expr(),
         ]
 
-    def _texts_expr(self) -> pl.Expr:
+    def _texts_expr(self) -> pl.Expr | list[pl.Expr]:
+        if self.target.classes is not None:
+            rules = self.rules.filter("kept")
+            fired = pl.col("fired_rules").list.eval
+            return [
+                fired(pl.element().replace_strict(rules["id"], rules["text"], return_dtype=pl.String)).alias("fired_texts"),
+                fired(pl.element().replace_strict(rules["id"], rules["class"], return_dtype=rules["class"].dtype)).alias(
+                    "fired_classes"
+                ),
+            ]
         texts = self._rule_texts_series()
         ids = pl.Series(range(len(texts)), dtype=pl.UInt32)
         return (
@@ -606,6 +826,7 @@ class RuleSetModel:
             >>> bool(((s > 0.5) == m.predict(df, labels=False)).all())
             True
         """
+        self._binary_only("strength_expr", "each class set has its own, model.class_models[i].strength_expr()")
         scale, theta = self._core.decision_scale  # the vote's numbers, without building :attr:`vote`
         top = self._core.max_votes / scale
         d = self.decision_expr(engine=engine)
@@ -627,7 +848,8 @@ class RuleSetModel:
 
         Raises:
             FindRSInputError: a feature column is missing when the query runs (Polars'
-                ``ColumnNotFoundError``, as :meth:`explain_expr`).
+                ``ColumnNotFoundError``, as :meth:`explain_expr`); the model is multiclass (each
+                class set has its own, ``model.class_models[i].why_not_expr()``).
 
         Example:
             >>> import findrs, polars as pl
@@ -637,6 +859,7 @@ class RuleSetModel:
             >>> row.select(m.why_not_expr()).unnest("why_not").row(0)
             (0, ['top_right = x'])
         """
+        self._binary_only("why_not_expr", "each class set has its own, model.class_models[i].why_not_expr()")
         mask = self.predict_expr(labels=False).alias("\0positive")
         args = [mask] + [enc.expr() for enc in self.encoders]
         return (
@@ -677,7 +900,19 @@ class RuleSetModel:
             >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
             >>> m.to_sql().startswith("CASE")
             True
+
+        A multiclass model's SQL gives its labels (``output="predict"`` only): each class set's
+        votes as that set's ``to_sql(output="votes")`` prints them, combined as
+        :func:`findrs.multiclass.combination_sql` says.
         """
+        if self.target.classes is not None:
+            if output != "predict":
+                raise FindRSInputError(
+                    f"a multiclass model's SQL predicts its labels (output='predict'), got {output!r}; "
+                    f"each class set's votes or decision: model.class_models[i].to_sql(output=...)"
+                )
+            votes = [m.to_sql(dialect=dialect, output="votes") for m in self.class_models]
+            return multiclass.combination_sql(self.combination, votes, self.target, table=table, dialect=dialect)
         return model_to_sql(self.vote, self.encoders, self.target, table=table, dialect=dialect, output=output)
 
     # ----------------------------------------------------------------- rules
@@ -688,7 +923,10 @@ class RuleSetModel:
         Columns: ``id``, ``text``, ``constraints`` (list of ``{feature, values}`` structs, values
         as text), ``weight`` (alpha: how many runs found the rule; 1 for FIND-RS),
         ``train_positives`` / ``train_negatives`` (training rows covered), ``kept`` (whether
-        the rule votes: BP's top K; always true otherwise).
+        the rule votes: BP's top K; always true otherwise). A multiclass model's table lists its
+        class sets' rules one set after the other (in :attr:`class_models` order) with a
+        ``class`` column after ``id``; ``train_positives`` are the rows of that class the rule
+        covers, ``train_negatives`` those of the other classes the set was learned against.
 
         Example:
             >>> import findrs
@@ -697,6 +935,17 @@ class RuleSetModel:
             >>> m.rules.select("id", "text", "weight").row(0)
             (0, 'top_left = x and top_middle = x and top_right = x', 1)
         """
+        if self._rules_df is None and self.target.classes is not None:
+            tables, at = [], 0
+            for m in self.class_models:
+                t = m.rules
+                label = pl.Series("class", [m.positive] * t.height)
+                dtype = _parse_dtype(self.target.dtype)
+                if dtype is not None:
+                    label = label.cast(dtype)
+                tables.append(t.with_columns(pl.col("id") + at).insert_column(1, label))
+                at += t.height
+            self._rules_df = pl.concat(tables)
         if self._rules_df is None:
             core = self._core
             n = core.n_rules_found
@@ -829,6 +1078,8 @@ class RuleSetModel:
             (covers: training rows where the rule holds; precision: the share of them that are positive)
             (show more rules with findrs.Config.set_max_rules(n), or all with model.to_text(max_rules=None))
         """
+        if self.target.classes is not None:
+            return multiclass.as_text(self, max_rules, rule_width)
         return report.as_text(report.summary(self, max_rules, rule_width))
 
     def to_markdown(
@@ -846,16 +1097,25 @@ class RuleSetModel:
             >>> print(m.to_markdown(max_rules=2).splitlines()[6])
             | 0 | 78 | 1.000 | `top_left = x and top_middle = x and top_right = x` |
         """
+        if self.target.classes is not None:
+            return multiclass.as_markdown(self, max_rules, rule_width)
         return report.as_markdown(report.summary(self, max_rules, rule_width))
 
     def _repr_html_(self) -> str:
         """The notebook view: :meth:`to_text`'s content as an HTML table, escaped."""
+        if self.target.classes is not None:
+            return multiclass.as_html(self)
         return report.as_html(report.summary(self))
 
     def __str__(self) -> str:
         return self.to_text()
 
     def __repr__(self) -> str:
+        if self.target.classes is not None:
+            return (
+                f"RuleSetModel(method={self.method!r}, encoding={self.encoding!r}, n_rules={self.n_rules}, "
+                f"target={self.target.name!r}, classes={list(self.target.classes)!r}, multiclass={self.multiclass!r})"
+            )
         return (
             f"RuleSetModel(method={self.method!r}, encoding={self.encoding!r}, "
             f"n_rules={self.n_rules}, target={self.target.name!r}, positive={self.target.positive!r})"
@@ -876,6 +1136,7 @@ class RuleSetModel:
             >>> bp.with_n_rules(3).n_rules
             3
         """
+        self._binary_only("with_n_rules", "refit with n_rules=k")
         if self.method != "bp":
             raise FindRSInputError(f"with_n_rules applies to BP models; this one is {self.method!r}")
         if self._core.dnf:
@@ -908,6 +1169,7 @@ class RuleSetModel:
             >>> curve.columns, curve.height == bp.n_rules_found
             (['K', 'train_accuracy', 'test_accuracy'], True)
         """
+        self._binary_only("pruning_curve", "each class set has its own, model.class_models[i].pruning_curve")
         if self.method != "bp":
             raise FindRSInputError(f"pruning_curve applies to BP models; this one is {self.method!r}")
         if self._core.dnf:
@@ -987,7 +1249,7 @@ class RuleSetModel:
         return cls._assemble(core, dict(sections))
 
     @classmethod
-    def _assemble(cls, core: _core.CoreModel, raw: dict[str, str]) -> "RuleSetModel":
+    def _assemble(cls, core: _core.CoreModel | _core.CoreMulticlass, raw: dict[str, str]) -> "RuleSetModel":
         """The model from the core's model and the document's other sections, checked against
         each other."""
         missing = [s for s in _SECTIONS if s not in raw]
@@ -1009,7 +1271,8 @@ class RuleSetModel:
         encoders = section("features", _read_features)
         target = section("target", Target.from_dict)
         params = section("params", _read_params)
-        training = section("training", _check_training)
+        multi = isinstance(core, _core.CoreMulticlass)
+        training = section("training", _check_multiclass_training if multi else _check_training)
         if bool(params["auto"]) != ("cv" in d):
             raise FindRSInputError(
                 "findrs model JSON is inconsistent: params['auto'] lists the settings a cross-validation chose "
@@ -1052,10 +1315,25 @@ class RuleSetModel:
                 f"{core.method!r} with T = {core.T}"
             )
         budget = params["max_rules"]
-        if budget is not None and core.n_rules > budget:
-            problems.append(f"params say max_rules = {budget} but {core.n_rules} rules vote")
-        if budget is None and (core.dnf or "budget" in training):
-            problems.append("the model is a rule budget's but params say max_rules = None")
+        if multi:
+            over = [m.n_rules for m in core.class_models() if budget is not None and m.n_rules > budget]
+            if over:
+                problems.append(f"params say max_rules = {budget} but a class set has {over[0]} voting rules")
+        else:
+            if budget is not None and core.n_rules > budget:
+                problems.append(f"params say max_rules = {budget} but {core.n_rules} rules vote")
+            if budget is None and (core.dnf or "budget" in training):
+                problems.append("the model is a rule budget's but params say max_rules = None")
+        if multi and (target.classes is None or len(target.classes) != core.n_classes):
+            problems.append(f"the model has {core.n_classes} classes but the target lists {target.classes!r}")
+        if multi and len(training["class_counts"]) != core.n_classes:
+            problems.append(f"the model has {core.n_classes} classes but training counts {len(training['class_counts'])}")
+        if multi and len(training["set_contradictions"]) != len(core.set_classes):
+            problems.append(f"the model has {len(core.set_classes)} rule sets but training counts contradictions of {len(training['set_contradictions'])}")
+        if not multi and target.classes is not None:
+            problems.append("the target lists classes but the model is binary")
+        if multi and (params["auto"] or params["direction"] != "positive"):
+            problems.append("a multiclass model's params have no automatic settings and describe each class (direction 'positive')")
         if problems:
             raise FindRSInputError("findrs model JSON is inconsistent: " + "; ".join(problems))
         return cls(core, encoders, target, params, training, cv)
@@ -1138,6 +1416,35 @@ def _count(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
+def _check_multiclass_training(t: Any) -> dict[str, Any]:
+    keys = ["rows", "class_counts", "contradictions", "set_contradictions"]
+    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv"}) != sorted(keys):
+        raise FindRSInputError(f"must be an object with the fields {keys} (and 'combination_cv'), got {t!r}")
+    lists = [t[k] if isinstance(t[k], list) else [None] for k in ("class_counts", "set_contradictions")]
+    numbers = [t["rows"], t["contradictions"], *lists[0], *lists[1]]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
+        raise FindRSInputError(f"its counts must be integers of at least 0, got {t!r}")
+    if sum(lists[0]) != t["rows"] or max([t["contradictions"], *lists[1]]) > t["rows"]:
+        raise FindRSInputError(f"its class counts do not sum to its rows, or it counts more contradictions than rows: {t!r}")
+    out: dict[str, Any] = {
+        "rows": int(t["rows"]),
+        "class_counts": [int(c) for c in lists[0]],
+        "contradictions": int(t["contradictions"]),
+        "set_contradictions": [int(c) for c in lists[1]],
+    }
+    if "combination_cv" in t:
+        cv = t["combination_cv"]
+        ok = isinstance(cv, dict) and sorted(cv) == ["correct", "folds"] and isinstance(cv["correct"], list)
+        ok = ok and _count(cv["folds"]) and cv["folds"] >= 2 and len(cv["correct"]) == len(multiclass.COMBINATIONS)
+        if not ok or not all(_count(c) and c <= t["rows"] for c in cv["correct"]):
+            raise FindRSInputError(
+                f"'combination_cv' must hold 'folds' (2 or more) and the held-out rows right of each of "
+                f"{list(multiclass.COMBINATIONS)}, got {cv!r}"
+            )
+        out["combination_cv"] = {"folds": int(cv["folds"]), "correct": [int(c) for c in cv["correct"]]}
+    return out
+
+
 def _v1_to_v2(d: Any) -> dict[str, Any]:
     """A version-1 model dict as a version-2 document (raises on what cannot be converted)."""
     if not isinstance(d, dict):
@@ -1215,6 +1522,27 @@ def _memory_errors(encoders: Sequence[FeatureEncoder], kinds: list[str], labels:
         if isinstance(e, FindRSInputError):
             raise
         raise memory_error(needed, None, names, sizes, len(labels), failed=str(e)) from e
+
+
+@contextlib.contextmanager
+def _multiclass_memory_errors(
+    encoders: Sequence[FeatureEncoder], kinds: list[str], classes: np.ndarray, combine: str, n_jobs: int | None
+) -> Iterator[None]:
+    """:func:`_memory_errors` for a multiclass fit: its class sets are fitted in parallel, so it
+    may need the biggest set's bytes once per thread (at most once per set)."""
+    sizes = [e.domain_size for e in encoders]
+    names = [e.name for e in encoders]
+    counts = np.bincount(classes)
+    n_sets = len(counts) - (combine != "one-vs-rest")
+    one = max(int(_core.fit_bytes(sizes, kinds, int(c), len(classes) - int(c))) for c in counts)
+    needed = one * max(1, min(n_sets, n_jobs or os.cpu_count() or 1))
+    check_fit_memory(needed, names, sizes, len(classes))
+    try:
+        yield
+    except MemoryError as e:
+        if isinstance(e, FindRSInputError):
+            raise
+        raise memory_error(needed, None, names, sizes, len(classes), failed=str(e)) from e
 
 
 @contextlib.contextmanager

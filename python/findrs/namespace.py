@@ -23,6 +23,8 @@ from .learn import Auto, Direction, Encoding, IntervalEnds, Method, Numeric
 from .learn import fit as _fit
 from .model import RuleSetModel
 from .params import NOT_GIVEN
+from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
+from .multiclass import Multiclass
 
 
 @pl.api.register_dataframe_namespace("findrs")
@@ -66,6 +68,7 @@ class DataFrameNamespace:
         cv_T: int | None = None,
         numeric: Numeric = "bins",
         interval_ends: IntervalEnds = "open",
+        multiclass: Multiclass = _MULTICLASS_DEFAULT,
         verbose: bool = False,
     ) -> RuleSetModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
@@ -85,7 +88,7 @@ class DataFrameNamespace:
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, numeric=numeric,
-            interval_ends=interval_ends, verbose=verbose,
+            interval_ends=interval_ends, multiclass=multiclass, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
@@ -165,6 +168,7 @@ class LazyFrameNamespace:
         cv_T: int | None = None,
         numeric: Numeric = "bins",
         interval_ends: IntervalEnds = "open",
+        multiclass: Multiclass = _MULTICLASS_DEFAULT,
         verbose: bool = False,
     ) -> RuleSetModel:
         """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
@@ -183,7 +187,7 @@ class LazyFrameNamespace:
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, numeric=numeric,
-            interval_ends=interval_ends, verbose=verbose,
+            interval_ends=interval_ends, multiclass=multiclass, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:

@@ -35,6 +35,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 from .encode import FeatureEncoder, dtype_family
 from .frames import column
 from .learn import fit as _findrs_fit
+from .model import RuleSetModel
+from .target import _INDEXED_CLASSES
 
 __all__ = ["FindRSClassifier"]
 
@@ -42,12 +44,14 @@ _NO_Y = object()
 
 
 class FindRSClassifier(ClassifierMixin, BaseEstimator):
-    """FIND-RS / FIND-RS-BO / FIND-RS-BP rule-set classifier for binary targets.
+    """FIND-RS / FIND-RS-BO / FIND-RS-BP rule-set classifier.
 
-    The rules describe ``classes_[1]`` (the greater label, as scikit-learn orders classes):
+    Binary ``y``: the rules describe ``classes_[1]`` (the greater label, as scikit-learn orders classes):
     ``predict`` says ``classes_[1]`` exactly where the rule set (BO: the vote, BP: the weighted
     vote) says positive. With ``direction="negative"`` the rules describe ``classes_[0]``, and
     ``predict`` says ``classes_[1]`` exactly where they do not.
+    More than two classes: one rule set per class, combined as ``multiclass`` says
+    (docs/semantics.md §10; ``model_.class_models`` are the sets).
 
     Input: ``X`` may be a NumPy array, a pandas or Polars DataFrame, or a list of rows. It is
     turned into a Polars frame whose columns are named after ``feature_names_in_`` (string
@@ -60,7 +64,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     training values (docs/semantics.md §10). Missing values (``None``,
     ``NaN``, nulls) are a value of their own (a rule may require or exclude "missing"), so
     ``NaN`` is accepted; infinities are rejected. ``y`` is any 1-D array of two labels
-    (strings, integers, booleans ...).
+    (strings, integers, booleans ...), of two or more classes.
 
     Parameters:
         method: ``"find-rs"`` (one run), ``"bo"`` (majority vote of ``T`` runs) or ``"bp"``
@@ -97,6 +101,9 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             a ``joblib.parallel_backend`` context, ``-1`` is all cores. Never changes the model.
         cv, cv_T: folds and runs per fit of the cross-validation of automatic settings (see
             :func:`findrs.fit`).
+        multiclass: more than two classes: how the class sets combine, ``"auto"`` (chosen by
+            cross-validation), ``"frequent-first"``, ``"rarest-first"`` or ``"one-vs-rest"``
+            (see :func:`findrs.fit`).
         verbose: show the finished runs on stderr, one line with elapsed and remaining time
             (as :func:`findrs.fit`'s ``verbose``).
 
@@ -105,7 +112,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     a feature column has that name, it is ``y``.
 
     Attributes:
-        classes_: the two labels, sorted; the rules describe ``classes_[1]``.
+        classes_: the labels, sorted; with two, the rules describe ``classes_[1]``.
         model_: the fitted :class:`findrs.RuleSetModel` (``str(clf.model_)`` prints the rules).
         rules_: the model's rules table (a Polars DataFrame, see ``RuleSetModel.rules``).
         n_features_in_: number of feature columns seen in ``fit``.
@@ -135,6 +142,12 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     ``proba[:, 1] > 1/2`` exactly where ``predict`` says ``classes_[1]``; a tie (``u = theta``)
     gives exactly ``[1/2, 1/2]``, predicted ``classes_[0]``. It is a rescaled vote, not a
     calibrated probability (wrap in ``CalibratedClassifierCV`` for that).
+
+    With more than two classes, ``decision_function`` and ``predict_proba`` have one column per
+    class: ``r_c``, the rescaled vote above of class ``c``'s set (0 for a decision list's
+    default class, which has no set), plus 1 for the predicted class; ``predict_proba`` divides
+    each row by its sum. So both have their maximum exactly at ``predict``'s class (the
+    combination, not ``r`` alone, decides it), and neither is a calibrated probability.
 
     Example:
         >>> import findrs
@@ -167,6 +180,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         cv: int | None = None,
         cv_T: int | None = None,
         verbose: bool = False,
+        multiclass: str = "auto",
     ) -> None:
         self.method = method
         self.T = T
@@ -187,13 +201,13 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.multiclass = multiclass
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # One rule set describes one class against the rest: binary only (use
-        # OneVsRestClassifier for more classes; fit says so).
-        tags.classifier_tags.multi_class = False
+        # More than two classes: one rule set per class (docs/semantics.md §10).
+        tags.classifier_tags.multi_class = True
         # NaN / None / null is a value of its own for every column (docs/semantics.md §1).
         tags.input_tags.allow_nan = True
         # ``categorical`` stays False although string / categorical / boolean columns are
@@ -206,10 +220,10 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any) -> "FindRSClassifier":
-        """Learns the rule set describing ``classes_[1]``.
+        """Learns the rule set describing ``classes_[1]`` (more classes: one set per class).
 
         Raises:
-            ValueError: ``y`` has more or fewer than two classes, a parameter is out of range,
+            ValueError: ``y`` has one class only, a parameter is out of range,
                 an input is empty, holds infinities or an unusable column (see
                 :func:`findrs.fit`).
             TypeError: a column mixes strings and numbers, or holds other objects.
@@ -227,14 +241,6 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         df, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
-        if len(classes) > 2:
-            shown = ", ".join(repr(c) for c in classes[:10].tolist()) + (", ..." if len(classes) > 10 else "")
-            raise ValueError(
-                f"Only binary classification is supported. {type(self).__name__} learns rules for "
-                f"one class against another, but y has {len(classes)} classes: [{shown}]. Wrap it in "
-                f"sklearn.multiclass.OneVsRestClassifier({type(self).__name__}(...)) to learn one "
-                f"rule set per class."
-            )
         if len(classes) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs two classes, but y has one class only "
@@ -248,14 +254,18 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         while target in names:
             target += "_"
         labels = classes.tolist()
-        try:
-            y_col = pl.Series(target, labels, strict=True)
-            if y_col.dtype == pl.Object:
-                raise TypeError
-            y_col = y_col.gather(pl.Series(y_idx, dtype=pl.UInt32))
-            positive = labels[1]
-        except Exception:  # noqa: BLE001 - labels Polars cannot hold: learn "is classes_[1]"
-            y_col, positive = pl.Series(target, y_idx == 1), True
+        if len(classes) > 2:
+            # The class indices as the target: the model's classes are 0..k-1, in classes_ order.
+            y_col, positive = pl.Series(target, y_idx, dtype=pl.UInt32), None
+        else:
+            try:
+                y_col = pl.Series(target, labels, strict=True)
+                if y_col.dtype == pl.Object:
+                    raise TypeError
+                y_col = y_col.gather(pl.Series(y_idx, dtype=pl.UInt32))
+                positive = labels[1]
+            except Exception:  # noqa: BLE001 - labels Polars cannot hold: learn "is classes_[1]"
+                y_col, positive = pl.Series(target, y_idx == 1), True
         rs = self.random_state
         if isinstance(rs, np.random.RandomState):
             rs = int(rs.randint(np.iinfo(np.int32).max))
@@ -269,8 +279,19 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             ).items()
             if v is not None
         }
-        self.model_ = _findrs_fit(
-            df.with_columns(y_col),
+        indexed = _INDEXED_CLASSES.set(True)
+        try:
+            self.model_ = self._fit_frame(df.with_columns(y_col), target, positive, settings, rs, names)
+        finally:
+            _INDEXED_CLASSES.reset(indexed)
+        self.rules_ = self.model_.rules
+        return self
+
+    def _fit_frame(
+        self, df: pl.DataFrame, target: str, positive: Any, settings: dict[str, Any], rs: int | None, names: list[str]
+    ) -> RuleSetModel:
+        return _findrs_fit(
+            df,
             target,
             positive,
             method=self.method,
@@ -290,9 +311,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             verbose=self.verbose,
             numeric=self.numeric,
             interval_ends=self.interval_ends,
+            multiclass=self.multiclass,
         )
-        self.rules_ = self.model_.rules
-        return self
 
     def _negated(self) -> bool:
         """The rules describe ``classes_[0]`` (``direction="negative"``, docs/semantics.md §9.3)."""
@@ -300,7 +320,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ predict
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted labels: ``classes_[1]`` where the model says positive, else ``classes_[0]``.
+        """Predicted labels: ``classes_[1]`` where the model says positive, else ``classes_[0]``
+        (more classes: the combination's class).
 
         Raises:
             sklearn.exceptions.NotFittedError: before ``fit``.
@@ -317,6 +338,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             ['positive', 'positive']
         """
         df = self._predict_frame(X)
+        if len(self.classes_) > 2:
+            return self.classes_[self.model_.predict(df).to_numpy().astype(np.intp)]
         mask = self.model_.predict(df, labels=False).to_numpy()
         if self._negated():
             mask = ~mask
@@ -326,7 +349,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         """The model's decision value (1-D): ``> 0`` exactly where ``classes_[1]`` is predicted
         (see the class docstring for its formula per method). When the rules describe
         ``classes_[0]`` (``direction="negative"``) it is the model's decision negated, an exact
-        tie (predicted ``classes_[1]``) becoming the smallest positive float.
+        tie (predicted ``classes_[1]``) becoming the smallest positive float. More classes: one
+        column per class, largest at the predicted class (see the class docstring).
 
         Raises:
             sklearn.exceptions.NotFittedError: before ``fit``.
@@ -342,6 +366,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             [0.5, 0.5]
         """
         df = self._predict_frame(X)
+        if len(self.classes_) > 2:
+            return self._class_scores(df)
         d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
         if self._negated():
             d = np.where(d == 0, np.nextafter(0.0, 1.0), -d)
@@ -349,7 +375,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``[P(classes_[0]), P(classes_[1])]`` per row: the decision value rescaled to [0, 1] so that the
-        threshold is 1/2 (formula in the class docstring).
+        threshold is 1/2 (formula in the class docstring). More classes: one column per class
+        (see the class docstring).
 
         Raises:
             sklearn.exceptions.NotFittedError: before ``fit``.
@@ -365,23 +392,35 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             [[0.0, 1.0]]
         """
         df = self._predict_frame(X)
+        if len(self.classes_) > 2:
+            s = self._class_scores(df)
+            return s / s.sum(axis=1, keepdims=True)
         d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
-        theta, top = self._vote_scale()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(d > 0, 0.5 + 0.5 * d / (top - theta), 0.5 + 0.5 * d / theta)
-        p = np.clip(p, 0.0, 1.0)  # float rounding only: d lies in [-theta, top - theta]
-        # Rounding must never move a positive row onto 1/2 (it cannot move a negative above).
-        p[(d > 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
+        p = _rescaled_vote(d, *self._vote_scale(self.model_))
         if self._negated():
             # p is the described class's, classes_[0]; a tie (1/2) is predicted classes_[1].
             p = 1.0 - p
             p[(d <= 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
         return np.column_stack([1.0 - p, p])
 
-    def _vote_scale(self) -> tuple[float, float]:
+    def _class_scores(self, df: pl.DataFrame) -> np.ndarray:
+        """Per row and class: the class set's rescaled vote (0 without a set), plus 1 at the
+        predicted class."""
+        model = self.model_
+        decisions = model.decision_function(df)
+        scores = np.zeros((df.height, len(self.classes_)))
+        for m in model.class_models:
+            c = int(m.positive)
+            scores[:, c] = _rescaled_vote(decisions.get_column(str(c)).to_numpy(), *self._vote_scale(m))
+        pred = model.predict(df).to_numpy().astype(np.intp)
+        scores[np.arange(df.height), pred] += 1.0
+        return scores
+
+    @staticmethod
+    def _vote_scale(model: Any) -> tuple[float, float]:
         """(theta, u_max) of u = decision + theta: the vote's decision offset
         and its most votes on the decision scale."""
-        v = self.model_.vote
+        v = model.vote
         return v.offset, v.max_votes / v.scale
 
     # ------------------------------------------------------------------ input
@@ -468,6 +507,17 @@ def _series_name(y: Any) -> str | None:
         if isinstance(name, str) and name and "\0" not in name:
             return name
     return None
+
+
+def _rescaled_vote(d: np.ndarray, theta: float, top: float) -> np.ndarray:
+    """The decision value ``d`` mapped piecewise linearly to [0, 1]: no vote to 0, the
+    threshold to 1/2, every voting rule to 1 (formula in the class docstring)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(d > 0, 0.5 + 0.5 * d / (top - theta), 0.5 + 0.5 * d / theta)
+    p = np.clip(p, 0.0, 1.0)  # float rounding only: d lies in [-theta, top - theta]
+    # Rounding must never move a positive row onto 1/2 (it cannot move a negative above).
+    p[(d > 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
+    return p
 
 
 def _is_pandas_frame(X: Any) -> bool:

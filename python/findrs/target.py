@@ -3,11 +3,14 @@
 A boolean target's positive class is ``True`` (or ``positive``); otherwise ``positive`` names it,
 and with exactly two classes and no ``positive`` the greater label is positive, as scikit-learn
 does. The other label, when there is exactly one, is the negative label predictions return.
+With more than two classes and no ``positive`` the target is multiclass
+(:func:`class_indices`; docs/semantics.md §10).
 """
 
 from __future__ import annotations
 
 import math
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,15 +30,21 @@ class Target:
         positive: the label the rules describe.
         negative: the other label when the target had exactly two; ``None`` for a one-vs-rest
             target (then predictions are booleans: "is it the positive label?").
+        classes: a multiclass target's labels, sorted (then ``positive`` and ``negative`` are
+            ``None``); ``None`` for a binary target.
     """
 
     name: str
     dtype: str
     positive: Any
     negative: Any | None
+    classes: tuple[Any, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"column": self.name, "dtype": self.dtype, "positive": self.positive, "negative": self.negative}
+        d = {"column": self.name, "dtype": self.dtype, "positive": self.positive, "negative": self.negative}
+        if self.classes is not None:
+            d["classes"] = list(self.classes)
+        return d
 
     @staticmethod
     def from_dict(d: Any) -> "Target":
@@ -47,6 +56,8 @@ class Target:
             FindRSInputError: what is wrong.
         """
         keys = ["column", "dtype", "positive", "negative"]
+        if isinstance(d, dict) and "classes" in d:
+            return Target._multiclass_from_dict(d, keys)
         if not isinstance(d, dict) or sorted(d) != sorted(keys):
             raise FindRSInputError(f"the target must be an object with the fields {keys}, got {d!r}")
         if not isinstance(d["column"], str) or not isinstance(d["dtype"], str) or "\0" in d["column"]:
@@ -66,6 +77,28 @@ class Target:
         if len(labels) == 2 and labels[0] == labels[1]:
             raise FindRSInputError(f"the target's positive and negative labels are both {d['positive']!r}")
         return Target(d["column"], d["dtype"], labels[0], labels[1] if len(labels) == 2 else None)
+
+    @staticmethod
+    def _multiclass_from_dict(d: dict[str, Any], keys: list[str]) -> "Target":
+        keys = keys + ["classes"]
+        if sorted(d) != sorted(keys):
+            raise FindRSInputError(f"a multiclass target must be an object with the fields {keys}, got {d!r}")
+        if not isinstance(d["column"], str) or not isinstance(d["dtype"], str) or "\0" in d["column"]:
+            raise FindRSInputError(f"the target's column and dtype must be strings, got {d['column']!r} and {d['dtype']!r}")
+        if d["positive"] is not None or d["negative"] is not None:
+            raise FindRSInputError("a multiclass target has no positive or negative label (both null)")
+        classes = d["classes"]
+        if not isinstance(classes, list) or len(classes) < 3:
+            raise FindRSInputError(f"a multiclass target lists 3 or more classes, got {classes!r}")
+        family = _dtype_text_family(d["dtype"])
+        bad = [c for c in classes if family == "boolean" or not _is_label(family, c)]
+        if bad:
+            raise FindRSInputError(f"the target's class {bad[0]!r} is not a label of its dtype {d['dtype']}")
+        if family == "float":
+            classes = [float(c) for c in classes]
+        if classes != sorted(classes) or len(set(classes)) != len(classes):
+            raise FindRSInputError(f"the target's classes must be distinct and sorted, got {classes!r}")
+        return Target(d["column"], d["dtype"], None, None, tuple(classes))
 
 
 def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.ndarray, Target]:
@@ -141,6 +174,10 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
 
 # An integer target with more distinct values than this reads as a quantity, not classes.
 _MANY_NUMBERS = 20
+
+# True while FindRSClassifier fits: its multiclass target column holds class indices (scikit-learn
+# already refused continuous labels), so many numbers there are classes, not a quantity.
+_INDEXED_CLASSES: ContextVar[bool] = ContextVar("findrs_indexed_classes", default=False)
 
 
 def _numeric_target_message(target: str, s: pl.Series, n_classes: int) -> str:
@@ -219,3 +256,32 @@ def _label_of(target: str, dtype: pl.DataType, family: str, positive: Any) -> An
             f"target column {target!r}; pass a label of its type, e.g. positive={example}"
         )
     return float(positive) if family == "float" else positive
+
+
+def class_indices(df: pl.DataFrame, target: str) -> tuple[np.ndarray, Target] | None:
+    """A multiclass target: the class index of every row (``uint32``, indexing the sorted
+    labels) and the target's description; ``None`` when the column is not a usable multiclass
+    target (missing, Boolean, of a dtype a label cannot have, with nulls or NaN, of two classes
+    or fewer), which :func:`binarize` then handles or reports."""
+    if target not in df.columns:
+        return None
+    # Renamed: Polars runs some Series methods as pl.col(name), which reads '^y$' as a pattern.
+    s = df.get_column(target).alias("target")
+    try:
+        family = _label_family(target, s.dtype)
+    except FindRSInputError:
+        return None
+    if family == "boolean" or s.null_count() or (family == "float" and not bool(s.cast(pl.Float64).is_finite().all())):
+        return None
+    if family == "string":
+        s = s.cast(pl.String)
+    classes = s.unique().sort()
+    if classes.len() <= 2:
+        return None
+    if family in ("float", "integer") and classes.len() > _MANY_NUMBERS and not _INDEXED_CLASSES.get():
+        # A quantity, not classes: as binarize says for it.
+        raise FindRSInputError(_numeric_target_message(target, s, classes.len()))
+    index = s.replace_strict(classes, pl.Series(range(classes.len()), dtype=pl.UInt32), return_dtype=pl.UInt32)
+    codes = np.ascontiguousarray(index.to_numpy(), dtype=np.uint32)
+    labels = [float(c) for c in classes.to_list()] if family == "float" else classes.to_list()
+    return codes, Target(target, str(df.schema[target]), None, None, tuple(labels))

@@ -31,17 +31,26 @@
 //! and that vote as a DNF (docs/semantics.md §8; absent otherwise). Every model read goes through [`RuleModel::new`], so a file is checked
 //! as thoroughly as a fitted model.
 //!
+//! A multiclass model ([`MulticlassModel`], docs/semantics.md §10) writes one rule set per
+//! class set, in combination order, each naming its class (`"class": 2`), and a `combine`
+//! object before them: `{"rule": "one-vs-rest" | "rarest-first" | "frequent-first", "classes": 4,
+//! "default": 0}`
+//! (`default` only for a decision list). One constraint table serves every set. A binary model
+//! writes neither field, so its text is as before; each set is read as a binary model and the
+//! whole through [`MulticlassModel::new`].
+//!
 //! Layout: the text is indented for reading; arrays of numbers or strings stay on one line
 //! (numbers separated by a bare comma: a big model's rules are mostly constraint ids), and each
 //! element of an array of objects (a constraint, a rule, a feature) gets its own line, except
 //! rule sets, which are spread out like the document.
 //!
 //! Invariant: [`read_document`] of [`write_document`]'s text gives back an equal model and the
-//! same sections.
+//! same sections ([`read_any_document`] of [`write_multiclass_document`]'s likewise).
 
 use crate::constraints::ConstraintTable;
 use crate::error::{FindRsError, Result};
-use crate::model::{Method, RuleModel, RuleSetParts};
+use crate::model::{Method, RuleModel, RuleSet, RuleSetParts};
+use crate::multiclass::{Combine, MulticlassModel};
 use crate::schema::{ConstraintKind, Schema};
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -61,7 +70,19 @@ struct ModelJson {
     n_runs: u32,
     schema: SchemaJson,
     constraints: Vec<ConstraintJson>,
+    /// A multiclass model: how its rule sets combine (absent for a binary model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    combine: Option<CombineJson>,
     rule_sets: Vec<RuleSetJson>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CombineJson {
+    rule: String,
+    classes: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    default: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -86,6 +107,9 @@ struct ConstraintJson {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RuleSetJson {
+    /// A multiclass model: the class the set describes (absent for a binary model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    class: Option<u32>,
     n_rules: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     total_weight: Option<u64>,
@@ -112,10 +136,28 @@ fn invalid(what: &str, e: impl fmt::Display) -> FindRsError {
 }
 
 fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> {
-    let schema = model.schema();
-    let mut rule_sets = Vec::with_capacity(model.rule_sets().len());
+    let sets: Vec<&RuleSet> = model.rule_sets().iter().collect();
+    sets_json(model.schema(), model.method(), model.n_runs(), &sets, texts)
+}
+
+fn multiclass_json(model: &MulticlassModel, texts: Option<&[String]>) -> Result<ModelJson> {
+    let sets: Vec<&RuleSet> = model.sets().iter().map(|s| s.rule_set()).collect();
+    let mut m = sets_json(model.schema(), model.method(), model.n_runs(), &sets, texts)?;
+    m.combine = Some(CombineJson {
+        rule: model.combine().name().to_string(),
+        classes: model.n_classes(),
+        default: model.default_class(),
+    });
+    for (s, &c) in m.rule_sets.iter_mut().zip(model.set_classes()) {
+        s.class = Some(c);
+    }
+    Ok(m)
+}
+
+fn sets_json(schema: &Schema, method: Method, n_runs: u32, sets: &[&RuleSet], texts: Option<&[String]>) -> Result<ModelJson> {
+    let mut rule_sets = Vec::with_capacity(sets.len());
     // One table for the constraints of every set.
-    let all: Vec<_> = model.rule_sets().iter().flat_map(|s| s.rules().iter().cloned()).collect();
+    let all: Vec<_> = sets.iter().flat_map(|s| s.rules().iter().cloned()).collect();
     let table = ConstraintTable::of_rules(schema, &all);
     if let Some(t) = texts {
         if t.len() != table.constraints.len() {
@@ -127,7 +169,7 @@ fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> 
         }
     }
     let mut at = 0usize;
-    for set in model.rule_sets() {
+    for set in sets {
         let rules = (0..set.rules().len())
             .map(|i| RuleJson {
                 weight: set.weights()[i],
@@ -138,6 +180,7 @@ fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> 
             .collect();
         at += set.rules().len();
         rule_sets.push(RuleSetJson {
+            class: None,
             n_rules: set.n_kept(),
             total_weight: (!set.is_complete()).then_some(set.total_weight()),
             rules,
@@ -147,8 +190,8 @@ fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> 
         });
     }
     Ok(ModelJson {
-        method: model.method().name().to_string(),
-        n_runs: model.n_runs(),
+        method: method.name().to_string(),
+        n_runs,
         schema: SchemaJson {
             domains: schema.domain_sizes().to_vec(),
             kinds: schema.kinds().iter().map(|k| k.name().to_string()).collect(),
@@ -164,11 +207,46 @@ fn model_json(model: &RuleModel, texts: Option<&[String]>) -> Result<ModelJson> 
                 text: texts.map(|t| t[i].clone()),
             })
             .collect(),
+        combine: None,
         rule_sets,
     })
 }
 
+/// The model a `"model"` section describes: binary, or multiclass when it has `combine`.
+fn any_model_of(m: ModelJson) -> Result<AnyModel> {
+    let Some(combine) = m.combine.as_ref() else {
+        if m.rule_sets.iter().any(|s| s.class.is_some()) {
+            return Err(FindRsError::InvalidData("a rule set names a class but the model has no \"combine\"".into()));
+        }
+        return model_of(m).map(AnyModel::Binary);
+    };
+    let rule = Combine::parse(&combine.rule).map_err(|e| FindRsError::InvalidData(e.to_string()))?;
+    let (n_classes, default) = (combine.classes, combine.default);
+    let set_class = m
+        .rule_sets
+        .iter()
+        .map(|s| s.class.ok_or_else(|| FindRsError::InvalidData("every rule set of a multiclass model names its class".into())))
+        .collect::<Result<Vec<u32>>>()?;
+    let (schema, method, n_runs, sets) = parts_of(m)?;
+    let sets = sets
+        .into_iter()
+        .map(|p| RuleModel::new(schema.clone(), method, n_runs, vec![p]))
+        .collect::<Result<Vec<_>>>()?;
+    MulticlassModel::new(n_classes, rule, set_class, sets, default).map(AnyModel::Multiclass)
+}
+
 fn model_of(m: ModelJson) -> Result<RuleModel> {
+    if let Some(c) = &m.combine {
+        return Err(FindRsError::InvalidData(format!(
+            "this findrs model is multiclass ({} classes), not binary",
+            c.classes
+        )));
+    }
+    let (schema, method, n_runs, sets) = parts_of(m)?;
+    RuleModel::new(schema, method, n_runs, sets)
+}
+
+fn parts_of(m: ModelJson) -> Result<(Schema, Method, u32, Vec<RuleSetParts>)> {
     let method = Method::parse(&m.method)?;
     if m.schema.domains.len() != m.schema.kinds.len() {
         return Err(FindRsError::InvalidData(format!(
@@ -205,7 +283,7 @@ fn model_of(m: ModelJson) -> Result<RuleModel> {
             dnf: s.dnf,
         });
     }
-    RuleModel::new(schema, method, m.n_runs, sets)
+    Ok((schema, method, m.n_runs, sets))
 }
 
 /// The `"model"` section of `model` alone, as compact JSON (what the plugin's kwargs carry).
@@ -220,10 +298,43 @@ pub fn model_from_json(text: &str) -> Result<RuleModel> {
     model_of(m)
 }
 
+/// The `"model"` section of a multiclass model alone, as compact JSON.
+pub fn multiclass_to_json(model: &MulticlassModel) -> String {
+    let m = multiclass_json(model, None).expect("no texts to check");
+    serde_json::to_string(&m).expect("a model always serializes")
+}
+
+/// A binary or multiclass model from [`model_to_json`]'s or [`multiclass_to_json`]'s text.
+pub fn any_model_from_json(text: &str) -> Result<AnyModel> {
+    let m: ModelJson = serde_json::from_str(text).map_err(|e| invalid("bad findrs model JSON", e))?;
+    any_model_of(m)
+}
+
+/// A model of either kind, as a document holds it.
+#[derive(Clone, Debug)]
+pub enum AnyModel {
+    Binary(RuleModel),
+    Multiclass(MulticlassModel),
+}
+
 /// A whole document (see the module docs): `sections` are `(name, JSON text)` pairs written in
 /// order between `version` and `model`; `texts`, when given, one text per distinct constraint
 /// (in the order of [`ConstraintTable::of_rules`] over all rules of all sets).
 pub fn write_document(model: &RuleModel, sections: &[(&str, &str)], texts: Option<&[String]>) -> Result<String> {
+    document(sections, model_json(model, texts)?)
+}
+
+/// [`write_document`] of a multiclass model: its rule sets in combination order, each naming
+/// its class, and `combine`.
+pub fn write_multiclass_document(
+    model: &MulticlassModel,
+    sections: &[(&str, &str)],
+    texts: Option<&[String]>,
+) -> Result<String> {
+    document(sections, multiclass_json(model, texts)?)
+}
+
+fn document(sections: &[(&str, &str)], m: ModelJson) -> Result<String> {
     let mut out = String::new();
     out.push_str(&format!("{{\"format\":\"{FORMAT}\",\"version\":{FORMAT_VERSION}"));
     for (name, text) in sections {
@@ -238,7 +349,6 @@ pub fn write_document(model: &RuleModel, sections: &[(&str, &str)], texts: Optio
         out.push_str(raw.get());
     }
     out.push_str(",\"model\":");
-    let m = model_json(model, texts)?;
     out.push_str(&serde_json::to_string(&m).expect("a model always serializes"));
     out.push('}');
     Ok(layout(&out))
@@ -246,7 +356,19 @@ pub fn write_document(model: &RuleModel, sections: &[(&str, &str)], texts: Optio
 
 /// The model and the other sections (in file order, `format` and `version` left out) of a
 /// document; an error says what is wrong (not a findrs model, another version, which field).
+/// A multiclass document is refused: read it with [`read_any_document`].
 pub fn read_document(text: &str) -> Result<(RuleModel, Vec<(String, String)>)> {
+    match read_any_document(text)? {
+        (AnyModel::Binary(m), sections) => Ok((m, sections)),
+        (AnyModel::Multiclass(m), _) => Err(FindRsError::InvalidData(format!(
+            "this findrs model is multiclass ({} classes), not binary",
+            m.n_classes()
+        ))),
+    }
+}
+
+/// [`read_document`] for a binary or multiclass document.
+pub fn read_any_document(text: &str) -> Result<(AnyModel, Vec<(String, String)>)> {
     let top: Entries = serde_json::from_str(text).map_err(|e| invalid("not a findrs model: invalid JSON", e))?;
     let get = |name: &str| top.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
     let format: Option<String> = get("format").and_then(|v| serde_json::from_str(v.get()).ok());
@@ -263,7 +385,7 @@ pub fn read_document(text: &str) -> Result<(RuleModel, Vec<(String, String)>)> {
     }
     let model = get("model").ok_or_else(|| FindRsError::InvalidData("the findrs model has no \"model\" section".into()))?;
     let m: ModelJson = serde_json::from_str(model.get()).map_err(|e| invalid("the \"model\" section is malformed", e))?;
-    let model = model_of(m)?;
+    let model = any_model_of(m)?;
     let sections = top
         .0
         .iter()
@@ -468,6 +590,68 @@ mod tests {
         assert_eq!(back.votes(&data), m.votes(&data));
         let plugin = model_from_json(&model_to_json(&m.voting_only())).unwrap();
         assert_eq!(plugin.votes(&data), m.votes(&data));
+    }
+
+    /// Multiclass documents of both combinations round-trip, predict the same (also as the
+    /// plugin's voting-only copy), and are refused where a binary model is expected; binary
+    /// documents carry neither `combine` nor `class`.
+    #[test]
+    fn multiclass_documents_round_trip() {
+        use crate::data::Columns;
+        use crate::ensemble::Progress;
+        use crate::fit::{FitOptions, RuleCount};
+        use crate::multiclass::fit_multiclass;
+        let schema = Schema::uniform(vec![3, 3, 2], ConstraintKind::OneHot).unwrap();
+        let a: Vec<u32> = (0..90).map(|i| i % 3).collect();
+        let b: Vec<u32> = (0..90).map(|i| (i / 3) % 3).collect();
+        let c: Vec<u32> = (0..90).map(|i| (i / 9) % 2).collect();
+        let classes: Vec<u32> = (0..90).map(|i| ((a[i] + b[i] + c[i]) % 4).min(2)).collect();
+        let data = Columns::new(&schema, vec![&a, &b, &c]).unwrap();
+        for method in [Method::FindRs, Method::Bo, Method::Bp] {
+            for combine in [Combine::OneVsRest, Combine::RarestFirst, Combine::FrequentFirst] {
+                let options = FitOptions {
+                    method,
+                    tolerance: 1,
+                    n_runs: if method == Method::FindRs { 1 } else { 5 },
+                    seed: 4,
+                    shuffle: true,
+                    n_rules: RuleCount::Auto { accuracy_ratio: 0.9 },
+                    ..FitOptions::default()
+                };
+                let m = fit_multiclass(schema.clone(), &data, &classes, 3, combine, &options, &Progress::default())
+                    .unwrap()
+                    .model;
+                let text = write_multiclass_document(&m, &[("target", "{}")], None).unwrap();
+                assert!(text.contains(&format!("\"rule\": \"{}\"", combine.name())), "{text}");
+                assert!(text.contains("\"class\": "), "{text}");
+                let (back, sections) = read_any_document(&text).unwrap();
+                assert_eq!(sections.len(), 1);
+                let AnyModel::Multiclass(back) = back else { panic!("a multiclass model") };
+                assert_eq!(multiclass_to_json(&back), multiclass_to_json(&m));
+                assert_eq!(back.predict(&data), m.predict(&data));
+                let AnyModel::Multiclass(plugin) = any_model_from_json(&multiclass_to_json(&m.voting_only())).unwrap() else {
+                    panic!("a multiclass model")
+                };
+                assert_eq!(plugin.predict(&data), m.predict(&data));
+                assert!(read_document(&text).unwrap_err().to_string().contains("multiclass (3 classes)"));
+                assert!(model_from_json(&multiclass_to_json(&m)).unwrap_err().to_string().contains("multiclass"));
+                // A class without combine, combine without classes, a bad rule, a wrong default.
+                let cases: Vec<(String, &str)> = vec![
+                    (text.replacen("\"combine\"", "\"x\"", 1), "unknown field"),
+                    (text.replace(&format!("\"rule\": \"{}\"", combine.name()), "\"rule\": \"vote\""), "multiclass must be"),
+                    (text.replacen("\"class\": ", "\"klass\": ", 1), "unknown field"),
+                    (text.replace("\"classes\": 3", "\"classes\": 7"), "rule sets"),
+                ];
+                for (bad, needle) in cases {
+                    let err = read_any_document(&bad).unwrap_err().to_string();
+                    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+                }
+            }
+        }
+        let binary = write_document(&model(Method::Bp), &[], None).unwrap();
+        assert!(!binary.contains("combine") && !binary.contains("\"class\""), "{binary}");
+        let tagged = binary.replace("\"n_rules\": 2", "\"class\": 0, \"n_rules\": 2");
+        assert!(read_any_document(&tagged).unwrap_err().to_string().contains("no \"combine\""));
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Data flows one way. Encoded code columns ([`Columns`], checked against a [`Schema`]) and
 //! labels go into [`fit`]: a training set, one FIND-RS run per seed and prune, the runs
-//! aggregated into weighted rules, BP's K chosen. Out comes a [`RuleModel`], the one value
+//! aggregated into weighted rules, BP's K chosen ([`fit_multiclass`]: one such fit per class,
+//! giving a [`MulticlassModel`]). Out comes a [`RuleModel`], the one value
 //! that holds a model and decides rows (votes, threshold, decision value); it compiles its
 //! voting rules into a predictor on first use. Its public view (the rules as
 //! [`Constraint`]s of a [`ConstraintTable`], the vote groups, the decision scale) is what
@@ -22,7 +23,9 @@
 //! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best
 //! DNF of at most N rules, beyond the paper), `constraints` (the public view of rules),
 //! `predict_plan`, `interval_cells` and `predict` (rules compiled for prediction: they know rules
-//! and tallies, not models), `model`, `fit`, `cv` (automatic settings, beyond the paper), `json`.
+//! and tallies, not models), `model`, `fit`, `cv` (automatic settings, beyond the paper),
+//! `multiclass` (one binary model per class and how they combine, docs/semantics.md §10),
+//! `json`.
 
 mod acceptance;
 mod best_k;
@@ -38,6 +41,7 @@ mod interval;
 mod interval_cells;
 mod json;
 mod model;
+mod multiclass;
 mod predict;
 mod predict_plan;
 mod prune;
@@ -56,8 +60,12 @@ pub use ensemble::Progress;
 pub use error::{FindRsError, Result};
 pub use fit::{fit, fit_bytes, BudgetReport, FitOptions, Fitted, RuleCount};
 pub use interval::{null_code, Interval};
-pub use json::{model_from_json, model_to_json, read_document, write_document, FORMAT, FORMAT_VERSION};
+pub use json::{
+    any_model_from_json, model_from_json, model_to_json, multiclass_to_json, read_any_document, read_document,
+    write_document, write_multiclass_document, AnyModel, FORMAT, FORMAT_VERSION,
+};
 pub use model::{Method, RuleModel, RuleSet, RuleSetParts, MAX_RUNS};
+pub use multiclass::{fit_multiclass, Combine, FittedMulticlass, MulticlassModel};
 pub use rule::Rule;
 pub use schema::{ConstraintKind, Schema};
 pub use widen::Widen;

@@ -28,11 +28,12 @@
 //! Shape for what comes next. A model holds one [`RuleSet`] per described class. Today a model
 //! is binary and holds exactly one set, describing the positive class. A binary model that
 //! describes the negative class and negates (issue 12) adds a flag saying which class the set
-//! describes; a multiclass model (issue 13) holds one set per class, each with its own rules,
-//! weights, runs and K, plus how the sets combine (one-vs-rest by normalised decision value,
-//! or an ordered decision list): the per-set pieces here (votes, threshold, decision scale)
-//! stay as they are and gain a set index. A new kind of constraint (intervals on ordered
-//! features) is a new [`ConstraintKind`](crate::schema::ConstraintKind) and lives in the
+//! describes. A multiclass model (issue 13) is not a `RuleModel` of several sets but a
+//! [`MulticlassModel`](crate::multiclass::MulticlassModel) of one binary `RuleModel` per class
+//! set plus how they combine: each class set is exactly a binary model (its own rules, weights,
+//! runs, K, threshold, decision scale and predictor), so this module's code serves every class
+//! unchanged, with no set index threaded through it. A new kind of constraint (intervals on
+//! ordered features) is a new [`ConstraintKind`](crate::schema::ConstraintKind) and lives in the
 //! schema and the rules; the model only holds rules.
 
 use crate::best_k::{covered_rows, pruning_curve, threshold};

@@ -173,7 +173,7 @@ pub fn fit_auto(
     Ok((CoreModel::from_model(fitted.model), fitted.contradictions, report.best, rows))
 }
 
-fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {
+pub(crate) fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {
     match (n_rules, accuracy_ratio) {
         (Some(k), _) => RuleCount::Fixed(k),
         (None, Some(r)) => RuleCount::Auto { accuracy_ratio: r },
@@ -184,7 +184,7 @@ fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount 
 /// Runs `work` with the GIL released, on the requested pool. When `total > 0` (a job of many
 /// runs), it runs on a worker thread while this thread checks for Python signals (Ctrl-C
 /// cancels between runs) and reports `(finished, total)` to `progress`.
-fn drive<T: Send>(
+pub(crate) fn drive<T: Send>(
     py: Python<'_>,
     n_jobs: Option<usize>,
     progress: Option<Py<PyAny>>,

@@ -9,6 +9,7 @@
 mod convert;
 mod fit;
 mod model;
+mod multiclass;
 mod plugin;
 
 // Polars plugins must allocate with the allocator of the Python polars that calls them.
@@ -20,9 +21,11 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::CoreModel>()?;
+    m.add_class::<multiclass::CoreMulticlass>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_auto, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(multiclass::fit_multiclass, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_RUNS", findrs_core::MAX_RUNS)?;
     m.add("FORMAT_VERSION", findrs_core::FORMAT_VERSION)?;

@@ -4,7 +4,8 @@
 //! through the expression plugin ([`crate::plugin`]), which holds the same model.
 
 use crate::convert::{core_err, guarded, slices};
-use findrs_core::{read_document, write_document, ConstraintTable, RuleModel};
+use crate::multiclass::CoreMulticlass;
+use findrs_core::{read_any_document, write_document, AnyModel, ConstraintTable, RuleModel};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -35,12 +36,17 @@ impl CoreModel {
 
 #[pymethods]
 impl CoreModel {
-    /// A model document (JSON format version 2) read and checked: the model and the other
-    /// sections as `(name, JSON text)` pairs.
+    /// A model document (JSON format version 2) read and checked: the model (a `CoreModel`,
+    /// or a `CoreMulticlass` for a multiclass document) and the other sections as
+    /// `(name, JSON text)` pairs.
     #[staticmethod]
-    fn load(py: Python<'_>, text: &str) -> PyResult<(CoreModel, Vec<(String, String)>)> {
-        let (model, sections) = py.detach(|| guarded(|| read_document(text).map_err(core_err)))?;
-        Ok((CoreModel::from_model(model), sections))
+    fn load(py: Python<'_>, text: &str) -> PyResult<(Py<PyAny>, Vec<(String, String)>)> {
+        let (model, sections) = py.detach(|| guarded(|| read_any_document(text).map_err(core_err)))?;
+        let model = match model {
+            AnyModel::Binary(m) => Py::new(py, CoreModel::from_model(m))?.into_any(),
+            AnyModel::Multiclass(m) => Py::new(py, CoreMulticlass::from_model(m))?.into_any(),
+        };
+        Ok((model, sections))
     }
 
     /// The model document: `sections` (name, JSON text) first, then the model, with one text
