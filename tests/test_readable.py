@@ -471,7 +471,7 @@ def test_why_not_in_small_blocks_equals_one_block(monkeypatch) -> None:
     assert whole["nearest_rule"].null_count() < test.height
 
 
-# docs/semantics.md §2, §10: an interval constraint with tight ends reads `lo <= x <= hi`,
+# docs/semantics.md §2, §11: an interval constraint with tight ends reads `lo <= x <= hi`,
 # `x <= hi`, `x >= lo`, `x = v`, with `or x is null`: on a value of every gap code, the text holds
 # exactly where the gap-code reading does.
 @pytest.mark.parametrize("with_null", [False, True])

@@ -93,6 +93,9 @@ class CoreMulticlass:
     @property
     def domain_sizes(self) -> list[int]: ...
     @property
+    def null_seen(self) -> list[bool]:
+        """Per feature: whether null occurs in its training data (interval features)."""
+    @property
     def kinds(self) -> list[str]: ...
     @property
     def combine(self) -> str:
@@ -113,6 +116,7 @@ def fit_multiclass(
     columns_: list[npt.NDArray[np.uint32]],
     domain_sizes: list[int],
     kinds: list[str],
+    null_seen: list[bool],
     classes: npt.NDArray[np.uint32],
     n_classes: int,
     combine: str,
@@ -129,6 +133,7 @@ def fit_multiclass(
     max_rules: int | None = None,
     epsilon: float = 0.0,
     min_support: int = 0,
+    widen: str = "no",
 ) -> tuple[CoreMulticlass, int, list[int]]:
     """Fits one rule set per class; returns the model, the rows identical to a row of another
     class, and per set the contradictions of its own training rows."""
@@ -160,7 +165,7 @@ def fit(
     alone), ``min_support`` the support filter (docs/semantics.md §9.1, §9.2). ``kinds``: ``"av"``,
     ``"oh"`` or ``"interval"`` per feature; ``null_seen``: whether null occurs in each (interval)
     feature's training column; ``widen``: ``"no"``, ``"open"`` or ``"nearest"`` (how a run's
-    interval ends move, docs/semantics.md §10)."""
+    interval ends move, docs/semantics.md §11)."""
 
 def fit_auto(
     columns_: list[npt.NDArray[np.uint32]],

@@ -11,7 +11,7 @@ numeric column is either
   fall into the end bins); the occupied bins become the codes. An integer column's inner edges
   are the whole numbers at which that binning changes bin, so its integer values fall in the
   same bins and its rules read in whole numbers (docs/semantics.md §1); or
-- an *interval* feature (``numeric="interval"``, docs/semantics.md §10): its ``d`` distinct
+- an *interval* feature (``numeric="interval"``, docs/semantics.md §11): its ``d`` distinct
   training values ``v_0 < ... < v_{d-1}`` are kept, and a value gets the core's gap code: ``v_i``
   is ``2i + 1``, null (NaN included) ``2d + 1``; a value never seen in training gets the code of
   its place among them. With ``interval_ends="tight"`` that is its gap (``0`` below ``v_0``,

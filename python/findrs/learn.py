@@ -118,14 +118,14 @@ def fit(
         numeric: how the other numeric columns become constraints: ``"bins"`` (``bins``
             equal-width bins, the paper's) or ``"interval"`` (their training values kept, a
             rule constrains each to an interval such as ``2.31 <= variance <= 5.07``; FIND-S
-            widens ``[min, max]``; docs/semantics.md §10).
+            widens ``[min, max]``; docs/semantics.md §11).
         interval_ends: with ``numeric="interval"``, where an interval's ends sit for values
             never seen in training: ``"tight"`` at the rule's extreme training values (a value
             passes iff it lies between them), ``"midpoint"`` at a short number in the middle of
             the gap to the next training value; ``"open"`` as ``"midpoint"``, but an end beyond
             which the rule would cover no training negative is dropped; ``"widened"`` at the cut
             next to the nearest training negative the rule would otherwise cover
-            (docs/semantics.md §10). Default ``"open"``, the most accurate on three of the four
+            (docs/semantics.md §11). Default ``"open"``, the most accurate on three of the four
             data sets measured (``results/intervals.md``).
         multiclass: how a multiclass model's class sets combine (docs/semantics.md §10):
             ``"frequent-first"`` (a decision list, rules for the most frequent class first, the
@@ -213,21 +213,6 @@ def fit(
                 f"model (one rule set per class, each describing its class): fix the settings, or pass positive= to "
                 f"learn one class against the rest"
             )
-        encoders = fit_encoders(
-            df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
-        )
-        codes = encode_frame(df, encoders)
-        chosen = None
-        if combine == "auto":
-            combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs)
-        n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest")
-        runs = params["T"] * n_sets if params["method"] != "find-rs" else 0
-        progress = progress_bar() if verbose and runs else None
-        try:
-            model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen)
-        finally:
-            if progress is not None:
-                progress.close()  # ends the line after Ctrl-C or an error too
     else:
         y, tgt = binarize(df, target, positive)
         if tgt.negative is None and params["direction"] != "positive":
@@ -240,17 +225,24 @@ def fit(
                     f"direction={params['direction']!r} needs a target with exactly two classes; {target!r} has "
                     f"more, so the rules can only describe {tgt.positive!r} against the rest"
                 )
-        encoders = fit_encoders(
-            df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
-        )
-        codes = encode_frame(df, encoders)
-        runs = params["T"] if params["method"] != "find-rs" else 0
-        progress = progress_bar() if verbose and (runs or params["auto"]) else None
-        try:
+    encoders = fit_encoders(
+        df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
+    )
+    codes = encode_frame(df, encoders)
+    chosen = None
+    if multi is not None and combine == "auto":
+        combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs)
+    n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest") if multi is not None else 1
+    runs = params["T"] * n_sets if params["method"] != "find-rs" else 0
+    progress = progress_bar() if verbose and (runs or params["auto"]) else None
+    try:
+        if multi is not None:
+            model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen)
+        else:
             model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
-        finally:
-            if progress is not None:
-                progress.close()  # ends the line after Ctrl-C or an error too
+    finally:
+        if progress is not None:
+            progress.close()  # ends the line after Ctrl-C or an error too
     if model.contradictions:
         warnings.warn(
             f"{model.contradictions} training rows are contradictions (identical features, both "

@@ -47,7 +47,7 @@ FORMAT_VERSION = 2
 _WHY_NOT = pl.Struct({"nearest_rule": pl.UInt32, "failed_conditions": pl.List(pl.String)})
 _SECTIONS = ("target", "features", "params", "training")
 _OPTIONAL_SECTIONS = ("cv",)  # present exactly when a setting was chosen by cross-validation
-# interval_ends -> the core's widening of a run's interval ends (docs/semantics.md §10).
+# interval_ends -> the core's widening of a run's interval ends (docs/semantics.md §11).
 _WIDEN = {"tight": "no", "midpoint": "no", "open": "open", "widened": "nearest"}
 __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
@@ -131,12 +131,10 @@ class RuleSetModel:
         if p["method"] != "bp":
             fixed = ratio = None
         y = ~labels if negate else labels
-        with _input_errors(), _memory_errors(encoders, [_kind(e, p["encoding"]) for e in encoders], labels):
+        with _input_errors(), _memory_errors(encoders, p["encoding"], labels):
             core, contradictions, budget = _core.fit(
                 codes,
-                [e.domain_size for e in encoders],
-                [_kind(e, p["encoding"]) for e in encoders],
-                [e.kind == "interval" and e.has_null for e in encoders],
+                *_schema(encoders, p["encoding"]),
                 y,
                 p["method"],
                 tau,
@@ -182,12 +180,10 @@ class RuleSetModel:
         folds = params["cv"] if params["cv"] is not None else (3 if len(labels) > 20_000 else 5)
         folds = min(folds, smaller)
         cands = auto.candidates(params, n_positives=n_pos, n_negatives=len(labels) - n_pos)
-        with _input_errors(), _memory_errors(encoders, [_kind(e, "av") for e in encoders], labels):
+        with _input_errors(), _memory_errors(encoders, "av", labels):
             core, contradictions, best, rows = _core.fit_auto(
                 codes,
-                [e.domain_size for e in encoders],
-                [_kind(e, "av") for e in encoders],
-                [e.kind == "interval" and e.has_null for e in encoders],
+                *_schema(encoders, "av"),
                 labels,
                 params["method"],
                 [auto.core_setting(c, params["accuracy_ratio"]) for c in cands],
@@ -231,11 +227,10 @@ class RuleSetModel:
         if p["method"] != "bp":
             fixed = ratio = None
         assert target.classes is not None and not negate and not p["auto"]
-        with _input_errors(), _multiclass_memory_errors(encoders, [p["encoding"]] * len(encoders), classes, combine, n_jobs):
+        with _input_errors(), _multiclass_memory_errors(encoders, p["encoding"], classes, combine, n_jobs):
             core, contradictions, set_contradictions = _core.fit_multiclass(
                 codes,
-                [e.domain_size for e in encoders],
-                [p["encoding"]] * len(encoders),
+                *_schema(encoders, p["encoding"]),
                 classes,
                 len(target.classes),
                 combine,
@@ -252,6 +247,7 @@ class RuleSetModel:
                 max_rules=p["max_rules"],
                 epsilon=epsilon,
                 min_support=min_support,
+                widen=_WIDEN[p["interval_ends"]],
             )
         counts = np.bincount(classes, minlength=len(target.classes))
         training = {
@@ -1284,18 +1280,18 @@ class RuleSetModel:
         problems = []
         if dup:
             problems.append(f"the feature names {dup} repeat")
-        if [e.domain_size for e in encoders] != list(core.domain_sizes):
+        sizes, kinds, null_seen = _schema(encoders, params["encoding"])
+        if sizes != list(core.domain_sizes):
             problems.append(
-                f"the features have {[e.domain_size for e in encoders]} values but the model's schema "
+                f"the features have {sizes} values but the model's schema "
                 f"{list(core.domain_sizes)}"
             )
-        kinds = [_kind(e, params["encoding"]) for e in encoders]
         if list(core.kinds) != kinds:
             problems.append(
                 f"params say encoding {params['encoding']!r} and the features say {kinds}, but the model's "
                 f"schema has {list(core.kinds)}"
             )
-        if list(core.null_seen) != [e.kind == "interval" and e.has_null for e in encoders]:
+        if list(core.null_seen) != null_seen:
             problems.append("the interval features' null values disagree with the model's schema")
         intervals = [e.name for e in encoders if e.kind == "interval"]
         if intervals and params["numeric"] != "interval":
@@ -1506,43 +1502,55 @@ def _input_errors() -> Iterator[None]:
         raise FindRSInputError(str(e)) from None
 
 
+def _schema(encoders: Sequence[FeatureEncoder], encoding: str) -> tuple[list[int], list[str], list[bool]]:
+    """The core's schema of these features: per feature its number of training codes, its
+    constraint kind (:func:`_kind`) and whether it is an interval feature that held null."""
+    return (
+        [e.domain_size for e in encoders],
+        [_kind(e, encoding) for e in encoders],
+        [e.kind == "interval" and e.has_null for e in encoders],
+    )
+
+
 @contextlib.contextmanager
-def _memory_errors(encoders: Sequence[FeatureEncoder], kinds: list[str], labels: np.ndarray) -> Iterator[None]:
+def _memory_errors(encoders: Sequence[FeatureEncoder], encoding: str, labels: np.ndarray) -> Iterator[None]:
     """Refuses a fit that needs more memory than is available, before the core allocates it,
     and turns an allocation the core could not make into the same error (findrs.memory)."""
-    sizes = [e.domain_size for e in encoders]
-    names = [e.name for e in encoders]
     n_pos = int(labels.sum())
-    null_seen = [e.kind == "interval" and e.has_null for e in encoders]
+    sizes, kinds, null_seen = _schema(encoders, encoding)
     needed = _core.fit_bytes(sizes, kinds, n_pos, len(labels) - n_pos, null_seen)
-    check_fit_memory(needed, names, sizes, len(labels))
-    try:
+    with _refused_beyond(needed, encoders, len(labels)):
         yield
-    except MemoryError as e:
-        if isinstance(e, FindRSInputError):
-            raise
-        raise memory_error(needed, None, names, sizes, len(labels), failed=str(e)) from e
 
 
 @contextlib.contextmanager
 def _multiclass_memory_errors(
-    encoders: Sequence[FeatureEncoder], kinds: list[str], classes: np.ndarray, combine: str, n_jobs: int | None
+    encoders: Sequence[FeatureEncoder], encoding: str, classes: np.ndarray, combine: str, n_jobs: int | None
 ) -> Iterator[None]:
     """:func:`_memory_errors` for a multiclass fit: its class sets are fitted in parallel, so it
     may need the biggest set's bytes once per thread (at most once per set)."""
-    sizes = [e.domain_size for e in encoders]
-    names = [e.name for e in encoders]
+    sizes, kinds, null_seen = _schema(encoders, encoding)
     counts = np.bincount(classes)
     n_sets = len(counts) - (combine != "one-vs-rest")
-    one = max(int(_core.fit_bytes(sizes, kinds, int(c), len(classes) - int(c))) for c in counts)
+    one = max(int(_core.fit_bytes(sizes, kinds, int(c), len(classes) - int(c), null_seen)) for c in counts)
     needed = one * max(1, min(n_sets, n_jobs or os.cpu_count() or 1))
-    check_fit_memory(needed, names, sizes, len(classes))
+    with _refused_beyond(needed, encoders, len(classes)):
+        yield
+
+
+@contextlib.contextmanager
+def _refused_beyond(needed: int, encoders: Sequence[FeatureEncoder], rows: int) -> Iterator[None]:
+    """Refuses a fit needing ``needed`` bytes when they are not available, and turns an
+    allocation the core could not make into the same ``FindRSMemoryError``."""
+    sizes = [e.domain_size for e in encoders]
+    names = [e.name for e in encoders]
+    check_fit_memory(needed, names, sizes, rows)
     try:
         yield
     except MemoryError as e:
         if isinstance(e, FindRSInputError):
             raise
-        raise memory_error(needed, None, names, sizes, len(classes), failed=str(e)) from e
+        raise memory_error(needed, None, names, sizes, rows, failed=str(e)) from e
 
 
 @contextlib.contextmanager

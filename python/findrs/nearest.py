@@ -8,7 +8,7 @@ the lower id, i.e. the heavier rule for BO and BP (docs/semantics.md §6). Its f
 are exactly the constraints of that rule the row fails, in feature order.
 
 The work is NumPy on the encoder's codes: a table per feature says which constraints each code
-satisfies (an interval feature's constraints are ranges of its gap codes, docs/semantics.md §10,
+satisfies (an interval feature's constraints are ranges of its gap codes, docs/semantics.md §11,
 compared directly), and the failures of every rule are one matrix product of the rows' failed
 constraints with a dense 0/1 constraints x rules matrix, in blocks of rules (and of rows) so
 memory stays bounded whatever the model's size; the counts are small integers, exact in

@@ -61,7 +61,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     (one-hot columns); other numeric columns (float columns of other whole numbers too: cast
     category codes to integers) are cut into ``bins`` equal-width bins between the training
     minimum and maximum, or with ``numeric="interval"`` constrained to intervals of their
-    training values (docs/semantics.md §10). Missing values (``None``,
+    training values (docs/semantics.md §11). Missing values (``None``,
     ``NaN``, nulls) are a value of their own (a rule may require or exclude "missing"), so
     ``NaN`` is accepted; infinities are rejected. ``y`` is any 1-D array of two labels
     (strings, integers, booleans ...), of two or more classes.

@@ -230,7 +230,7 @@ def constraint_sql(enc: FeatureEncoder, c: Constraint, dialect: str = "duckdb") 
 
 
 def _interval_sql(enc: FeatureEncoder, c: Constraint, d: _Dialect) -> str:
-    """An interval constraint on the raw column (docs/semantics.md §10): ``x >= lo AND x <= hi``
+    """An interval constraint on the raw column (docs/semantics.md §11): ``x >= lo AND x <= hi``
     with the interval's ends (a cut end ``x < c``; an open end no test; whole numbers of an
     integer column as integers), ``x IS NULL OR ...`` when null passes. DuckDB orders NaN (null
     to findrs) above every number: a range open above excludes it, unless null passes."""

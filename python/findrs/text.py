@@ -12,7 +12,7 @@ not from a rule of this module's own):
   unseen values pass, the shorter of that and ``x not in [lo, hi)`` (the excluded bins); a null
   passes ``not in``, never a comparison, and ``or x is null`` appears only for a column that
   held nulls in training (a null in a column without any is an unseen value);
-- an interval constraint (``numeric="interval"``, docs/semantics.md §10; the view lists the
+- an interval constraint (``numeric="interval"``, docs/semantics.md §11; the view lists the
   indices of its training values) reads ``lo <= x <= hi``, ``x <= hi``, ``x >= lo`` or
   ``x = v`` with ``interval_ends="tight"``, ``lo <= x < hi`` with cuts, its ends printed
   exactly, and ``or x is null`` when null passes.
@@ -171,7 +171,7 @@ def interval_span(enc: FeatureEncoder, codes: Sequence[int]) -> tuple[tuple[int,
 def _interval_text(enc: FeatureEncoder, c: Constraint) -> str:
     """``2.31 <= x <= 5.07``, ``x < 5.1``, ``x >= 2.3``, ``x = 4``, ``x is not null``, ``x is
     null``, with ``or x is null`` when null passes; the ends as :meth:`FeatureEncoder.interval_bounds`
-    gives them (docs/semantics.md §10), printed exactly."""
+    gives them (docs/semantics.md §11), printed exactly."""
     span, null = interval_span(enc, c.codes)
     name = enc.name
     if span is None:

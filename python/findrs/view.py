@@ -31,7 +31,7 @@ class Constraint:
     Attributes:
         feature: the feature's position in ``model.features`` / ``model.encoders``.
         codes: the training codes it allows (``model.encoders[feature].values[code]`` is the
-            value), ascending. For an interval feature (docs/semantics.md §10) the indices of
+            value), ascending. For an interval feature (docs/semantics.md §11) the indices of
             its first and last values (one index when they coincide; every value between them
             passes), then ``d`` (the index of null in ``values``) when null passes; the
             encoder's ``interval_bounds(lo, hi)`` says which values never seen in training it

@@ -17,7 +17,7 @@
 //!
 //! `--widen` fits with the core's `widen` option: each run's intervals are widened one feature
 //! at a time (in feature order) as far as they go without covering a training negative the
-//! rule did not cover (docs/semantics.md §10). It shows how much of the difference to bins comes
+//! rule did not cover (docs/semantics.md §11). It shows how much of the difference to bins comes
 //! from FIND-S's tight [min, max] ends.
 use findrs_core::{fit, null_code, Columns, ConstraintKind, FitOptions, Method, Progress, RuleCount, Schema, Widen};
 use rand::seq::SliceRandom;

@@ -53,7 +53,7 @@ pub struct FitOptions {
     /// classifies more training rows correctly (docs/semantics.md §8).
     pub max_rules: Option<usize>,
     /// How each run's interval ends move toward the nearest training negatives, after prune
-    /// and simplification, before the runs are aggregated (docs/semantics.md §10). No effect
+    /// and simplification, before the runs are aggregated (docs/semantics.md §11). No effect
     /// without interval features.
     pub widen: Widen,
 }

@@ -1,5 +1,5 @@
 //! Interval ends widened toward the nearest training negatives (`widen`, beyond the paper,
-//! docs/semantics.md §10).
+//! docs/semantics.md §11).
 //!
 //! A FIND-RS rule's interval is the `[min, max]` of its bucket's values (FIND-S), so its ends
 //! sit on the last positives it absorbed, however far the nearest negative is. With `widen`

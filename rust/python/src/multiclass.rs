@@ -7,7 +7,7 @@ use crate::convert::{columns, core_err, guarded, schema, slices};
 use crate::fit::{drive, rule_count};
 use crate::model::CoreModel;
 use findrs_core::{
-    fit_multiclass as core_fit, write_multiclass_document, Combine, ConstraintTable, FitOptions, Method, MulticlassModel,
+    fit_multiclass as core_fit, write_multiclass_document, Combine, ConstraintTable, FitOptions, Method, MulticlassModel, Widen,
 };
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
@@ -15,17 +15,19 @@ use pyo3::prelude::*;
 use std::sync::OnceLock;
 
 /// Fits one rule set per class (`classes[r]` is row `r`'s class, below `n_classes`) combined by
-/// `combine` (`"one-vs-rest"`, `"rarest-first"` or `"frequent-first"`). Returns the model, the number of
-/// training rows identical to a row of another class, and per set the contradictions of its
-/// own training rows.
+/// `combine` (`"one-vs-rest"`, `"rarest-first"` or `"frequent-first"`); `null_seen` and `widen`
+/// as in `fit` (interval features: each set's interval ends widen toward its own negatives).
+/// Returns the model, the number of training rows identical to a row of another class, and
+/// per set the contradictions of its own training rows.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, classes, n_classes, combine, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, classes, n_classes, combine, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no"))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_multiclass(
     py: Python<'_>,
     columns_: Vec<PyReadonlyArray1<'_, u32>>,
     domain_sizes: Vec<u32>,
     kinds: Vec<String>,
+    null_seen: Vec<bool>,
     classes: PyReadonlyArray1<'_, u32>,
     n_classes: u32,
     combine: &str,
@@ -42,15 +44,17 @@ pub fn fit_multiclass(
     max_rules: Option<usize>,
     epsilon: f64,
     min_support: u32,
+    widen: &str,
 ) -> PyResult<(CoreMulticlass, usize, Vec<usize>)> {
-    let schema = schema(domain_sizes, &kinds)?;
+    let schema = schema(domain_sizes, &kinds, null_seen)?;
     let data = columns(&schema, slices(&columns_)?)?;
     let y = classes.as_slice().map_err(|_| PyValueError::new_err("classes must be contiguous"))?;
     let combine = Combine::parse(combine).map_err(core_err)?;
     let method = Method::parse(method).map_err(core_err)?;
     let n_rules = rule_count(n_rules, accuracy_ratio);
+    let widen = Widen::parse(widen).map_err(core_err)?;
     let options =
-        FitOptions { method, tolerance, epsilon, min_support, n_runs, seed, shuffle, n_rules, simplify, max_rules };
+        FitOptions { method, tolerance, epsilon, min_support, n_runs, seed, shuffle, n_rules, simplify, max_rules, widen };
     let n_sets = (n_classes as usize).saturating_sub(combine.is_list() as usize);
     let total = if method == Method::FindRs { 0 } else { n_sets * n_runs as usize };
     let fitted = drive(py, n_jobs, progress, total, |state| {
@@ -124,6 +128,13 @@ impl CoreMulticlass {
     #[getter]
     fn domain_sizes(&self) -> Vec<u32> {
         self.inner.schema().domain_sizes().to_vec()
+    }
+
+    /// Per feature: whether null occurs in its training data (interval features; false for
+    /// the others), as `CoreModel.null_seen`.
+    #[getter]
+    fn null_seen(&self) -> Vec<bool> {
+        self.inner.schema().null_seen_flags().to_vec()
     }
 
     #[getter]
