@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 
 import findrs
+from findrs import RuleSetModel
 from findrs.cli import main
 from findrs.progress import PlainProgress, progress_bar
 
@@ -64,14 +65,14 @@ def test_a_many_valued_integer_target_suggests_a_threshold_but_a_few_classes_are
     # Up to 20 numbers are classes: a multiclass model (docs/semantics.md §10), no threshold.
     few = pl.DataFrame({"a": [0, 1, 2, 0, 1, 2], "grade": [1, 2, 3, 1, 2, 3]})
     model = findrs.fit(few, "grade", method="find-rs")
-    assert model.classes == (1, 2, 3)
+    assert model.classes == [1, 2, 3]
     assert model.predict(few).to_list() == few["grade"].to_list()
     # scikit-learn's form with more than 20 integer classes is classes too (sklearn refused a
     # continuous y before): no quantity message.
     from findrs.sklearn import FindRSClassifier
 
     y = np.arange(60) % 25
-    X = pl.DataFrame({"a": y})
+    X = pl.DataFrame({"a": [f"v{v}" for v in y]})
     clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
     assert clf.classes_.tolist() == list(range(25)) and clf.predict(X).tolist() == y.tolist()
 
@@ -143,9 +144,14 @@ def test_cli_headerless_file_needs_no_header_and_says_so(car_like: Path, tmp_pat
 
 def test_cli_messages_use_option_names(car_like: Path, tmp_path: Path, capsys) -> None:
     model = str(tmp_path / "m.json")
-    code, _, err = _cli(capsys, ["fit", str(car_like), "--no-header", "--target", "column_3", "-o", model])
+    # A target of more than two classes fits a multiclass model; a binary-only setting on it is
+    # refused in --option terms.
+    code, _, err = _cli(
+        capsys, ["fit", str(car_like), "--no-header", "--target", "column_3", "--direction", "negative", "-o", model]
+    )
     assert code == 2
-    assert "pass --positive <label>" in err and "positive=" not in err
+    assert "--direction 'negative'" in err and "pass --positive <label>" in err
+    assert "positive=" not in err and "direction=" not in err
     code, _, err = _cli(
         capsys,
         ["fit", str(car_like), "--no-header", "--target", "column_3", "--positive", "unacc", "--n-rules", "2", "-o", model],
@@ -173,6 +179,24 @@ def test_cli_explain_names_the_positive_class_of_one_against_the_rest(car_like: 
     assert code == 0, err
     predicted = pl.read_csv(tmp_path / "p.csv")
     assert predicted.columns == ["column_1", "column_2", "column_3", "column_3_predicted"]
+
+
+def test_cli_explain_names_the_class_of_a_multiclass_model(car_like: Path, tmp_path: Path, capsys) -> None:
+    model = str(tmp_path / "m.json")
+    argv = ["fit", str(car_like), "--no-header", "--target", "column_3", "--multiclass", "frequent-first", "-o", model]
+    assert _cli(capsys, argv)[0] == 0
+    code, out, err = _cli(capsys, ["explain", model, str(car_like), "--no-header", "--top", "1"])
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("row ")]
+    fired = [line for line in out.splitlines() if line.startswith("    #")]
+    frame = pl.read_csv(car_like, has_header=False, new_columns=["column_1", "column_2", "column_3"])
+    predicted = RuleSetModel.from_json(Path(model)).predict(frame).to_list()
+    assert len(rows) == 300 and set(predicted) <= {"unacc", "acc", "good", "vgood"}
+    for i, (line, label) in enumerate(zip(rows, predicted)):
+        # each row is said to be its predicted class; no decision value (there is none per class)
+        assert line == f"row {i}: column_3 = {label!r}", line
+    # each fired rule names the class whose set it belongs to
+    assert fired and all(any(f"class {c!r}" in f for c in ("unacc", "acc", "good", "vgood")) for f in fired)
 
 
 def test_cli_no_header_is_refused_for_a_parquet_file(tmp_path: Path, capsys) -> None:

@@ -154,6 +154,7 @@ _CLI_NAMES = {
     "min_support": "--min-support", "direction": "--direction", "random_state": "--random-state",
     "features": "--features", "bins": "--bins", "T": "--T", "n_jobs": "--n-jobs", "n_rules": "--n-rules",
     "simplify": "--simplify", "max_rules": "--max-rules", "auto": "--auto", "target": "--target",
+    "numeric": "--numeric", "interval_ends": "--interval-ends", "multiclass": "--multiclass",
 }
 _PARAM_RE = re.compile(r"(?<![\w.(\[])(" + "|".join(sorted(_CLI_NAMES, key=len, reverse=True)) + r")=(?!=)")
 

@@ -147,7 +147,10 @@ def fit(
             (list, struct, temporal), a target with nulls, a parameter out of range (the ranges:
             ``findrs.params``), a ``min_support`` that leaves no rule, ``direction`` other than
             ``"positive"`` on a target of more than two classes, automatic settings with fewer
-            than two rows of a class or on a multiclass target.
+            than two rows of a class or on a multiclass target; ``target`` not a column name
+            (``fit(X, y)``: the message shows the target-column form and ``FindRSClassifier``);
+            a numeric target of more than 20 values without ``positive`` (a quantity: the
+            message suggests a threshold).
         KeyboardInterrupt: Ctrl-C during a BO/BP fit (it stops between runs).
 
     Warns:
@@ -210,7 +213,7 @@ def fit(
             what = f"direction={params['direction']!r}" if not params["auto"] else f"automatic settings ({', '.join(params['auto'])})"
             raise FindRSInputError(
                 f"{what} apply to binary targets; {target!r} has {len(tgt.classes or ())} classes and gives a multiclass "
-                f"model (one rule set per class, each describing its class): fix the settings, or pass positive= to "
+                f"model (one rule set per class, each describing its class): fix the settings, or pass positive=<label> to "
                 f"learn one class against the rest"
             )
     else:

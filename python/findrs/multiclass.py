@@ -17,9 +17,9 @@ training rows):
   classes after it; a row gets the class of the first set that says so, else the default.
 
 The Rust core fits the sets and decides every row (the expression plugin); this module holds
-the public view of the combination (:class:`Combination`) and prints it: as plain Polars
-(:func:`compiled_index`), as SQL (:func:`combination_sql`) and for people (:func:`as_text`,
-:func:`as_markdown`, :func:`as_html`). Each class set is printed through its own binary view (:attr:`RuleSetModel.vote <findrs.RuleSetModel.vote>`).
+the public view of the combination (:class:`Combination`, ``model.combination``) and prints it
+(the library's own helpers, not part of the API): as plain Polars (``model.to_expr()``), as SQL
+(``model.to_sql()``) and for people (``print(model)``, ``model.to_markdown()``, HTML). Each class set is printed through its own binary view (:attr:`RuleSetModel.vote <findrs.RuleSetModel.vote>`).
 
 Example:
     >>> import findrs, polars as pl
@@ -43,6 +43,8 @@ from . import report
 from .errors import FindRSInputError
 from .sql import _dialect, _double, _literal, _table_name, quote_identifier
 from .target import Target
+
+__all__ = ["COMBINATIONS", "DEFAULT", "Combination", "Multiclass"]
 
 Multiclass = Literal["auto", "frequent-first", "rarest-first", "one-vs-rest"]
 COMBINATIONS: tuple[str, ...] = ("frequent-first", "rarest-first", "one-vs-rest")
@@ -99,6 +101,13 @@ class Combination:
             ``votes / theta`` in double precision.
         thresholds: each set's integer threshold: the set says "this class" when its votes
             exceed it.
+
+    Example:
+        >>> import findrs, polars as pl
+        >>> df = pl.DataFrame({"a": ["x", "y", "z", "x", "y", "x"], "c": ["p", "q", "r", "p", "q", "p"]})
+        >>> comb = df.findrs.fit("c", multiclass="frequent-first", shuffle=False).combination
+        >>> comb.rule, comb.classes, comb.set_classes, comb.default
+        ('frequent-first', ('p', 'q', 'r'), (0, 1), 2)
     """
 
     rule: str
@@ -109,7 +118,14 @@ class Combination:
     thresholds: tuple[int, ...]
 
     def class_order(self) -> tuple[int, ...]:
-        """The class indices in the order the rule reads them (the default last)."""
+        """The class indices in the order the rule reads them (the default last).
+
+        Example:
+            >>> import findrs, polars as pl
+            >>> df = pl.DataFrame({"a": ["x", "y", "z", "x", "y", "x"], "c": ["p", "q", "r", "p", "q", "p"]})
+            >>> df.findrs.fit("c", multiclass="rarest-first", shuffle=False).combination.class_order()
+            (2, 1, 0)
+        """
         return self.set_classes + ((self.default,) if self.default is not None else ())
 
 
