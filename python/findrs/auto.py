@@ -10,7 +10,8 @@ fitted; :attr:`RuleSetModel.cv_results <findrs.RuleSetModel.cv_results>` is its 
 
 Example:
     >>> from findrs.auto import candidates
-    >>> p = {"encoding": "av", "tolerance": "auto", "min_support": 0, "direction": "positive", "n_rules": None}
+    >>> p = {"encoding": "av", "tolerance": "auto", "min_support": 0, "direction": "positive", "simplify": False,
+    ...      "n_rules": None}
     >>> [c["tolerance"] for c in candidates(p, n_positives=50, n_negatives=50)]
     [0, 0.1, 0.2, 0.3, 0.4]
 """
@@ -49,7 +50,7 @@ def candidates(params: Mapping[str, Any], *, n_positives: int, n_negatives: int)
     """Every combination of the values to try, one dict per candidate with a value for each of
     :data:`~findrs.params.AUTOMATIC` (a fixed parameter appears with its one value). Order:
     simpler first (AV before OH, lower tolerance, less support, the positive class, the
-    automatic K). ``n_positives`` and ``n_negatives`` count the training rows of the positive
+    paper's rules before simplified ones, the automatic K). ``n_positives`` and ``n_negatives`` count the training rows of the positive
     label and of the others.
 
     A share tolerance at least the share of the other class would accept the rule that covers
@@ -62,6 +63,7 @@ def candidates(params: Mapping[str, Any], *, n_positives: int, n_negatives: int)
         "tolerance": TOLERANCES if auto["tolerance"] else (params["tolerance"],),
         "min_support": tuple(supports(n_positives)) if auto["min_support"] else (params["min_support"],),
         "direction": ("positive", "negative") if auto["direction"] else (params["direction"],),
+        "simplify": (False, True) if auto["simplify"] else (params["simplify"],),
         "n_rules": RULE_COUNTS if auto["n_rules"] else (params["n_rules"],),
     }
     total = n_positives + n_negatives
@@ -77,22 +79,35 @@ def candidates(params: Mapping[str, Any], *, n_positives: int, n_negatives: int)
 
 def core_setting(c: Mapping[str, Any], accuracy_ratio: float) -> tuple[Any, ...]:
     """A candidate as the core takes it: (encoding, tau, epsilon, negate, min_support, K,
-    accuracy_ratio), K and the ratio as in a fit (``None``, ``None``: all rules)."""
+    accuracy_ratio, simplify), K and the ratio as in a fit (``None``, ``None``: all rules)."""
     tol = c["tolerance"]
     tau, eps = (0, float(tol)) if isinstance(tol, float) else (int(tol), 0.0)
     k = c["n_rules"]
     fixed = k if isinstance(k, int) else None
     ratio = accuracy_ratio if k == "auto" else None
-    return (c["encoding"], tau, eps, c["direction"] == "negative", int(c["min_support"]), fixed, ratio)
+    return (c["encoding"], tau, eps, c["direction"] == "negative", int(c["min_support"]), fixed, ratio,
+            bool(c["simplify"]))
 
 
-def record(cands: list[dict[str, Any]], rows: list[tuple[list[int], ...]], chosen: int, folds: int) -> dict[str, Any]:
-    """What a model keeps of its cross-validation: ``folds``, ``chosen`` (the index of the
-    candidate fitted) and ``candidates``, each its settings and per-fold ``correct`` (held-out
-    rows right), ``rows`` (held-out rows), ``rules`` and ``conditions`` (voting rules and their
+def scaled_support(s: int, n_rows: int, sampled: int) -> int:
+    """The final fit's ``min_support`` for a candidate's ``s`` cross-validated on a sample of
+    ``sampled`` of the ``n_rows`` training rows: ``s * n_rows / sampled``, rounded half up
+    (the core's ``scaled_support``)."""
+    if sampled >= n_rows or sampled == 0:
+        return s
+    return min((s * n_rows + sampled // 2) // sampled, 2**32 - 1)
+
+
+def record(cands: list[dict[str, Any]], rows: list[tuple[list[int], ...]], chosen: int, folds: int,
+           sampled: int) -> dict[str, Any]:
+    """What a model keeps of its cross-validation: ``folds``, ``sampled`` (the training rows
+    it used: a stratified sample, or every row), ``chosen`` (the index of the candidate
+    fitted) and ``candidates``, each its settings and per-fold ``correct`` (held-out rows
+    right), ``rows`` (held-out rows), ``rules`` and ``conditions`` (voting rules and their
     conditions)."""
     return {
         "folds": folds,
+        "sampled": sampled,
         "chosen": chosen,
         "candidates": [{**c, **dict(zip(_COUNTS, (list(map(int, x)) for x in r)))} for c, r in zip(cands, rows)],
     }
@@ -107,10 +122,17 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
     Raises:
         FindRSInputError: what is wrong.
     """
-    keys = ["candidates", "chosen", "folds"]
+    keys = ["candidates", "chosen", "folds", "sampled"]
+    if isinstance(rec, dict) and sorted(rec) == keys[:3]:  # written before samples and simplify
+        rec = {**rec, "sampled": n_rows, "candidates": [
+            {**c, "simplify": params["simplify"]} if isinstance(c, dict) and "simplify" not in c else c
+            for c in (rec["candidates"] if isinstance(rec["candidates"], list) else [])
+        ] or rec["candidates"]}
     if not isinstance(rec, dict) or sorted(rec) != keys:
         raise FindRSInputError(f"must be an object with the fields {keys}")
-    folds, chosen, cands = rec["folds"], rec["chosen"], rec["candidates"]
+    folds, chosen, cands, sampled = rec["folds"], rec["chosen"], rec["candidates"], rec["sampled"]
+    if isinstance(sampled, bool) or not isinstance(sampled, int) or not 1 <= sampled <= n_rows:
+        raise FindRSInputError(f"sampled must be a number of training rows, from 1 to {n_rows}, got {sampled!r}")
     if folds != params["cv"] or not isinstance(folds, int) or isinstance(folds, bool):
         raise FindRSInputError(f"it has {folds!r} folds but params say cv = {params['cv']!r}")
     if not isinstance(cands, list) or not cands:
@@ -122,7 +144,7 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
     for i, c in enumerate(cands):
         if not isinstance(c, dict) or sorted(c) != fields:
             raise FindRSInputError(f"candidate {i} must be an object with the fields {fields}")
-        for name in ("encoding", "tolerance", "min_support", "direction"):
+        for name in ("encoding", "tolerance", "min_support", "direction", "simplify"):
             try:
                 PARAMETERS[name].check(name, c[name])
             except FindRSInputError as e:
@@ -141,17 +163,20 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
             raise FindRSInputError(f"candidate {i} has more held-out rows right than held-out rows")
         if held_out is None:
             held_out = c["rows"]
-            if sum(held_out) != n_rows:
-                raise FindRSInputError(f"its folds hold {sum(held_out)} rows, the model was trained on {n_rows}")
+            if sum(held_out) != sampled:
+                raise FindRSInputError(f"its folds hold {sum(held_out)} rows, but it says it used {sampled}")
         elif c["rows"] != held_out:
             raise FindRSInputError(f"candidate {i}'s folds differ from candidate 0's")
-        for name in ("encoding", "tolerance", "min_support", "direction"):
+        for name in ("encoding", "tolerance", "min_support", "direction", "simplify"):
             if name not in params["auto"] and not _same(c[name], params[name]):
                 raise FindRSInputError(f"candidate {i} has {name} = {c[name]!r}, fixed at {params[name]!r} in params")
     for name in params["auto"]:
-        if name != "n_rules" and not _same(cands[chosen][name], params[name]):
+        value = cands[chosen][name]
+        if name == "min_support":
+            value = scaled_support(value, n_rows, sampled)
+        if name != "n_rules" and not _same(value, params[name]):
             raise FindRSInputError(
-                f"the chosen candidate has {name} = {cands[chosen][name]!r} but params say {params[name]!r}"
+                f"the chosen candidate has {name} = {value!r} but params say {params[name]!r}"
             )
     return rec
 
@@ -173,7 +198,8 @@ def table(rec: Mapping[str, Any]) -> pl.DataFrame:
         if k in ("tolerance", "n_rules"):
             out[k] = pl.Series(k, [None if v is None else str(v) for v in values], dtype=pl.String)
         else:
-            out[k] = pl.Series(k, values, dtype=pl.String if k in ("encoding", "direction") else pl.UInt32)
+            dtype = pl.String if k in ("encoding", "direction") else pl.Boolean if k == "simplify" else pl.UInt32
+            out[k] = pl.Series(k, values, dtype=dtype)
     acc, std, rules, conds = [], [], [], []
     for c in cands:
         per_fold = [a / max(r, 1) for a, r in zip(c["correct"], c["rows"])]

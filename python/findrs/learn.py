@@ -14,7 +14,7 @@ from .frames import as_polars
 from .model import RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import NOT_GIVEN, check_n_jobs, check_params
+from .params import DEFAULTS, NOT_GIVEN, NotGiven, check_n_jobs, check_params
 from .progress import progress_bar
 from .target import binarize, class_indices
 
@@ -36,7 +36,7 @@ def fit(
     tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
     min_support: int | Auto = NOT_GIVEN["min_support"],
     direction: Direction | Auto = NOT_GIVEN["direction"],
-    auto: bool = False,
+    auto: bool = True,
     shuffle: bool = True,
     random_state: int | None = None,
     features: Sequence[str] | None = None,
@@ -45,13 +45,14 @@ def fit(
     n_jobs: int | None = None,
     n_rules: Literal["auto", "cv"] | int | None = "auto",
     accuracy_ratio: float = 0.99,
-    simplify: bool = False,
+    simplify: bool | Auto = NOT_GIVEN["simplify"],
     max_rules: int | None = None,
     cv: int | None = None,
     cv_T: int | None = None,
     numeric: Numeric = "bins",
     interval_ends: IntervalEnds = "open",
     multiclass: Multiclass = _MULTICLASS_DEFAULT,
+    cv_rows: int | None = DEFAULTS["cv_rows"],
     verbose: bool = False,
 ) -> RuleSetModel:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
@@ -170,7 +171,7 @@ def fit(
             "method": method, "encoding": encoding, "tolerance": tolerance, "min_support": min_support,
             "direction": direction, "auto": auto, "shuffle": shuffle, "random_state": random_state,
             "bins": bins, "T": T, "n_rules": n_rules, "accuracy_ratio": accuracy_ratio, "simplify": simplify,
-            "max_rules": max_rules, "cv": cv, "cv_T": cv_T,
+            "max_rules": max_rules, "cv": cv, "cv_T": cv_T, "cv_rows": cv_rows,
             "numeric": numeric, "interval_ends": interval_ends,
         }
     )
@@ -206,9 +207,23 @@ def fit(
     if nul:
         # Polars panics when it reports an error about such a column.
         raise FindRSInputError(f"the column names {nul} hold a NUL character ('\\0'); rename them, e.g. df.rename({{{nul[0]!r}: {nul[0].replace(chr(0), '')!r}}})")
+    given = dict(encoding=encoding, tolerance=tolerance, min_support=min_support, direction=direction,
+                 simplify=simplify)
+
+    def papers() -> dict[str, Any]:
+        """The defaults fall back to the paper's settings; settings the caller set to "auto"
+        stay (and still need cross-validation, which fit then says)."""
+        explicit = {k: v for k, v in given.items() if not isinstance(v, NotGiven)}
+        paper = {k: NOT_GIVEN[k].paper for k in NOT_GIVEN}
+        return check_params({**params, **paper, **explicit, "auto": False,
+                             "n_rules": "cv" if "n_rules" in params["auto"] else params["n_rules"]})
+
     multi = class_indices(df, target) if positive is None else None
     if multi is not None:
         classes, tgt = multi
+        if params["auto"] and auto:
+            # A multiclass model: the automatic defaults are the paper's settings per class.
+            params = papers()
         if params["auto"] or params["direction"] != "positive":
             what = f"direction={params['direction']!r}" if not params["auto"] else f"automatic settings ({', '.join(params['auto'])})"
             raise FindRSInputError(
@@ -218,6 +233,9 @@ def fit(
             )
     else:
         y, tgt = binarize(df, target, positive)
+        if params["auto"] and auto and min(int(y.sum()), len(y) - int(y.sum())) < 2:
+            # Too few rows of a class to cross-validate: the defaults are the paper's settings.
+            params = papers()
         if tgt.negative is None and params["direction"] != "positive":
             if params["direction"] == "auto" and direction is NOT_GIVEN["direction"]:
                 # auto=True on one class against the rest: only that class can be described.

@@ -169,7 +169,9 @@ class RuleSetModel:
     ) -> "RuleSetModel":
         """Cross-validates the candidates of ``params["auto"]`` in the core, fits the best on all
         rows and records what was tried; ``params["cv"]`` ``None`` means 5 folds (3 above 20,000
-        rows), at most the rows of the smaller class."""
+        rows), at most the rows of the smaller class. With more than ``params["cv_rows"]``
+        rows, the cross-validation uses a stratified sample of that many, and an automatic
+        ``min_support`` is scaled to all rows (docs/semantics.md §9.4)."""
         n_pos = int(labels.sum())
         smaller = min(n_pos, len(labels) - n_pos)
         if smaller < 2:
@@ -179,9 +181,13 @@ class RuleSetModel:
             )
         folds = params["cv"] if params["cv"] is not None else (3 if len(labels) > 20_000 else 5)
         folds = min(folds, smaller)
-        cands = auto.candidates(params, n_positives=n_pos, n_negatives=len(labels) - n_pos)
+        n = len(labels)
+        sample = params["cv_rows"] if params["cv_rows"] is not None and params["cv_rows"] < n else n
+        # The candidates as the sample sees them (its positives decide the supports tried).
+        s_pos = max(1, (n_pos * sample + n // 2) // n)
+        cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
         with _input_errors(), _memory_errors(encoders, "av", labels):
-            core, contradictions, best, rows = _core.fit_auto(
+            core, contradictions, best, rows, sampled, support = _core.fit_auto(
                 codes,
                 *_schema(encoders, "av"),
                 labels,
@@ -194,16 +200,17 @@ class RuleSetModel:
                 params["shuffle"],
                 n_jobs,
                 progress,
-                simplify=params["simplify"],
                 widen=_WIDEN[params["interval_ends"]],
+                max_rows=params["cv_rows"],
+                scale_support="min_support" in params["auto"],
             )
         chosen = cands[best]
-        fitted = {**params, **chosen, "cv": folds}
+        fitted = {**params, **chosen, "min_support": int(support), "cv": folds}
         if params["method"] != "bp":
             fitted["n_rules"] = None
         negate = chosen["direction"] == "negative"
         y = ~labels if negate else labels
-        rec = auto.record(cands, rows, best, folds)
+        rec = auto.record(cands, rows, best, folds, int(sampled))
         return cls(core, encoders, _described(target, negate), fitted, _training(y, contradictions), rec)
 
     @classmethod

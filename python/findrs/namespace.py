@@ -22,7 +22,7 @@ from .expressions import Engine
 from .learn import Auto, Direction, Encoding, IntervalEnds, Method, Numeric
 from .learn import fit as _fit
 from .model import RuleSetModel
-from .params import NOT_GIVEN
+from .params import DEFAULTS, NOT_GIVEN
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import Multiclass
 
@@ -53,7 +53,7 @@ class DataFrameNamespace:
         tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
         min_support: int | Auto = NOT_GIVEN["min_support"],
         direction: Direction | Auto = NOT_GIVEN["direction"],
-        auto: bool = False,
+        auto: bool = True,
         shuffle: bool = True,
         random_state: int | None = None,
         features: Sequence[str] | None = None,
@@ -62,13 +62,14 @@ class DataFrameNamespace:
         n_jobs: int | None = None,
         n_rules: Literal["auto", "cv"] | int | None = "auto",
         accuracy_ratio: float = 0.99,
-        simplify: bool = False,
+        simplify: bool | Auto = NOT_GIVEN["simplify"],
         max_rules: int | None = None,
         cv: int | None = None,
         cv_T: int | None = None,
         numeric: Numeric = "bins",
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
+        cv_rows: int | None = DEFAULTS["cv_rows"],
         verbose: bool = False,
     ) -> RuleSetModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
@@ -87,7 +88,7 @@ class DataFrameNamespace:
             self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, numeric=numeric,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, numeric=numeric,
             interval_ends=interval_ends, multiclass=multiclass, verbose=verbose,
         )
 
@@ -153,7 +154,7 @@ class LazyFrameNamespace:
         tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
         min_support: int | Auto = NOT_GIVEN["min_support"],
         direction: Direction | Auto = NOT_GIVEN["direction"],
-        auto: bool = False,
+        auto: bool = True,
         shuffle: bool = True,
         random_state: int | None = None,
         features: Sequence[str] | None = None,
@@ -162,13 +163,14 @@ class LazyFrameNamespace:
         n_jobs: int | None = None,
         n_rules: Literal["auto", "cv"] | int | None = "auto",
         accuracy_ratio: float = 0.99,
-        simplify: bool = False,
+        simplify: bool | Auto = NOT_GIVEN["simplify"],
         max_rules: int | None = None,
         cv: int | None = None,
         cv_T: int | None = None,
         numeric: Numeric = "bins",
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
+        cv_rows: int | None = DEFAULTS["cv_rows"],
         verbose: bool = False,
     ) -> RuleSetModel:
         """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
@@ -186,7 +188,7 @@ class LazyFrameNamespace:
             self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, numeric=numeric,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, numeric=numeric,
             interval_ends=interval_ends, multiclass=multiclass, verbose=verbose,
         )
 

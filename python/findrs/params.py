@@ -6,19 +6,23 @@ table, so a range is written in one place. The Rust core checks the ranges it ne
 its own callers, with the same bounds (``T`` up to :data:`MAX_T`, ``accuracy_ratio`` in
 (0, 1], a share ``tolerance`` in [0, 1)).
 
-Automatic settings (docs/semantics.md §9.4): ``encoding``, ``tolerance``, ``min_support`` and
-``direction`` may be ``"auto"`` and BP's ``n_rules`` ``"cv"``; ``fit(auto=True)`` makes each of
-the four that is not given (its default is a :class:`NotGiven`) ``"auto"``. A fitted model's
-``params`` hold the values chosen, ``params["auto"]`` the names of the parameters
-cross-validation chose, and ``params["cv"]`` / ``params["cv_T"]`` its folds and runs per fit.
+Automatic settings (docs/semantics.md §9.4): ``encoding``, ``tolerance``, ``min_support``,
+``direction`` and ``simplify`` may be ``"auto"`` and BP's ``n_rules`` ``"cv"``; ``auto=True``
+(the default) makes each of the five that is not given (its default is a :class:`NotGiven`)
+``"auto"``, ``auto=False`` the paper's value. A fitted model's ``params`` hold the values
+chosen, ``params["auto"]`` the names of the parameters cross-validation chose, and
+``params["cv"]`` / ``params["cv_T"]`` / ``params["cv_rows"]`` its folds, runs per fit and
+sample size.
 
 Example:
     >>> from findrs.params import check_params
     >>> check_params({"method": "bp", "T": 10})["n_rules"]
     'auto'
-    >>> p = check_params({"auto": True, "encoding": "oh"})
+    >>> p = check_params({"encoding": "oh"})
     >>> p["auto"], p["encoding"], p["tolerance"]
-    (['tolerance', 'min_support', 'direction'], 'oh', 'auto')
+    (['tolerance', 'min_support', 'direction', 'simplify'], 'oh', 'auto')
+    >>> check_params({"auto": False})["tolerance"]
+    0
 """
 
 from __future__ import annotations
@@ -119,9 +123,10 @@ PARAMETERS: dict[str, Any] = {
     "cv_T": _Int(1, MAX_T),  # or None
     "numeric": _Choice(("bins", "interval")),
     "interval_ends": _Choice(("tight", "midpoint", "open", "widened")),
+    "cv_rows": _Int(1, 2**63 - 1),  # or None
 }
 """Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
-``None``; ``max_rules``, ``cv`` and ``cv_T`` ``None``; ``random_state`` ``None`` draws a seed)."""
+``None``; ``max_rules``, ``cv``, ``cv_T`` and ``cv_rows`` ``None``; ``random_state`` ``None`` draws a seed)."""
 
 DEFAULTS: dict[str, Any] = {
     "method": "find-rs",
@@ -137,11 +142,12 @@ DEFAULTS: dict[str, Any] = {
     "accuracy_ratio": 0.99,
     "simplify": False,
     "max_rules": None,
-    "auto": False,
+    "auto": True,
     "cv": None,
     "cv_T": None,
     "numeric": "bins",
     "interval_ends": "open",
+    "cv_rows": 4_000,
 }
 
 ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
@@ -154,25 +160,26 @@ ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
     "cv_T": None,
     "numeric": "bins",
     "interval_ends": "tight",
+    "cv_rows": None,
 }
 """Parameters added after findrs first wrote model files, with the value a file written without
 them means (they did not exist, so the fit did without them). Not :data:`DEFAULTS`, which may
 change."""
 
-AUTOMATIC = ("encoding", "tolerance", "min_support", "direction", "n_rules")
+AUTOMATIC = ("encoding", "tolerance", "min_support", "direction", "simplify", "n_rules")
 """The parameters cross-validation can choose, in the order a model lists them."""
 
-AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction")
-"""The parameters ``auto=True`` makes ``"auto"`` when they are not given."""
+AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
+"""The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""
 
 
 class NotGiven:
-    """The default of a parameter ``fit(auto=True)`` may choose: the paper's value, or
-    ``"auto"`` with ``auto=True``.
+    """The default of a parameter ``fit`` chooses automatically: ``"auto"`` (with
+    ``auto=True``, the default), or the paper's value with ``auto=False``.
 
     Example:
         >>> NOT_GIVEN["tolerance"]
-        0 (or 'auto' with auto=True)
+        'auto' (or 0 with auto=False)
     """
 
     __slots__ = ("paper",)
@@ -181,7 +188,7 @@ class NotGiven:
         self.paper = paper
 
     def __repr__(self) -> str:
-        return f"{self.paper!r} (or 'auto' with auto=True)"
+        return f"'auto' (or {self.paper!r} with auto=False)"
 
 
 NOT_GIVEN: dict[str, NotGiven] = {name: NotGiven(DEFAULTS[name]) for name in AUTO_BY_DEFAULT}
@@ -261,17 +268,17 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     elif not (k is None or (isinstance(k, str) and k in (("auto",) if loading else ("auto", "cv")))):
         k = PARAMETERS["n_rules"].check("n_rules", k) if not isinstance(k, str) else _bad_n_rules(k)
     out["n_rules"] = k
-    for name in ("cv", "cv_T"):
+    for name in ("cv", "cv_T", "cv_rows"):
         out[name] = None if p[name] is None else PARAMETERS[name].check(name, p[name])
     if loading:
         if "n_rules" in chosen and not bp:
             raise FindRSInputError(f"auto lists n_rules, which a {out['method']!r} model does not have")
         if chosen and (out["cv"] is None or out["cv_T"] is None):
             raise FindRSInputError(f"the settings {chosen} were chosen by cross-validation, but cv and cv_T are null")
-        if not chosen and (out["cv"], out["cv_T"]) != (None, None):
+        if not chosen and (out["cv"], out["cv_T"], out["cv_rows"]) != (None, None, None):
             raise FindRSInputError("cv and cv_T describe a cross-validation, but auto lists no setting it chose")
     elif not chosen:
-        out["cv"] = out["cv_T"] = None  # nothing to cross-validate
+        out["cv"] = out["cv_T"] = out["cv_rows"] = None  # nothing to cross-validate
     elif out["method"] == "find-rs":
         out["cv_T"] = 1
     elif out["cv_T"] is None:

@@ -146,7 +146,10 @@ def summary(
     chosen = model.params.get("auto")
     if chosen:
         settings = ", ".join(f"{k}={model.params[k]!r}" for k in chosen)
-        lines.insert(0, f"settings chosen by {model.params['cv']}-fold cross-validation: {settings}")
+        sampled = model._cv["sampled"] if model._cv is not None else model._training_rows
+        on = f" on {sampled:,} of the {model._training_rows:,} training rows" if sampled < model._training_rows else ""
+        lines.insert(0, f"settings chosen by {model.params['cv']}-fold cross-validation{on}: {settings} "
+                        "(auto=False: the paper's algorithm)")
     lines[-1] += ":"
     if limit is None or k <= limit:
         head_ids, tail_ids = list(range(k)), []

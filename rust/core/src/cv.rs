@@ -20,10 +20,15 @@
 //!   earlier candidate. [`fit_best`] fits the best setting whose fit on all rows keeps a rule.
 //!
 //! A setting's `kind` (AV or OH) is the encoding of every feature that is not an interval
-//! feature of the base schema; interval features stay intervals in every setting. With
-//! `simplify`, every run's pruned rules are simplified as in [`fit`], and with `widen` their
-//! interval ends widened as in [`fit`]; a rule budget
-//! (`max_rules`) is not cross-validated and cannot be combined.
+//! feature of the base schema; interval features stay intervals in every setting. A setting
+//! with `simplify` simplifies every run's pruned rules as [`fit`] does (settings that differ
+//! only in it share their runs too); a rule budget (`max_rules`) is not cross-validated and
+//! cannot be combined.
+//!
+//! With `max_rows`, the folds are made of a stratified sample of the rows (each class shuffled
+//! as above, its first rows kept); the final fit uses every row, with the setting's support
+//! scaled by rows / sampled rows ([`scaled_support`]). With `widen`, every run's interval ends
+//! are widened as in [`fit`].
 
 use crate::acceptance::Acceptance;
 use crate::best_k::pruning_curve;
@@ -58,6 +63,8 @@ pub struct Setting {
     pub min_support: u32,
     /// BP only (ignored otherwise).
     pub n_rules: RuleCount,
+    /// Simplify each run's pruned rules (docs/semantics.md §8), as a fit with `simplify` does.
+    pub simplify: bool,
 }
 
 /// How the cross-validation fits: the method, its runs per fit, the folds, the seed.
@@ -69,8 +76,12 @@ pub struct CvOptions {
     pub folds: usize,
     pub seed: u64,
     pub shuffle: bool,
-    /// Simplify each run's pruned rules, as a fit with `simplify` does.
-    pub simplify: bool,
+    /// Cross-validate on a stratified sample of at most this many rows (`None`: every row);
+    /// the final fit uses every row.
+    pub max_rows: Option<usize>,
+    /// With a sample, the final fit's `min_support` is the setting's scaled by rows / sampled
+    /// rows ([`scaled_support`]); else the setting's own.
+    pub scale_support: bool,
     /// Widen each run's interval ends, as a fit with `widen` does (after simplification).
     pub widen: Widen,
 }
@@ -103,6 +114,8 @@ pub struct CvReport {
     pub rows: Vec<CvRow>,
     /// Index of the chosen setting in `rows` (and in the settings given).
     pub best: usize,
+    /// Rows in the cross-validation (its sample, or every row).
+    pub sampled: usize,
 }
 
 /// The seed of fold `f`'s runs.
@@ -118,17 +131,52 @@ fn splitmix(x: u64) -> u64 {
 }
 
 /// The fold (`0..k`) of every row: each class shuffled and dealt round-robin.
+#[cfg(test)]
 pub(crate) fn stratified_folds(labels: &[bool], k: usize, seed: u64) -> Vec<u32> {
-    let mut fold = vec![0u32; labels.len()];
+    sampled_folds(labels, k, seed, None)
+}
+
+/// A row outside the cross-validation's sample.
+const UNSAMPLED: u32 = u32::MAX;
+
+/// The rows each class keeps in a sample of at most `max_rows` rows: its share of the sample,
+/// rounded, and at least `min(k, its rows)`. Every row without a limit or when the rows fit.
+fn class_quota(n_class: usize, n: usize, k: usize, max_rows: Option<usize>) -> usize {
+    match max_rows {
+        Some(m) if m < n => {
+            let share = ((n_class as u128 * m as u128 + n as u128 / 2) / n as u128) as usize;
+            share.max(k.min(n_class)).min(n_class)
+        }
+        _ => n_class,
+    }
+}
+
+/// The fold of every row of a stratified sample of at most `max_rows` rows (about; each class
+/// keeps its share), [`UNSAMPLED`] for the others: each class shuffled, its first rows kept
+/// and dealt round-robin. Without a limit (or when the rows fit) this is [`stratified_folds`].
+pub(crate) fn sampled_folds(labels: &[bool], k: usize, seed: u64, max_rows: Option<usize>) -> Vec<u32> {
+    let n = labels.len();
+    let mut fold = vec![UNSAMPLED; n];
     let mut rng = ChaCha8Rng::seed_from_u64(splitmix(seed ^ 0x00F0_1D5E_ED00));
     for class in [true, false] {
-        let mut rows: Vec<usize> = (0..labels.len()).filter(|&r| labels[r] == class).collect();
+        let mut rows: Vec<usize> = (0..n).filter(|&r| labels[r] == class).collect();
         rows.shuffle(&mut rng);
-        for (i, r) in rows.into_iter().enumerate() {
+        let quota = class_quota(rows.len(), n, k, max_rows);
+        for (i, r) in rows.into_iter().take(quota).enumerate() {
             fold[r] = (i % k) as u32;
         }
     }
     fold
+}
+
+/// The final fit's `min_support` for a candidate's `s` scored on `sampled` of `n` rows: `s`
+/// scaled by `n / sampled`, rounded (`s` itself without sampling).
+pub fn scaled_support(s: u32, n: usize, sampled: usize) -> u32 {
+    if sampled >= n || sampled == 0 {
+        return s;
+    }
+    let x = (s as u128 * n as u128 + sampled as u128 / 2) / sampled as u128;
+    x.min(u32::MAX as u128) as u32
 }
 
 /// `base` with every feature that is not an interval feature encoded as `kind`.
@@ -205,6 +253,9 @@ pub fn cross_validate(
     let n_pos = labels.iter().filter(|&&y| y).count();
     let n_neg = labels.len() - n_pos;
     let k = cv.folds;
+    if cv.max_rows == Some(0) {
+        return bad("the cross-validation's sample needs at least one row".into());
+    }
     if k < 2 || k > n_pos.min(n_neg) {
         return bad(format!(
             "{k}-fold cross-validation needs 2 <= k <= the rows of the smaller class ({})",
@@ -241,13 +292,16 @@ pub fn cross_validate(
     };
     data.check_training(&av)?;
 
-    let fold_of = stratified_folds(labels, k, cv.seed);
+    let fold_of = sampled_folds(labels, k, cv.seed, cv.max_rows);
     let folds: Vec<Fold> = (0..k)
         .into_par_iter()
         .map(|f| -> Result<Fold> {
             let rows_where = |inside: bool| -> Vec<u32> {
                 (0..labels.len() as u32)
-                    .filter(|&r| (fold_of[r as usize] == f as u32) == inside)
+                    .filter(|&r| {
+                        let x = fold_of[r as usize];
+                        x != UNSAMPLED && (x == f as u32) == inside
+                    })
                     .collect()
             };
             let (train_rows, test_rows) = (rows_where(false), rows_where(true));
@@ -340,29 +394,29 @@ pub fn cross_validate(
         .map(|r| r.ok_or(FindRsError::Cancelled))
         .collect::<Result<_>>()?;
 
-    // Scores: one job per (group, fold, min_support); each scores the group's settings with
-    // that support.
-    let mut jobs: Vec<(usize, usize, u32)> = Vec::new();
+    // Scores: one job per (group, fold, min_support, simplify); each scores the group's
+    // settings with that support and simplification.
+    let mut jobs: Vec<(usize, usize, u32, bool)> = Vec::new();
     for g in 0..groups.len() {
-        let mut supports: Vec<u32> = Vec::new();
+        let mut variants: Vec<(u32, bool)> = Vec::new();
         for (s, _) in settings.iter().zip(&group_of).filter(|(_, &gi)| gi == g) {
-            if !supports.contains(&s.min_support) {
-                supports.push(s.min_support);
+            if !variants.contains(&(s.min_support, s.simplify)) {
+                variants.push((s.min_support, s.simplify));
             }
         }
         for f in 0..k {
-            for &s in &supports {
-                jobs.push((g, f, s));
+            for &(s, simp) in &variants {
+                jobs.push((g, f, s, simp));
             }
         }
     }
     let scored: Vec<Vec<(usize, Score)>> = jobs
         .par_iter()
-        .map(|&(g, f, support)| {
+        .map(|&(g, f, support, simplify)| {
             let key = &groups[g];
             let ts = set_of(key, f);
             let acc = Acceptance::new(key.tolerance, key.epsilon).expect("checked above");
-            let mut simplifier = cv.simplify.then(|| Simplifier::new(ts, acc));
+            let mut simplifier = simplify.then(|| Simplifier::new(ts, acc));
             let pruned: Vec<Vec<Rule>> = runs[(g * k + f) * t..(g * k + f + 1) * t]
                 .iter()
                 .map(|run| {
@@ -380,7 +434,9 @@ pub fn cross_validate(
             let policies: Vec<(usize, RuleCount)> = settings
                 .iter()
                 .enumerate()
-                .filter(|&(i, s)| group_of[i] == g && s.min_support == support)
+                .filter(|&(i, s)| {
+                    group_of[i] == g && s.min_support == support && s.simplify == simplify
+                })
                 .map(|(i, s)| (i, s.n_rules))
                 .collect();
             let fold = &folds[f];
@@ -406,7 +462,7 @@ pub fn cross_validate(
             conditions: vec![0; k],
         })
         .collect();
-    for (&(_, f, _), scores) in jobs.iter().zip(&scored) {
+    for (&(_, f, _, _), scores) in jobs.iter().zip(&scored) {
         for &(i, sc) in scores {
             rows[i].correct[f] = sc.correct;
             rows[i].rows[f] = folds[f].test_labels.len() as u32;
@@ -415,7 +471,12 @@ pub fn cross_validate(
         }
     }
     let best = ranking(&rows)[0];
-    Ok(CvReport { rows, best })
+    let sampled = fold_of.iter().filter(|&&x| x != UNSAMPLED).count();
+    Ok(CvReport {
+        rows,
+        best,
+        sampled,
+    })
 }
 
 /// The rows' indices from best to worst (stable: ties keep the candidates' order).
@@ -427,7 +488,8 @@ fn ranking(rows: &[CvRow]) -> Vec<usize> {
 
 /// Cross-validates `settings` on `data` (base schema `schema`), then fits the best on all rows
 /// with `options` (its method, T, seed and shuffle; the setting's encoding, tolerance, epsilon,
-/// support and K; `cv.simplify`). A negated setting's model describes the negative rows:
+/// K and simplification, its support scaled by [`scaled_support`] when the cross-validation
+/// used a sample). A negated setting's model describes the negative rows:
 /// predict their complement. When the best setting's support filter leaves no rule on all
 /// rows, the next best is fitted, and so on; `report.best` is the setting fitted.
 pub fn fit_best(
@@ -453,9 +515,9 @@ pub fn fit_best(
         let opts = FitOptions {
             tolerance: s.tolerance,
             epsilon: s.epsilon,
-            min_support: s.min_support,
+            min_support: final_support(s, cv, labels.len(), report.sampled),
             n_rules: s.n_rules,
-            simplify: cv.simplify,
+            simplify: s.simplify,
             widen: cv.widen,
             ..options.clone()
         };
@@ -467,6 +529,16 @@ pub fn fit_best(
     Err(FindRsError::InvalidParameter(
         "every candidate's min_support leaves no rule on these rows; include a smaller one".into(),
     ))
+}
+
+/// The `min_support` [`fit_best`] fits setting `s` with on `n` rows after a cross-validation
+/// of `sampled` rows.
+pub fn final_support(s: &Setting, cv: &CvOptions, n: usize, sampled: usize) -> u32 {
+    if cv.scale_support {
+        scaled_support(s.min_support, n, sampled)
+    } else {
+        s.min_support
+    }
 }
 
 /// The number of runs [`cross_validate`] makes (for progress reports).
@@ -616,14 +688,17 @@ mod tests {
                 for negate in [false, true] {
                     for min_support in [0, 3] {
                         for n_rules in policies {
-                            v.push(Setting {
-                                kind,
-                                tolerance,
-                                epsilon,
-                                negate,
-                                min_support,
-                                n_rules,
-                            });
+                            for simplify in [false, true] {
+                                v.push(Setting {
+                                    kind,
+                                    tolerance,
+                                    epsilon,
+                                    negate,
+                                    min_support,
+                                    n_rules,
+                                    simplify,
+                                });
+                            }
                         }
                     }
                 }
@@ -650,7 +725,8 @@ mod tests {
                         Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
                     (s, rows, labels)
                 };
-                // Simplified runs on every other seed; interval ends widened on two seeds in three.
+                // A sample of the rows on every other seed; interval ends widened on two seeds
+                // in three (every setting is scored simplified and not).
                 let widen = [Widen::No, Widen::Open, Widen::Nearest][seed as usize / 3 % 3];
                 check_fold_scores(&base, &rows, &labels, method, seed, seed % 2 == 1, widen);
             }
@@ -663,9 +739,10 @@ mod tests {
         labels: &[bool],
         method: Method,
         seed: u64,
-        simplify: bool,
+        sample: bool,
         widen: Widen,
     ) {
+        let max_rows = sample.then_some(50);
         let m = base.n_features();
         let cols = columns_of(rows, m);
         let data = Columns::new(base, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
@@ -675,18 +752,24 @@ mod tests {
             folds: 3,
             seed,
             shuffle: true,
-            simplify,
+            max_rows,
+            scale_support: true,
             widen,
         };
         let report =
             cross_validate(base, &data, labels, &settings(), &cv, &Progress::default()).unwrap();
-        let fold_of = stratified_folds(labels, 3, seed);
+        let fold_of = sampled_folds(labels, 3, seed, max_rows);
+        let in_sample = fold_of.iter().filter(|&&x| x != UNSAMPLED).count();
+        assert_eq!(report.sampled, in_sample);
+        if sample {
+            assert!(in_sample < rows.len() && in_sample.abs_diff(50) <= 1);
+        }
         for row in &report.rows {
             let s = &row.setting;
             let schema = encoded(base, s.kind).unwrap();
             for f in 0..3 {
                 let tr: Vec<usize> = (0..rows.len())
-                    .filter(|&r| fold_of[r] != f as u32)
+                    .filter(|&r| fold_of[r] != f as u32 && fold_of[r] != UNSAMPLED)
                     .collect();
                 let te: Vec<usize> = (0..rows.len())
                     .filter(|&r| fold_of[r] == f as u32)
@@ -710,7 +793,7 @@ mod tests {
                     seed: fold_seed(seed, f),
                     shuffle: true,
                     n_rules: s.n_rules,
-                    simplify,
+                    simplify: s.simplify,
                     max_rules: None,
                     widen,
                 };
@@ -756,7 +839,8 @@ mod tests {
             folds: 4,
             seed: 9,
             shuffle: true,
-            simplify: true,
+            max_rows: Some(150),
+            scale_support: true,
             widen: Widen::No,
         };
         let go = |threads| {
@@ -800,7 +884,8 @@ mod tests {
                 folds: 3,
                 seed,
                 shuffle: true,
-                simplify: false,
+                max_rows: None,
+                scale_support: true,
                 widen: Widen::No,
             };
             let mut cands = settings();
@@ -852,6 +937,7 @@ mod tests {
                 epsilon: s.epsilon,
                 min_support: s.min_support,
                 n_rules: s.n_rules,
+                simplify: s.simplify,
                 ..options.clone()
             };
             let again = fit(
@@ -887,6 +973,7 @@ mod tests {
             negate: false,
             min_support: 0,
             n_rules: RuleCount::All,
+            simplify: false,
         };
         let never = Setting {
             min_support: 10_000,
@@ -898,7 +985,8 @@ mod tests {
             folds: 4,
             seed: 1,
             shuffle: true,
-            simplify: false,
+            max_rows: None,
+            scale_support: true,
             widen: Widen::No,
         };
         let options = FitOptions {
@@ -953,6 +1041,103 @@ mod tests {
         assert_ne!(f, stratified_folds(&labels, 5, 2));
     }
 
+    /// A sample keeps each class's share (rounded, at least `k` rows), is stratified over the
+    /// folds, is a prefix of the unsampled deal (same shuffles), and without a limit or when
+    /// the rows fit it is `stratified_folds`.
+    #[test]
+    fn sampled_folds_are_a_stratified_sample() {
+        let labels: Vec<bool> = (0..1003).map(|i| i % 7 == 0).collect();
+        let n_pos = labels.iter().filter(|&&y| y).count();
+        assert_eq!(sampled_folds(&labels, 3, 4, None), stratified_folds(&labels, 3, 4));
+        assert_eq!(sampled_folds(&labels, 3, 4, Some(1003)), stratified_folds(&labels, 3, 4));
+        for max in [1usize, 10, 100, 500] {
+            let f = sampled_folds(&labels, 3, 4, Some(max));
+            for class in [true, false] {
+                let n_class = if class { n_pos } else { 1003 - n_pos };
+                let kept: Vec<usize> = (0..1003)
+                    .filter(|&r| labels[r] == class && f[r] != UNSAMPLED)
+                    .collect();
+                assert_eq!(kept.len(), class_quota(n_class, 1003, 3, Some(max)));
+                assert!(kept.len() >= 3);
+                let mut counts = [0usize; 3];
+                for &r in &kept {
+                    counts[f[r] as usize] += 1;
+                }
+                assert!(counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 1);
+            }
+            let total = f.iter().filter(|&&x| x != UNSAMPLED).count();
+            // Each class keeps its rounded share, or k rows when that is fewer.
+            assert!(total.abs_diff(max) <= 1 || total <= max + 6, "{max}: {total}");
+            if max >= 100 {
+                assert!(total.abs_diff(max) <= 1, "{max}: {total}");
+            }
+        }
+        assert_eq!(scaled_support(10, 1000, 250), 40);
+        assert_eq!(scaled_support(3, 1000, 1000), 3);
+        assert_eq!(scaled_support(0, 1000, 7), 0);
+    }
+
+    /// With a sample, `fit_best` fits the winner on every row with its support scaled.
+    #[test]
+    fn a_sampled_cross_validation_fits_on_every_row() {
+        let domains = [3u32, 4, 2, 3, 2, 5];
+        let (rows, labels) = random_data(11, 300, &domains);
+        let cols = columns_of(&rows, domains.len());
+        let base = Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+        let data = Columns::new(&base, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        let cv = CvOptions {
+            method: Method::FindRs,
+            n_runs: 1,
+            folds: 3,
+            seed: 2,
+            shuffle: true,
+            max_rows: Some(100),
+            scale_support: true,
+            widen: Widen::No,
+        };
+        let cands: Vec<Setting> = settings()
+            .into_iter()
+            .filter(|s| s.min_support == 3 && !s.negate)
+            .collect();
+        let options = FitOptions {
+            seed: 2,
+            shuffle: true,
+            ..FitOptions::default()
+        };
+        let (fitted, report) = fit_best(
+            &base,
+            &data,
+            &labels,
+            &cands,
+            &cv,
+            &options,
+            &Progress::default(),
+        )
+        .unwrap();
+        assert_eq!(report.sampled, 100);
+        let s = &report.rows[report.best].setting;
+        let opts = FitOptions {
+            tolerance: s.tolerance,
+            epsilon: s.epsilon,
+            min_support: 9,
+            n_rules: s.n_rules,
+            simplify: s.simplify,
+            ..options.clone()
+        };
+        let again = fit(
+            encoded(&base, s.kind).unwrap(),
+            &data,
+            &labels,
+            &opts,
+            &Progress::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            fitted.model.rule_set().rules(),
+            again.model.rule_set().rules()
+        );
+    }
+
     #[test]
     fn bad_requests_are_errors() {
         let domains = [3u32, 2];
@@ -966,7 +1151,8 @@ mod tests {
             folds: 3,
             seed: 0,
             shuffle: true,
-            simplify: false,
+            max_rows: None,
+            scale_support: true,
             widen: Widen::No,
         };
         let go = |s: &[Setting], cv: &CvOptions| {

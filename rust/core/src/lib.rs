@@ -54,7 +54,7 @@ mod training;
 mod widen;
 
 pub use constraints::{Constraint, ConstraintTable};
-pub use cv::{cross_validate, cv_runs, fit_best, CvOptions, CvReport, CvRow, Setting};
+pub use cv::{cross_validate, cv_runs, final_support, fit_best, scaled_support, CvOptions, CvReport, CvRow, Setting};
 pub use data::Columns;
 pub use ensemble::Progress;
 pub use error::{FindRsError, Result};

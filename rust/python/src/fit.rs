@@ -5,7 +5,7 @@
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
 use findrs_core::{
-    cv_runs, fit as core_fit, fit_best, fit_bytes as core_fit_bytes, ConstraintKind, CvOptions,
+    cv_runs, fit as core_fit, fit_best, final_support, fit_bytes as core_fit_bytes, ConstraintKind, CvOptions,
     FitOptions, Method, Progress, RuleCount, Setting, Widen,
 };
 use numpy::PyReadonlyArray1;
@@ -109,8 +109,8 @@ pub fn fit(
 }
 
 /// A candidate setting as Python passes it: (encoding, tolerance, epsilon, negate,
-/// min_support, n_rules, accuracy_ratio), with n_rules and accuracy_ratio as in `fit`.
-type PySetting = (String, u32, f64, bool, u32, Option<usize>, Option<f64>);
+/// min_support, n_rules, accuracy_ratio, simplify), with n_rules and accuracy_ratio as in `fit`.
+type PySetting = (String, u32, f64, bool, u32, Option<usize>, Option<f64>, bool);
 
 /// One candidate's cross-validation as Python receives it, lists over the folds: (correct,
 /// rows, rules, conditions).
@@ -118,13 +118,15 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_runs`
 /// runs per fit), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
-/// `kinds` is the base encoding (a candidate's encoding replaces "av" and "oh"); `simplify`
-/// simplifies every run's rules, in the cross-validation and the final fit, and `widen`
-/// ("no", "open", "nearest") widens their interval ends after it. Returns the
-/// model, the contradictions, the index of the candidate fitted, and every candidate's scores.
-/// The model of a negated candidate describes the negative rows.
+/// `kinds` is the base encoding (a candidate's encoding replaces "av" and "oh"); `max_rows`
+/// limits the cross-validation to a stratified sample (the final fit uses every row, its
+/// support scaled). Returns the model, the contradictions, the index of the candidate fitted,
+/// every candidate's scores, the rows the cross-validation used and the final fit's
+/// `min_support`. The model of a negated candidate describes the negative rows. `widen`
+/// ("no", "open", "nearest") widens every run's interval ends, in the cross-validation and the
+/// final fit.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, simplify=false, widen="no"))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -142,9 +144,10 @@ pub fn fit_auto(
     shuffle: bool,
     n_jobs: Option<usize>,
     progress: Option<Py<PyAny>>,
-    simplify: bool,
     widen: &str,
-) -> PyResult<(CoreModel, usize, usize, Vec<PyCvRow>)> {
+    max_rows: Option<usize>,
+    scale_support: bool,
+) -> PyResult<(CoreModel, usize, usize, Vec<PyCvRow>, usize, u32)> {
     let base = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&base, sl)?;
@@ -152,7 +155,7 @@ pub fn fit_auto(
     let method = Method::parse(method).map_err(core_err)?;
     let settings = candidates
         .into_iter()
-        .map(|(kind, tolerance, epsilon, negate, min_support, k, ratio)| {
+        .map(|(kind, tolerance, epsilon, negate, min_support, k, ratio, simplify)| {
             Ok(Setting {
                 kind: ConstraintKind::parse(&kind).map_err(core_err)?,
                 tolerance,
@@ -160,17 +163,20 @@ pub fn fit_auto(
                 negate,
                 min_support,
                 n_rules: rule_count(k, ratio),
+                simplify,
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
     let widen = Widen::parse(widen).map_err(core_err)?;
-    let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, simplify, widen };
+    let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, max_rows, scale_support, widen };
     let options = FitOptions { method, n_runs, seed, shuffle, widen, ..FitOptions::default() };
     let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
     let (fitted, report) =
         drive(py, n_jobs, progress, total, |state| fit_best(&base, &data, y, &settings, &cv, &options, state))?;
+    let support = final_support(&report.rows[report.best].setting, &cv, y.len(), report.sampled);
+    let sampled = report.sampled;
     let rows = report.rows.into_iter().map(|r| (r.correct, r.rows, r.rules, r.conditions)).collect();
-    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, report.best, rows))
+    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, report.best, rows, sampled, support))
 }
 
 pub(crate) fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {
