@@ -44,7 +44,7 @@ def _expect(call: Callable[[], Any], *fragments: str) -> FindRSInputError:
 
 
 def fit(df: pl.DataFrame = MONKS, target: str = "class", positive: Any = None, **kw: Any) -> Callable[[], Any]:
-    return lambda: findrs.fit(df, target, positive, **kw)
+    return lambda: findrs.fit(df, target, positive, **{"auto": False, **kw})
 
 
 def test_error_is_a_value_error() -> None:
@@ -58,21 +58,21 @@ def test_error_is_a_value_error() -> None:
 TARGET_CASES = {
     "missing target column": (fit(target="klass"), ["'klass'", "not found"]),
     "positive label absent (int)": (fit(positive=7), ["7", "'class'", "not found"]),
-    "positive label absent (str)": (lambda: findrs.fit(SMALL, "label", "maybe"), ["'maybe'", "'label'"]),
-    "positive label of the wrong type": (lambda: findrs.fit(SMALL, "label", 1), ["1", "'label'"]),
+    "positive label absent (str)": (lambda: findrs.fit(SMALL, "label", "maybe", auto=False), ["'maybe'", "'label'"]),
+    "positive label of the wrong type": (lambda: findrs.fit(SMALL, "label", 1, auto=False), ["1", "'label'"]),
     "one class only": (fit(MONKS.filter(pl.col("class") == 0)), ["'class'", "single class", "0"]),
     "one class only, positive given": (fit(MONKS.filter(pl.col("class") == 0), positive=1), ["1", "'class'"]),
     "all rows positive": (fit(MONKS.filter(pl.col("class") == 1), positive=1), ["'class'", "every row", "1"]),
     "all rows positive (bool)": (
-        lambda: findrs.fit(pl.DataFrame({"a": [1, 2], "y": [True, True]}), "y"),
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2], "y": [True, True]}), "y", auto=False),
         ["'y'", "True"],
     ),
     "all rows negative (bool)": (
-        lambda: findrs.fit(pl.DataFrame({"a": [1, 2], "y": [False, False]}), "y"),
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2], "y": [False, False]}), "y", auto=False),
         ["'y'"],
     ),
     "an unknown multiclass combination": (
-        lambda: findrs.fit(pl.DataFrame({"a": [1, 2, 3], "y": ["r", "g", "b"]}), "y", multiclass="vote"),
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2, 3], "y": ["r", "g", "b"]}), "y", multiclass="vote", auto=False),
         ["multiclass", "'vote'", "'frequent-first'"],
     ),
     "target with nulls": (
@@ -80,15 +80,15 @@ TARGET_CASES = {
         ["'class'", "null"],
     ),
     "target with nulls (string)": (
-        lambda: findrs.fit(SMALL.with_columns(pl.when(pl.col("b") == 2).then(None).otherwise(pl.col("label")).alias("label")), "label", "yes"),
+        lambda: findrs.fit(SMALL.with_columns(pl.when(pl.col("b") == 2).then(None).otherwise(pl.col("label")).alias("label")), "label", "yes", auto=False),
         ["'label'", "null"],
     ),
     "list target": (
-        lambda: findrs.fit(SMALL.with_columns(label=pl.concat_list("b", "b")), "label"),
+        lambda: findrs.fit(SMALL.with_columns(label=pl.concat_list("b", "b")), "label", auto=False),
         ["'label'", "List"],
     ),
     "empty frame": (fit(MONKS.head(0)), ["no rows"]),
-    "no feature columns": (lambda: findrs.fit(SMALL.select("label"), "label", "yes"), ["no feature columns", "'label'"]),
+    "no feature columns": (lambda: findrs.fit(SMALL.select("label"), "label", "yes", auto=False), ["no feature columns", "'label'"]),
 }
 
 
@@ -123,10 +123,10 @@ FEATURE_CASES = {
     "features names the target": (fit(features=["a1", "class"]), ["'class'"]),
     "features is empty": (fit(features=[]), ["no feature columns"]),
     "all-NaN float feature": (
-        lambda: findrs.fit(SMALL.with_columns(c=pl.lit(float("nan"))), "label", "yes"),
+        lambda: findrs.fit(SMALL.with_columns(c=pl.lit(float("nan"))), "label", "yes", auto=False),
         ["'c'", "finite"],
     ),
-    "not a frame": (lambda: findrs.fit([[1, 2], [3, 4]], "y"), ["list"]),
+    "not a frame": (lambda: findrs.fit([[1, 2], [3, 4]], "y", auto=False), ["list"]),
 }
 
 
@@ -201,8 +201,8 @@ def test_parameter_errors(kwargs: dict[str, Any], fragments: list[str]) -> None:
 
 @pytest.mark.parametrize(("kwargs", "fragments"), PARAM_CASES[:11], ids=[repr(k) for k, _ in PARAM_CASES[:11]])
 def test_parameter_errors_through_namespaces(kwargs: dict[str, Any], fragments: list[str]) -> None:
-    _expect(lambda: MONKS.findrs.fit("class", **kwargs), *fragments)
-    _expect(lambda: MONKS.lazy().findrs.fit("class", **kwargs), *fragments)
+    _expect(lambda: MONKS.findrs.fit("class", **kwargs, auto=False), *fragments)
+    _expect(lambda: MONKS.lazy().findrs.fit("class", **kwargs, auto=False), *fragments)
 
 
 # --------------------------------------------------------------------------- #
@@ -212,12 +212,12 @@ def test_parameter_errors_through_namespaces(kwargs: dict[str, Any], fragments: 
 
 @pytest.fixture(scope="module")
 def small_model() -> RuleSetModel:
-    return findrs.fit(SMALL, "label", "yes", shuffle=False)
+    return findrs.fit(SMALL, "label", "yes", shuffle=False, auto=False)
 
 
 @pytest.fixture(scope="module")
 def bp_model() -> RuleSetModel:
-    return findrs.fit(MONKS, "class", method="bp", T=5, random_state=0)
+    return findrs.fit(MONKS, "class", method="bp", T=5, random_state=0, auto=False)
 
 
 @pytest.mark.parametrize("method", ["predict", "decision_function", "explain"])
@@ -284,7 +284,7 @@ def test_pruning_curve_errors(small_model: RuleSetModel, bp_model: RuleSetModel)
 
 @pytest.fixture(scope="module")
 def model_dict() -> dict[str, Any]:
-    m = findrs.fit(MONKS, "class", method="bo", T=3, random_state=0)
+    m = findrs.fit(MONKS, "class", method="bo", T=3, random_state=0, auto=False)
     return json.loads(m.to_json())
 
 
@@ -491,7 +491,7 @@ def test_from_json_round_trip_of_the_fixture_works(model_dict: dict[str, Any]) -
 def test_infinities_fall_into_the_end_bins() -> None:
     # Bin edges span the finite values; +inf lands in the last bin, -inf in the first.
     df = SMALL.with_columns(c=pl.Series([1.0, float("inf"), 2.0, 3.0, float("-inf"), 5.0]))
-    model = findrs.fit(df, "label", "yes")
+    model = findrs.fit(df, "label", "yes", auto=False)
     (enc,) = [e for e in model.encoders if e.name == "c"]
     assert enc.edges[0] == 1.0 and enc.edges[-1] == 5.0
     codes = findrs.encode.encode_frame(df, model.encoders)[model.features.index("c")]

@@ -43,17 +43,17 @@ def test_fit_prints_the_model_and_saves_it(files, capsys) -> None:
     model = RuleSetModel.from_json(path)
     assert model.method == "find-rs" and model.n_rules == 8 and model.random_state == 0
     train = pl.read_csv(files["train"])
-    direct = findrs.fit(train, "class", "positive", random_state=0)
+    direct = findrs.fit(train, "class", "positive", random_state=0, auto=False)
     assert json.loads(model.to_json())["model"] == json.loads(direct.to_json())["model"]
 
 
 @pytest.mark.parametrize(
     "args, method, encoding",
     [
-        (["--method", "bo", "--encoding", "oh", "--T", "7", "--random-state", "3"], "bo", "oh"),
-        (["--method", "bp", "-T", "9", "--n-rules", "all", "--random-state", "1", "--tolerance", "1"], "bp", "av"),
-        (["--method", "bp", "--T", "5", "--n-rules", "3", "--random-state", "1", "--n-jobs", "1"], "bp", "av"),
-        (["--method", "bp", "--T", "6", "--random-state", "2", "--simplify", "--max-rules", "2"], "bp", "av"),
+        (["--paper", "--method", "bo", "--encoding", "oh", "--T", "7", "--random-state", "3"], "bo", "oh"),
+        (["--paper", "--method", "bp", "-T", "9", "--n-rules", "all", "--random-state", "1", "--tolerance", "1"], "bp", "av"),
+        (["--paper", "--method", "bp", "--T", "5", "--n-rules", "3", "--random-state", "1", "--n-jobs", "1"], "bp", "av"),
+        (["--paper", "--method", "bp", "--T", "6", "--random-state", "2", "--simplify", "--max-rules", "2"], "bp", "av"),
     ],
 )
 def test_fit_options_reach_the_model(files, capsys, args, method, encoding) -> None:
@@ -148,7 +148,7 @@ def _reference_fired(model: RuleSetModel, df: pl.DataFrame) -> list[list[int]]:
 def test_explain_table_is_spec2_coverage(method) -> None:
     # What `findrs explain` prints comes from model.explain; check it against semantics §2 directly.
     train, test = train_test_split(tic_tac_toe())
-    model = findrs.fit(train, "class", "positive", method=method, encoding="oh", T=10, random_state=0)
+    model = findrs.fit(train, "class", "positive", method=method, encoding="oh", T=10, random_state=0, auto=False)
     test = test.with_columns(pl.when(pl.int_range(pl.len()) % 7 == 0).then(pl.lit("?")).otherwise(pl.col("top_left")).alias("top_left"))
     table = model.explain(test)
     assert table["class_predicted"].to_list() == model.predict(test).to_list()

@@ -27,13 +27,13 @@ METHODS = ["find-rs", "bo", "bp"]
 def _fit(df: pl.DataFrame, target: str, **kw: Any) -> findrs.RuleSetModel:
     kw.setdefault("random_state", 0)
     kw.setdefault("T", 7)
-    return findrs.fit(df, target, n_jobs=1, **kw)
+    return findrs.fit(df, target, n_jobs=1, **kw, auto=False)
 
 
 # ------------------------------------------------------------------------- item 1
 def test_the_issues_pattern_named_feature_is_read_from_its_own_column() -> None:
     df = pl.DataFrame({"^a.*$": ["p", "q", "p", "q"], "a1": [1, 2, 2, 1], "y": [True, False, True, False]})
-    model = findrs.fit(df, "y", features=["^a.*$"])
+    model = findrs.fit(df, "y", features=["^a.*$"], auto=False)
     assert model.encoders[0].values == ("p", "q")
     assert model.predict(df).to_list() == [True, False, True, False]  # was [True] * 4 (from a1)
 
@@ -85,7 +85,7 @@ def test_pattern_names_in_the_scikit_learn_wrapper() -> None:
     pd = pytest.importorskip("pandas")
     X = pd.DataFrame({"*": ["a", "b", "a", "b", "c"], "^b$": [1.5, 2.5, 3.5, 0.5, 9.0]})
     y = [1, 0, 1, 0, 1]
-    clf = FindRSClassifier(random_state=0, n_jobs=1).fit(X, y)
+    clf = FindRSClassifier(random_state=0, n_jobs=1, auto=False).fit(X, y)
     assert clf.predict(X).tolist() == y
 
 
@@ -171,7 +171,7 @@ def test_bad_feature_lists_and_targets_are_refused_at_fit(what: str, kw: dict, t
     if target is not None:
         df = df.with_columns(target)
     with pytest.raises(FindRSInputError, match=match):
-        findrs.fit(df, "y", **kw)
+        findrs.fit(df, "y", **kw, auto=False)
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_integers_beyond_64_bits_predict_on_every_path() -> None:
 def test_pandas_integer_column_that_met_a_nan_still_predicts() -> None:
     pd = pytest.importorskip("pandas")
     train = pd.DataFrame({"a": [1, 2, 1, 2, 3], "b": ["x", "y", "x", "x", "y"], "y": [True, False, True, False, True]})
-    model = findrs.fit(train, "y", shuffle=False)
+    model = findrs.fit(train, "y", shuffle=False, auto=False)
     later = pd.DataFrame({"a": [1, 2, np.nan, 3, 2.0], "b": ["x", "y", "x", "y", "x"]})
     assert later["a"].dtype == np.float64
     want = model.predict(pl.DataFrame({"a": [1, 2, None, 3, 2], "b": later["b"].tolist()}))
@@ -224,7 +224,7 @@ def test_pandas_integer_column_that_met_a_nan_still_predicts() -> None:
 
 def test_a_dtype_change_says_how_to_cast_back_in_pandas_too() -> None:
     pd = pytest.importorskip("pandas")
-    model = findrs.fit(pd.DataFrame({"a": ["1", "2", "1"], "y": [True, False, True]}), "y")
+    model = findrs.fit(pd.DataFrame({"a": ["1", "2", "1"], "y": [True, False, True]}), "y", auto=False)
     with pytest.raises(FindRSInputError, match=r"pl.col\('a'\).cast\(pl.String\).*astype\('string'\)"):
         model.predict(pd.DataFrame({"a": [1, 2, 1]}))
 
@@ -316,10 +316,10 @@ def test_a_fit_that_needs_more_memory_than_available_is_refused_beforehand(monke
     df = _id_frame(20_000, 1)
     monkeypatch.setenv("FINDRS_MEMORY_LIMIT", str(50 * 2**20))
     with pytest.raises(findrs.FindRSMemoryError, match=r"needs about 0\.\d\d GiB .* 0\.05 GiB is available.*'id0' \(1[0-9],[0-9]{3} values\)") as e:
-        findrs.fit(df, "y")
+        findrs.fit(df, "y", auto=False)
     assert isinstance(e.value, MemoryError) and isinstance(e.value, FindRSInputError)
     monkeypatch.setenv("FINDRS_MEMORY_LIMIT", str(2**40))
-    assert findrs.fit(df, "y", features=["small"]).n_rules >= 1
+    assert findrs.fit(df, "y", features=["small"], auto=False).n_rules >= 1
 
 
 def test_a_failed_allocation_in_the_core_is_a_memory_error_not_an_abort(tmp_path) -> None:

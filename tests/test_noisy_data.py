@@ -37,7 +37,7 @@ def _is_point_rule(model: findrs.RuleSetModel, i: int) -> bool:
 def test_share_tolerance_bounds_each_rule_precision(df: pl.DataFrame, eps: float, method: str, encoding: str,
                                                    seed: int) -> None:
     model = findrs.fit(df, "y", method=method, T=5, encoding=encoding, tolerance=eps, random_state=seed,
-                       n_rules=None)
+                       n_rules=None, auto=False)
     rules = model.rules
     for i, (p, n) in enumerate(zip(rules["train_positives"], rules["train_negatives"])):
         if n > 0 and n / (n + p) > eps:
@@ -48,8 +48,8 @@ def test_share_tolerance_bounds_each_rule_precision(df: pl.DataFrame, eps: float
 @SETTINGS
 @given(df=frames(), seed=st.integers(0, 2**32), method=st.sampled_from(METHODS))
 def test_zero_share_is_the_paper(df: pl.DataFrame, seed: int, method: str) -> None:
-    a = findrs.fit(df, "y", method=method, T=5, tolerance=0, random_state=seed)
-    b = findrs.fit(df, "y", method=method, T=5, tolerance=0.0, random_state=seed)
+    a = findrs.fit(df, "y", method=method, T=5, tolerance=0, random_state=seed, auto=False)
+    b = findrs.fit(df, "y", method=method, T=5, tolerance=0.0, random_state=seed, auto=False)
     assert a.rules.drop("id").equals(b.rules.drop("id"))
     assert a.params["tolerance"] == b.params["tolerance"] == 0
 
@@ -62,13 +62,13 @@ def test_zero_share_is_the_paper(df: pl.DataFrame, seed: int, method: str) -> No
 def test_min_support(df: pl.DataFrame, s: int, method: str, tol, seed: int) -> None:
     kw = dict(method=method, T=5, tolerance=tol, random_state=seed, n_rules=None)
     try:
-        model = findrs.fit(df, "y", min_support=s, **kw)
+        model = findrs.fit(df, "y", min_support=s, **kw, auto=False)
     except FindRSInputError as e:
         assert s > 1 and f"min_support = {s} leaves no rule" in str(e)
         return
     assert (model.rules["train_positives"] >= s).all()
     if s <= 1:
-        plain = findrs.fit(df, "y", **kw)
+        plain = findrs.fit(df, "y", **kw, auto=False)
         assert model.rules.equals(plain.rules)
 
 
@@ -77,9 +77,9 @@ def test_min_support(df: pl.DataFrame, s: int, method: str, tol, seed: int) -> N
 @SETTINGS
 @given(df=frames(max_rows=80), s=st.integers(2, 5), shuffle=st.booleans(), seed=st.integers(0, 2**32))
 def test_min_support_keeps_supported_coverage(df: pl.DataFrame, s: int, shuffle: bool, seed: int) -> None:
-    plain = findrs.fit(df, "y", shuffle=shuffle, random_state=seed)
+    plain = findrs.fit(df, "y", shuffle=shuffle, random_state=seed, auto=False)
     try:
-        supported = findrs.fit(df, "y", shuffle=shuffle, random_state=seed, min_support=s)
+        supported = findrs.fit(df, "y", shuffle=shuffle, random_state=seed, min_support=s, auto=False)
     except FindRSInputError:
         return
     y = labels_of(df)
@@ -100,8 +100,8 @@ def test_min_support_keeps_supported_coverage(df: pl.DataFrame, s: int, shuffle:
 @given(df=frames(), method=st.sampled_from(METHODS), seed=st.integers(0, 2**32))
 def test_negative_direction_is_the_other_class(df: pl.DataFrame, method: str, seed: int) -> None:
     d = df.with_columns(pl.when(pl.col("y")).then(pl.lit("yes")).otherwise(pl.lit("no")).alias("y"))
-    neg = findrs.fit(d, "y", "yes", direction="negative", method=method, T=5, random_state=seed)
-    other = findrs.fit(d, "y", "no", method=method, T=5, random_state=seed)
+    neg = findrs.fit(d, "y", "yes", direction="negative", method=method, T=5, random_state=seed, auto=False)
+    other = findrs.fit(d, "y", "no", method=method, T=5, random_state=seed, auto=False)
     assert neg.target.positive == "no" and neg.target.negative == "yes"
     assert neg.rules.equals(other.rules)
     assert neg.predict(d).to_list() == other.predict(d).to_list()
@@ -111,16 +111,16 @@ def test_negative_direction_is_the_other_class(df: pl.DataFrame, method: str, se
 def test_direction_needs_two_classes() -> None:
     df = pl.DataFrame({"a": ["x", "y", "z", "x"], "y": ["p", "q", "r", "p"]})
     with pytest.raises(FindRSInputError, match="exactly two classes"):
-        findrs.fit(df, "y", "p", direction="negative")
+        findrs.fit(df, "y", "p", direction="negative", auto=False)
     with pytest.raises(FindRSInputError, match="direction must be"):
-        findrs.fit(df, "y", "p", direction="up")
+        findrs.fit(df, "y", "p", direction="up", auto=False)
 
 
 @pytest.mark.parametrize("bad", [1.0, -0.1, 1.5, float("nan"), "0.1", True, None])
 def test_bad_tolerance_is_refused(bad) -> None:
     df = findrs.datasets.tic_tac_toe()
     with pytest.raises(FindRSInputError, match="tolerance"):
-        findrs.fit(df, "class", "positive", tolerance=bad)
+        findrs.fit(df, "class", "positive", tolerance=bad, auto=False)
 
 
 # --------------------------------------------------------------------------- #
@@ -139,12 +139,12 @@ def test_auto_table_and_choice(df: pl.DataFrame, method: str, seed: int) -> None
     y = labels_of(df)
     if min(y.sum(), (~y).sum()) < 2:
         with pytest.raises(FindRSInputError, match="cross-validation"):
-            findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO)
+            findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO, auto=False)
         return
     kw = dict(n_rules="cv") if method == "bp" else {}
-    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO, **kw)
+    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO, **kw, auto=False)
     table = model.cv_results
-    params = {**AUTO, "n_rules": "cv" if kw else None}
+    params = {**AUTO, "simplify": False, "n_rules": "cv" if kw else None}
     cands = findrs.auto.candidates(params, n_positives=int(y.sum()), n_negatives=int((~y).sum()))
     assert table.height == len(cands)
     assert table["chosen"].sum() == 1
@@ -158,7 +158,7 @@ def test_auto_table_and_choice(df: pl.DataFrame, method: str, seed: int) -> None
     def fixed(c: dict) -> findrs.RuleSetModel:
         return findrs.fit(df, "y", method=method, T=5, random_state=seed, encoding=c["encoding"],
                           tolerance=c["tolerance"], min_support=c["min_support"], direction=c["direction"],
-                          n_rules=c["n_rules"])
+                          n_rules=c["n_rules"], auto=False)
 
     # The chosen candidate is the best by held-out rows right, then fewer conditions, then order,
     # among those whose fit on all rows keeps a rule: every better one leaves none.
@@ -179,15 +179,15 @@ def test_auto_is_deterministic_for_any_thread_count(df: pl.DataFrame, seed: int)
     y = labels_of(df)
     if min(y.sum(), (~y).sum()) < 2:
         return
-    a = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=1, n_rules="cv", **AUTO)
-    b = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=3, n_rules="cv", **AUTO)
+    a = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=1, n_rules="cv", **AUTO, auto=False)
+    b = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=3, n_rules="cv", **AUTO, auto=False)
     assert a.to_json() == b.to_json()
     assert a.cv_results.equals(b.cv_results)
 
 
 def test_auto_model_prints_and_round_trips() -> None:
     df = findrs.datasets.monks(3)
-    model = findrs.fit(df, "class", method="bp", T=10, random_state=0, n_rules="cv", **AUTO)
+    model = findrs.fit(df, "class", method="bp", T=10, random_state=0, n_rules="cv", **AUTO, auto=False)
     text = str(model)
     assert "chosen by 5-fold cross-validation" in text
     back = findrs.RuleSetModel.from_json(model.to_json())
@@ -199,23 +199,25 @@ def test_auto_model_prints_and_round_trips() -> None:
 def test_auto_parameters_are_checked() -> None:
     df = findrs.datasets.tic_tac_toe()
     with pytest.raises(FindRSInputError, match="needs method='bp'"):
-        findrs.fit(df, "class", "positive", n_rules="cv")
+        findrs.fit(df, "class", "positive", n_rules="cv", auto=False)
     with pytest.raises(FindRSInputError, match="cv must be"):
-        findrs.fit(df, "class", "positive", tolerance="auto", cv=1)
+        findrs.fit(df, "class", "positive", tolerance="auto", cv=1, auto=False)
     with pytest.raises(FindRSInputError, match="encoding must be"):
-        findrs.fit(df, "class", "positive", encoding="best")
+        findrs.fit(df, "class", "positive", encoding="best", auto=False)
 
 
 def test_auto_true_means_every_unset_setting_is_auto() -> None:
     df = findrs.datasets.monks(2)
     a = findrs.fit(df, "class", auto=True, random_state=3)
-    b = findrs.fit(df, "class", random_state=3, **AUTO)
+    b = findrs.fit(df, "class", random_state=3, **AUTO, simplify="auto", auto=False)
     assert a.to_json() == b.to_json()
+    # auto=True is the default.
+    assert findrs.fit(df, "class", random_state=3).to_json() == a.to_json()
     # An explicit value stays fixed.
     c = findrs.fit(df, "class", auto=True, encoding="oh", random_state=3)
     assert c.encoding == "oh" and "encoding" not in c.params["auto"]
     # Without auto, the defaults are the paper's.
-    d = findrs.fit(df, "class", random_state=3)
+    d = findrs.fit(df, "class", random_state=3, auto=False)
     assert (d.params["encoding"], d.params["tolerance"], d.params["min_support"], d.params["direction"]) == (
         "av", 0, 0, "positive")
     assert (d.params["auto"], d.params["cv"], d.params["cv_T"], d.cv_results) == ([], None, None, None)
@@ -229,7 +231,7 @@ def test_auto_true_on_one_class_against_the_rest_keeps_the_direction() -> None:
     model = findrs.fit(df, "y", "p", auto=True, random_state=0)
     assert model.params["direction"] == "positive" and "direction" not in model.params["auto"]
     with pytest.raises(FindRSInputError, match="exactly two classes"):
-        findrs.fit(df, "y", "p", direction="auto")
+        findrs.fit(df, "y", "p", direction="auto", auto=False)
 
 
 # --------------------------------------------------------------------------- #
@@ -240,7 +242,7 @@ def test_auto_true_on_one_class_against_the_rest_keeps_the_direction() -> None:
 @pytest.fixture(scope="module")
 def auto_model() -> findrs.RuleSetModel:
     return findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=6, random_state=1, n_rules="cv", cv=3,
-                      **AUTO)
+                      **AUTO, auto=False)
 
 
 def test_model_file_records_the_new_parameters_and_the_cross_validation(auto_model) -> None:
@@ -259,14 +261,14 @@ def test_model_file_records_the_new_parameters_and_the_cross_validation(auto_mod
     moved = auto_model.with_n_rules(1)
     assert findrs.RuleSetModel.from_json(moved.to_json()).cv_results.equals(auto_model.cv_results)
     # A share tolerance stays a float, a count an int.
-    share = findrs.fit(findrs.datasets.monks(2), "class", tolerance=0.25, min_support=2, random_state=0)
+    share = findrs.fit(findrs.datasets.monks(2), "class", tolerance=0.25, min_support=2, random_state=0, auto=False)
     loaded = findrs.RuleSetModel.from_json(share.to_json())
     assert loaded.params["tolerance"] == 0.25 and isinstance(loaded.params["tolerance"], float)
     assert loaded.params["min_support"] == 2 and loaded.cv_results is None
 
 
 def test_files_written_before_the_new_parameters_load_with_the_papers_values() -> None:
-    m = findrs.fit(findrs.datasets.monks(1), "class", random_state=0)
+    m = findrs.fit(findrs.datasets.monks(1), "class", random_state=0, auto=False)
     d = json.loads(m.to_json())
     for k in ("min_support", "direction", "auto", "cv", "cv_T"):
         del d["params"][k]
@@ -324,7 +326,7 @@ def test_a_record_that_contradicts_the_params_is_refused(auto_model, key: str) -
     with pytest.raises(FindRSInputError, match=f"chosen candidate has {key}"):
         findrs.RuleSetModel.from_json(json.dumps(bad))
     # A fixed setting must be the same in every candidate.
-    fixed = findrs.fit(findrs.datasets.monks(2), "class", random_state=1, tolerance="auto", cv=3)
+    fixed = findrs.fit(findrs.datasets.monks(2), "class", random_state=1, tolerance="auto", cv=3, auto=False)
     d = json.loads(fixed.to_json())
     bad = _edited(d, "cv.candidates.0.encoding", "oh")
     with pytest.raises(FindRSInputError, match="fixed at 'av'"):
@@ -343,8 +345,8 @@ def test_classifier_with_the_other_direction_refers_to_classes_1(method: str) ->
 
     df = findrs.datasets.monks(2)
     X, y = df.drop("class").to_numpy(), df["class"].to_numpy()
-    neg = FindRSClassifier(method=method, T=6, direction="negative", random_state=0).fit(X, y)
-    pos = FindRSClassifier(method=method, T=6, random_state=0).fit(X, y)
+    neg = FindRSClassifier(method=method, T=6, direction="negative", random_state=0, auto=False).fit(X, y)
+    pos = FindRSClassifier(method=method, T=6, random_state=0, auto=False).fit(X, y)
     assert neg.model_.positive == neg.classes_[0] and pos.model_.positive == pos.classes_[1]
     pred, d, p = neg.predict(X), neg.decision_function(X), neg.predict_proba(X)[:, 1]
     assert ((pred == neg.classes_[1]) == (d > 0)).all() and ((d > 0) == (p > 0.5)).all()
@@ -362,11 +364,11 @@ def test_classifier_auto() -> None:
     df = findrs.datasets.monks(3)
     X, y = df.drop("class").to_numpy(), df["class"].to_numpy()
     clf = FindRSClassifier(method="find-rs", auto=True, encoding="av", random_state=0).fit(X, y)
-    assert clf.model_.params["auto"] == ["tolerance", "min_support", "direction"]
+    assert clf.model_.params["auto"] == ["tolerance", "min_support", "direction", "simplify"]
     assert clf.model_.encoding == "av"
     twin = clone(clf).fit(X, y)
     assert twin.predict(X).tolist() == clf.predict(X).tolist()
-    plain = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+    plain = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(X, y)
     assert plain.model_.params["auto"] == [] and plain.model_.params["tolerance"] == 0
 
 
@@ -379,9 +381,13 @@ def test_cli_fit_auto(tmp_path) -> None:
     assert main(["fit", str(data), "--target", "class", "--auto", "--tolerance", "0.1", "--random-state", "0",
                  "-o", str(out)]) == 0
     m = findrs.RuleSetModel.from_json(out)
-    assert m.params["tolerance"] == 0.1 and m.params["auto"] == ["encoding", "min_support", "direction"]
+    assert m.params["tolerance"] == 0.1 and m.params["auto"] == ["encoding", "min_support", "direction", "simplify"]
+    # --auto is the default.
+    assert main(["fit", str(data), "--target", "class", "--tolerance", "0.1", "--random-state", "0",
+                 "-o", str(tmp_path / "d.json")]) == 0
+    assert findrs.RuleSetModel.from_json(tmp_path / "d.json").to_json() == m.to_json()
     assert main(["fit", str(data), "--target", "class", "--min-support", "3", "--direction", "negative",
-                 "-o", str(out)]) == 0
+                 "--paper", "-o", str(out)]) == 0
     m = findrs.RuleSetModel.from_json(out)
     assert (m.params["min_support"], m.params["direction"], m.params["auto"]) == (3, "negative", [])
 
@@ -394,10 +400,10 @@ def test_auto_with_simplify_fits_what_it_cross_validated(df: pl.DataFrame, metho
     y = labels_of(df)
     if min(y.sum(), (~y).sum()) < 2:
         return
-    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, **AUTO)
+    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, **AUTO, auto=False)
     p = model.params
     fixed = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, encoding=p["encoding"],
-                       tolerance=p["tolerance"], min_support=p["min_support"], direction=p["direction"])
+                       tolerance=p["tolerance"], min_support=p["min_support"], direction=p["direction"], auto=False)
     assert fixed.rules.equals(model.rules)
     # Each simplified voting rule still passes the acceptance test on the training rows, unless it was
     # made from a contradictory positive: then it covers training rows of one feature vector only.
@@ -416,10 +422,67 @@ def test_auto_refuses_a_rule_budget() -> None:
     with pytest.raises(FindRSInputError, match="max_rules=3 cannot be combined with automatic settings"):
         findrs.fit(df, "class", auto=True, max_rules=3)
     with pytest.raises(FindRSInputError, match="max_rules"):
-        findrs.fit(df, "class", method="bp", T=5, n_rules="cv", max_rules=3)
+        findrs.fit(df, "class", method="bp", T=5, n_rules="cv", max_rules=3, auto=False)
     # Fixed settings and a budget are fine.
     m1 = findrs.datasets.monks(1)
-    assert findrs.fit(m1, "class", tolerance=0.1, min_support=2, max_rules=2, random_state=0).n_rules <= 2
+    assert findrs.fit(m1, "class", tolerance=0.1, min_support=2, max_rules=2, random_state=0, auto=False).n_rules <= 2
     # On monk-2 no generalization keeps 80% precision (AV): every rule is one positive's.
     with pytest.raises(FindRSInputError, match="min_support = 2 leaves no rule"):
-        findrs.fit(df, "class", tolerance=0.2, min_support=2, random_state=0)
+        findrs.fit(df, "class", tolerance=0.2, min_support=2, random_state=0, auto=False)
+
+
+# docs/semantics.md §9.4: the defaults are automatic settings, on a sample above cv_rows rows.
+def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
+    df = findrs.datasets.monks(2)
+    a = findrs.fit(df, "class", random_state=5, cv_rows=120, n_jobs=1)
+    b = findrs.fit(df, "class", random_state=5, cv_rows=120, n_jobs=2)
+    assert a.to_json() == b.to_json()  # any thread count, the same model
+    rec = a._cv
+    assert abs(rec["sampled"] - 120) <= 1 and sum(rec["candidates"][0]["rows"]) == rec["sampled"]
+    assert a.params["cv_rows"] == 120
+    chosen = rec["candidates"][rec["chosen"]]
+    s = chosen["min_support"]
+    assert a.params["min_support"] == findrs.auto.scaled_support(s, df.height, rec["sampled"])
+    # The supports tried are those of the sample's positives.
+    assert max(c["min_support"] for c in rec["candidates"]) <= max(2, 120 // 20)
+    fixed = findrs.fit(df, "class", random_state=5, auto=False, **{
+        k: a.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")})
+    assert fixed.rules.equals(a.rules)
+    text = str(a)
+    assert f"on {rec['sampled']:,} of the {df.height:,} training rows" in text and "auto=False" in text
+    again = findrs.RuleSetModel.from_json(a.to_json())
+    assert again.to_json() == a.to_json() and again.cv_results.equals(a.cv_results)
+    # Every row: no sample, and the candidates' support is the fitted one.
+    c = findrs.fit(df, "class", random_state=5, cv_rows=None)
+    assert c._cv["sampled"] == df.height and c.params["cv_rows"] is None
+    assert c.params["min_support"] == c._cv["candidates"][c._cv["chosen"]]["min_support"]
+
+
+def test_a_support_given_with_a_sample_is_used_as_given() -> None:
+    df = findrs.datasets.monks(2)
+    m = findrs.fit(df, "class", random_state=1, cv_rows=100, min_support=3)
+    assert m.params["min_support"] == 3 and "min_support" not in m.params["auto"]
+
+
+def test_the_simplify_axis_is_cross_validated() -> None:
+    df = findrs.datasets.monks(1)
+    m = findrs.fit(df, "class", random_state=0)
+    t = m.cv_results
+    assert set(t["simplify"].to_list()) == {False, True} and "simplify" in m.params["auto"]
+    assert m.params["simplify"] == t.filter("chosen")["simplify"][0]
+
+
+def test_defaults_with_too_few_rows_of_a_class_are_the_papers() -> None:
+    df = pl.DataFrame({"a": ["x", "y", "z", "x"], "y": [True, False, False, False]})
+    m = findrs.fit(df, "y")
+    assert m.params["auto"] == [] and m.params["tolerance"] == 0 and m.cv_results is None
+    with pytest.raises(FindRSInputError, match="cross-validation"):
+        findrs.fit(df, "y", tolerance="auto")
+
+
+def test_defaults_keep_tic_tac_toe_the_eight_winning_lines() -> None:
+    df = findrs.datasets.tic_tac_toe()
+    for seed in range(3):
+        m = findrs.fit(df, "class", "positive", random_state=seed)
+        rules = m.rules.filter("kept")
+        assert rules.height == 8 and all(len(c) == 3 for c in rules["constraints"].to_list()), seed

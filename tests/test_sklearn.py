@@ -42,11 +42,11 @@ METHODS = [
 # --------------------------------------------------------------------------- contract
 @parametrize_with_checks(
     [
-        FindRSClassifier(T=5, random_state=0, n_jobs=1),
-        FindRSClassifier(method="find-rs", random_state=0),
-        FindRSClassifier(method="bo", T=4, random_state=0, n_jobs=1),
-        FindRSClassifier(method="bp", T=5, n_rules=None, encoding="oh", random_state=0, n_jobs=1),
-        FindRSClassifier(method="find-rs", numeric="interval", random_state=0),
+        FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False),
+        FindRSClassifier(method="find-rs", random_state=0, auto=False),
+        FindRSClassifier(method="bo", T=4, random_state=0, n_jobs=1, auto=False),
+        FindRSClassifier(method="bp", T=5, n_rules=None, encoding="oh", random_state=0, n_jobs=1, auto=False),
+        FindRSClassifier(method="find-rs", numeric="interval", random_state=0, auto=False),
     ]
 )
 def test_sklearn_estimator_checks(estimator, check):
@@ -54,7 +54,7 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def test_tags_declare_multiclass_and_nan() -> None:
-    tags = get_tags(FindRSClassifier())
+    tags = get_tags(FindRSClassifier(method="bp", auto=False))
     assert tags.estimator_type == "classifier"
     assert tags.classifier_tags.multi_class is True
     assert tags.input_tags.allow_nan is True
@@ -67,34 +67,37 @@ def test_params_round_trip_and_clone() -> None:
         method="bo", T=7, encoding="oh", tolerance=2, min_support=3, direction="negative", auto=True,
         n_rules=None, accuracy_ratio=0.95, bins=4, simplify=True, max_rules=5, random_state=3, n_jobs=1,
         cv=4, cv_T=5, verbose=True, numeric="interval", interval_ends="widened", multiclass="one-vs-rest",
+        cv_rows=100,
     )
     clf = FindRSClassifier(**params)
     assert clf.get_params() == params
     twin = clone(clf)
     assert twin is not clf and twin.get_params() == params
-    assert FindRSClassifier().set_params(**params).get_params() == params
-    # None: not given (the paper's setting, or chosen by cross-validation with auto=True).
+    assert FindRSClassifier(method="bp", auto=False).set_params(**params).get_params() == params
+    # None: not given (chosen by cross-validation with auto=True, the default; the paper's
+    # setting with auto=False). The defaults are findrs.fit's.
     assert FindRSClassifier().get_params() == dict(
-        method="bp", T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=False,
-        n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=False, max_rules=None, random_state=None,
+        method="find-rs", T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=True,
+        n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=None, max_rules=None, random_state=None,
         n_jobs=None, cv=None, cv_T=None, verbose=False, numeric="bins", interval_ends="open", multiclass="auto",
+        cv_rows=4000,
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)
-    assert not hasattr(clone(FindRSClassifier(T=3, random_state=0).fit(X, y)), "model_")
+    assert not hasattr(clone(FindRSClassifier(method="bp", T=3, random_state=0, auto=False).fit(X, y)), "model_")
 
 
 def test_bad_parameters_raise_at_fit_not_init() -> None:
     X, y = _monks_numpy(1)
     for params in (dict(method="cart"), dict(encoding="x"), dict(T=0), dict(bins=0), dict(tolerance=-1),
                    dict(random_state=-1), dict(accuracy_ratio=2.0)):
-        clf = FindRSClassifier(**params)
+        clf = FindRSClassifier(**{"method": "bp", **params}, auto=False)
         with pytest.raises(ValueError):
             clf.fit(X, y)
 
 
 def test_unfitted_raises() -> None:
-    clf = FindRSClassifier()
+    clf = FindRSClassifier(method="bp", auto=False)
     for method in (clf.predict, clf.predict_proba, clf.decision_function):
         with pytest.raises(NotFittedError):
             method(np.zeros((2, 3)))
@@ -105,7 +108,7 @@ def test_unfitted_raises() -> None:
 def test_input_containers_give_the_same_model() -> None:
     df = tic_tac_toe()
     X, y = df.drop("class"), df["class"]
-    ref = FindRSClassifier(T=5, random_state=0, n_jobs=1).fit(X, y)
+    ref = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
     assert list(ref.feature_names_in_) == X.columns and ref.n_features_in_ == 9
     assert ref.model_.features == X.columns
     expected = ref.predict(X)
@@ -118,7 +121,7 @@ def test_input_containers_give_the_same_model() -> None:
         "lazy": (X.lazy(), y),
     }
     for name, (Xi, yi) in inputs.items():
-        clf = FindRSClassifier(T=5, random_state=0, n_jobs=1).fit(Xi, yi)
+        clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(Xi, yi)
         assert clf.predict(Xi).tolist() == expected.tolist(), name
         assert clf.rules_["text"].to_list() == ref.rules_["text"].to_list() or name in ("numpy", "lists")
         if name in ("numpy", "lists"):
@@ -146,7 +149,7 @@ def test_string_categorical_nullable_and_numeric_columns() -> None:
     X.loc[3, "ni"] = pd.NA
     X.loc[4, "f"] = np.nan
     y = np.where((X["s"] == "a") | X["b"], "yes", "no")
-    clf = FindRSClassifier(T=5, random_state=0, n_jobs=1).fit(X, y)
+    clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
     kinds = {e.name: e.kind for e in clf.model_.encoders}
     assert kinds == {"s": "categorical", "o": "categorical", "cat": "categorical", "ni": "categorical",
                      "b": "categorical", "f": "binned"}
@@ -163,7 +166,7 @@ def test_numeric_columns_are_binned_with_bins() -> None:
     X = rng.uniform(0, 1, size=(200, 2))
     X[0, 0], X[1, 0] = 0.0, 1.0  # x0's bins: [0, 0.5) and [0.5, 1]
     y = X[:, 0] >= 0.5
-    clf = FindRSClassifier(method="find-rs", bins=2, random_state=0).fit(X, y)
+    clf = FindRSClassifier(method="find-rs", bins=2, random_state=0, auto=False).fit(X, y)
     assert [e.kind for e in clf.model_.encoders] == ["binned", "binned"]
     assert clf.model_.encoders[0].edges == (0.0, 0.5, 1.0)
     assert clf.score(X, y) == 1.0
@@ -172,7 +175,7 @@ def test_numeric_columns_are_binned_with_bins() -> None:
 
 def test_mixed_list_rows_keep_numbers_numeric() -> None:
     X = [[1, "a", 0.5], [2, "b", 1.5], [1, "b", 2.5], [2, "a", 3.5]] * 5
-    clf = FindRSClassifier(T=3, random_state=0, n_jobs=1).fit(X, [0, 1, 1, 0] * 5)
+    clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False).fit(X, [0, 1, 1, 0] * 5)
     assert [(e.kind, e.dtype) for e in clf.model_.encoders] == [
         ("categorical", "Int64"), ("categorical", "String"), ("binned", "Float64")]
     assert clf.predict(X).tolist() == [0, 1, 1, 0] * 5
@@ -183,12 +186,12 @@ def test_nan_and_none_are_a_value_of_their_own() -> None:
     X = rng.normal(size=(200, 2))
     y = rng.random(200) < 0.3
     X[y, 1] = np.nan  # exactly the positives miss x1
-    clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(X, y)
     assert clf.score(X, y) == 1.0
     assert clf.rules_["text"].to_list() == ["x1 = null"]
     Xo = np.where(np.isnan(X), None, X.round(0)).astype(object)
     Xo[:, 0] = np.where(y, "m", None)  # object column: strings and None
-    clf = FindRSClassifier(method="find-rs", random_state=0).fit(Xo[:, :1], y)
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(Xo[:, :1], y)
     assert clf.score(Xo[:, :1], y) == 1.0 and clf.rules_["text"].to_list() == ["x0 = m"]
 
 
@@ -196,10 +199,10 @@ def test_nan_and_none_are_a_value_of_their_own() -> None:
 def test_infinity_is_rejected(wrap) -> None:
     X, y = _monks_numpy(1)
     X = X.astype(float)
-    clf = FindRSClassifier(T=3, random_state=0, n_jobs=1).fit(wrap(X), y)
+    clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False).fit(wrap(X), y)
     X[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
-        FindRSClassifier(T=3).fit(wrap(X), y)
+        FindRSClassifier(method="bp", T=3, auto=False).fit(wrap(X), y)
     with pytest.raises(ValueError, match="infinity"):
         clf.predict(wrap(X))
 
@@ -207,17 +210,17 @@ def test_infinity_is_rejected(wrap) -> None:
 def test_pyarrow_table_and_object_infinity() -> None:
     pa = pytest.importorskip("pyarrow")
     df = tic_tac_toe()
-    clf = FindRSClassifier(method="find-rs", random_state=0).fit(df.drop("class").to_arrow(), df["class"])
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(df.drop("class").to_arrow(), df["class"])
     assert list(clf.feature_names_in_) == df.drop("class").columns and clf.score(df.drop("class"), df["class"]) == 1.0
     assert isinstance(df.to_arrow(), pa.Table)
     X = np.array([[1.5, "a"], [np.inf, "b"]] * 5, dtype=object)
     with pytest.raises(ValueError, match="infinity"):
-        FindRSClassifier().fit(X, [0, 1] * 5)
+        FindRSClassifier(method="bp", auto=False).fit(X, [0, 1] * 5)
 
 
 def test_a_feature_may_be_called_y() -> None:
     X = pl.DataFrame({"y": ["a", "b", "a", "b"], "y_": [1, 1, 2, 2]})
-    clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, ["no", "yes", "no", "yes"])
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(X, ["no", "yes", "no", "yes"])
     assert clf.model_.features == ["y", "y_"] and clf.rules_["text"].to_list() == ["y = b"]
     assert clf.predict(X).tolist() == ["no", "yes", "no", "yes"]
 
@@ -225,19 +228,19 @@ def test_a_feature_may_be_called_y() -> None:
 def test_mixed_object_column_is_a_type_error() -> None:
     X = np.array([[1, "a"], ["b", 2.0]] * 5, dtype=object)
     with pytest.raises(TypeError, match="uniformly strings or numbers.*'x0'"):
-        FindRSClassifier().fit(X, [0, 1] * 5)
+        FindRSClassifier(method="bp", auto=False).fit(X, [0, 1] * 5)
 
 
 def test_sparse_is_refused() -> None:
     sparse = pytest.importorskip("scipy.sparse")
     X, y = _monks_numpy(1)
     with pytest.raises(TypeError, match="[Ss]parse"):
-        FindRSClassifier().fit(sparse.csr_matrix(X), y)
+        FindRSClassifier(method="bp", auto=False).fit(sparse.csr_matrix(X), y)
 
 
 def test_integer_features_predicted_from_whole_floats() -> None:
     X, y = _monks_numpy(1)
-    clf = FindRSClassifier(T=5, random_state=0, n_jobs=1).fit(X, y)
+    clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
     assert {e.kind for e in clf.model_.encoders} == {"categorical"}
     assert (clf.predict(X.astype(np.float64)) == clf.predict(X)).all()
     # A float that is not whole is a value never seen in training (docs/semantics.md §1), like
@@ -251,7 +254,7 @@ def test_integer_features_predicted_from_whole_floats() -> None:
 def test_feature_names_are_checked() -> None:
     pdf = monks(1).to_pandas()
     X, y = pdf.drop(columns="class"), pdf["class"]
-    clf = FindRSClassifier(T=3, random_state=0, n_jobs=1).fit(X, y)
+    clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False).fit(X, y)
     with pytest.raises(ValueError, match="feature names"):
         clf.predict(X.rename(columns={"a1": "b1"}))
     with pytest.raises(ValueError, match="feature names"):
@@ -270,7 +273,7 @@ def test_feature_names_are_checked() -> None:
 def test_labels_and_the_positive_class(labels) -> None:
     X, y01 = _monks_numpy(1)
     y = np.array(labels, dtype=object if isinstance(labels[0], str) else None)[y01]
-    clf = FindRSClassifier(T=5, random_state=0, n_jobs=1).fit(X, y)
+    clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
     assert clf.classes_.tolist() == sorted(labels)
     assert clf.model_.positive == clf.classes_[1]  # the rules describe classes_[1]
     pred = clf.predict(X)
@@ -283,7 +286,7 @@ def test_more_than_two_classes_fit_one_rule_set_per_class() -> None:
     X = monks(1).drop("class").to_numpy()
     y = X[:, 4]  # a5: 4 classes
     for multiclass in ("frequent-first", "rarest-first", "one-vs-rest"):
-        clf = FindRSClassifier(T=3, random_state=0, n_jobs=1, multiclass=multiclass).fit(X, y)
+        clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, multiclass=multiclass, auto=False).fit(X, y)
         assert clf.classes_.tolist() == [1, 2, 3, 4] and clf.model_.multiclass == multiclass
         assert clf.score(X, y) == 1.0
         proba = clf.predict_proba(X)
@@ -291,7 +294,7 @@ def test_more_than_two_classes_fit_one_rule_set_per_class() -> None:
         assert (proba.argmax(axis=1) == clf.predict(X) - 1).all()
         assert (clf.decision_function(X).argmax(axis=1) == clf.predict(X) - 1).all()
     # Still usable inside OneVsRestClassifier (each estimator then sees two classes).
-    ovr = OneVsRestClassifier(FindRSClassifier(T=3, random_state=0, n_jobs=1)).fit(X, y)
+    ovr = OneVsRestClassifier(FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False)).fit(X, y)
     assert ovr.score(X, y) == 1.0
     assert ovr.predict_proba(X).shape == (432, 4)
 
@@ -299,7 +302,7 @@ def test_more_than_two_classes_fit_one_rule_set_per_class() -> None:
 def test_one_class_is_a_clear_error() -> None:
     X, _ = _monks_numpy(1)
     with pytest.raises(ValueError, match="one class only"):
-        FindRSClassifier().fit(X, np.ones(len(X)))
+        FindRSClassifier(method="bp", auto=False).fit(X, np.ones(len(X)))
 
 
 # --------------------------------------------------------------------------- scores
@@ -310,7 +313,7 @@ def test_predict_proba_and_decision_function_agree(params, problem) -> None:
     train, test = train_test_split(df)
     Xtr, ytr = train.drop("class").to_pandas(), train["class"].to_numpy()
     Xte = test.drop("class").to_pandas()
-    clf = FindRSClassifier(random_state=0, n_jobs=1, **params).fit(Xtr, ytr)
+    clf = FindRSClassifier(random_state=0, n_jobs=1, **params, auto=False).fit(Xtr, ytr)
     for X in (Xtr, Xte):
         pred, proba, d = clf.predict(X), clf.predict_proba(X), clf.decision_function(X)
         assert d.shape == (len(X),) and proba.shape == (len(X), 2)
@@ -333,13 +336,13 @@ def test_predict_proba_and_decision_function_agree(params, problem) -> None:
 def test_proba_meaning_per_method() -> None:
     train, test = train_test_split(monks(2))
     X, y = train.drop("class").to_numpy(), train["class"].to_numpy()
-    fr = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+    fr = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(X, y)
     assert set(fr.predict_proba(X)[:, 1].tolist()) <= {0.0, 1.0}
-    bo = FindRSClassifier(method="bo", T=8, random_state=0, n_jobs=1).fit(X, y)
+    bo = FindRSClassifier(method="bo", T=8, random_state=0, n_jobs=1, auto=False).fit(X, y)
     votes = bo.predict_proba(X)[:, 1] * 8  # fraction of runs covering the row
     np.testing.assert_allclose(votes, votes.round(), atol=1e-9)
     assert votes.max() > 4 and votes.min() < 4
-    bp = FindRSClassifier(method="bp", T=8, n_rules=None, random_state=0, n_jobs=1).fit(X, y)
+    bp = FindRSClassifier(method="bp", T=8, n_rules=None, random_state=0, n_jobs=1, auto=False).fit(X, y)
     d = bp.decision_function(X)
     u = d + 0.5  # all rules kept: gamma_K = 1, threshold 1/2
     low = u <= 0.5
@@ -351,7 +354,7 @@ def test_proba_meaning_per_method() -> None:
 def test_pickle_and_deepcopy_keep_the_model(params) -> None:
     pdf = tic_tac_toe().to_pandas()
     X, y = pdf.drop(columns="class"), pdf["class"]
-    clf = FindRSClassifier(random_state=0, n_jobs=1, **params).fit(X, y)
+    clf = FindRSClassifier(random_state=0, n_jobs=1, **params, auto=False).fit(X, y)
     for twin in (pickle.loads(pickle.dumps(clf)), copy.deepcopy(clf)):
         np.testing.assert_array_equal(twin.predict(X), clf.predict(X))
         np.testing.assert_array_equal(twin.predict_proba(X), clf.predict_proba(X))
@@ -364,19 +367,19 @@ def test_pickle_and_deepcopy_keep_the_model(params) -> None:
 
 def test_same_random_state_same_model() -> None:
     X, y = _monks_numpy(2)
-    a = FindRSClassifier(T=10, random_state=42, n_jobs=1).fit(X, y)
-    b = FindRSClassifier(T=10, random_state=42, n_jobs=1).fit(X, y)
+    a = FindRSClassifier(method="bp", T=10, random_state=42, n_jobs=1, auto=False).fit(X, y)
+    b = FindRSClassifier(method="bp", T=10, random_state=42, n_jobs=1, auto=False).fit(X, y)
     assert a.model_.random_state == 42
     assert a.rules_.equals(b.rules_)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     # refitting the same estimator is idempotent; n_jobs never changes the model
     np.testing.assert_array_equal(a.fit(X, y).predict_proba(X), b.predict_proba(X))
-    c = FindRSClassifier(T=10, random_state=42).fit(X, y)  # n_jobs=None: one thread (scikit-learn's meaning)
+    c = FindRSClassifier(method="bp", T=10, random_state=42, auto=False).fit(X, y)  # n_jobs=None: one thread (scikit-learn's meaning)
     assert c.rules_.equals(a.rules_)
     # a RandomState draws one seed per fit, so equal RandomStates give equal models
-    r1 = FindRSClassifier(T=10, random_state=np.random.RandomState(5), n_jobs=1).fit(X, y)
-    r2 = FindRSClassifier(T=10, random_state=np.random.RandomState(5), n_jobs=1).fit(X, y)
+    r1 = FindRSClassifier(method="bp", T=10, random_state=np.random.RandomState(5), n_jobs=1, auto=False).fit(X, y)
+    r2 = FindRSClassifier(method="bp", T=10, random_state=np.random.RandomState(5), n_jobs=1, auto=False).fit(X, y)
     assert r1.model_.random_state == r2.model_.random_state
     assert r1.rules_.equals(r2.rules_)
 
@@ -387,7 +390,7 @@ def test_pipeline_with_function_transformer() -> None:
     X, y = pdf.drop(columns="class"), pdf["class"]
     # MONK-1's concept a1 == a2 or a5 == 1 becomes two single-feature tests after this step.
     add_eq = FunctionTransformer(lambda d: d.assign(a1_eq_a2=(d["a1"] == d["a2"]).map({True: "yes", False: "no"})))
-    pipe = Pipeline([("features", add_eq), ("rules", FindRSClassifier(method="find-rs", random_state=0))])
+    pipe = Pipeline([("features", add_eq), ("rules", FindRSClassifier(method="find-rs", random_state=0, auto=False))])
     pipe.fit(X, y)
     assert pipe.score(X, y) == 1.0
     used = {c["feature"] for rule in pipe[-1].rules_["constraints"].to_list() for c in rule}
@@ -395,7 +398,7 @@ def test_pipeline_with_function_transformer() -> None:
     np.testing.assert_array_equal(pipe.predict_proba(X)[:, 1] > 0.5, pipe.predict(X) == 1)
     # and after a one-hot step (dense 0/1 floats: binned)
     onehot = Pipeline(
-        [("oh", OneHotEncoder(sparse_output=False)), ("rules", FindRSClassifier(T=5, random_state=0, n_jobs=1))]
+        [("oh", OneHotEncoder(sparse_output=False)), ("rules", FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False))]
     )
     assert onehot.fit(X, y).score(X, y) == 1.0
 
@@ -408,7 +411,7 @@ def test_grid_search_cv(problem) -> None:
     else:
         pdf = tic_tac_toe().to_pandas()
         X, y = pdf.drop(columns="class"), pdf["class"]
-    search = GridSearchCV(FindRSClassifier(random_state=0, n_jobs=1), {"T": [5, 20], "encoding": ["av", "oh"]}, cv=3)
+    search = GridSearchCV(FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False), {"T": [5, 20], "encoding": ["av", "oh"]}, cv=3)
     search.fit(X, y)
     assert len(search.cv_results_["params"]) == 4
     assert search.best_params_["T"] in (5, 20) and search.best_params_["encoding"] in ("av", "oh")
@@ -423,14 +426,14 @@ def test_grid_search_cv(problem) -> None:
 def test_cross_val_score_with_string_labels() -> None:
     pdf = tic_tac_toe().to_pandas()
     cv = StratifiedKFold(3, shuffle=True, random_state=0)  # UCI order groups the endgames
-    clf = FindRSClassifier(method="find-rs", random_state=0)
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False)
     scores = cross_val_score(clf, pdf.drop(columns="class"), pdf["class"], cv=cv)
     assert scores.tolist() == [1.0, 1.0, 1.0]
 
 
 def test_tic_tac_toe_find_rs_is_perfect_on_the_seed0_split() -> None:
     train, test = train_test_split(tic_tac_toe())
-    clf = FindRSClassifier(method="find-rs", random_state=0).fit(train.drop("class"), train["class"])
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(train.drop("class"), train["class"])
     assert clf.score(test.drop("class"), test["class"]) == 1.0
     assert clf.score(train.drop("class").to_pandas(), train["class"].to_pandas()) == 1.0
     assert clf.model_.n_rules == 8 and clf.classes_.tolist() == ["negative", "positive"]
@@ -439,7 +442,7 @@ def test_tic_tac_toe_find_rs_is_perfect_on_the_seed0_split() -> None:
 def test_contradictions_still_warn() -> None:
     X = np.array([[0], [0], [1], [1]])
     with pytest.warns(ContradictionWarning):
-        FindRSClassifier(method="find-rs", random_state=0).fit(X, [0, 1, 1, 1])
+        FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(X, [0, 1, 1, 1])
 
 
 # --------------------------------------------------------------------------- helpers

@@ -42,12 +42,13 @@ Run "findrs COMMAND --help" for the options of each command.
 
 _FIT_EXAMPLES = """examples:
   findrs fit games.csv --target class --positive positive -o model.json
-      one FIND-RS run (AV encoding, tolerance 0) describing the rows whose class is "positive"
-  findrs fit games.parquet --target class --method bp --T 100 --random-state 0 -o bp.json
-      FIND-RS-BP over 100 runs, the best K rules kept automatically
+      one FIND-RS run describing the rows whose class is "positive", its encoding, tolerance,
+      min_support, direction and simplification chosen by cross-validation on DATA
+  findrs fit games.csv --target class --positive positive --paper -o paper.json
+      the paper's algorithm: one FIND-RS run, AV encoding, tolerance 0
+  findrs fit games.parquet --target class --method bp --T 100 --random-state 0 --paper -o bp.json
+      the paper's FIND-RS-BP over 100 runs, the best K rules kept automatically
   findrs fit data.csv --target y --method bo --encoding oh --tolerance 2 --features a,b,c -o m.json
-  findrs fit data.csv --target y --auto -o m.json
-      encoding, tolerance, min_support and direction chosen by cross-validation on DATA
   findrs fit cars.csv --target class --method bp -o cars.json
       a target of more than two classes: one rule set per class (--multiclass auto)
 
@@ -238,6 +239,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
+    if args.auto and args.paper:
+        raise _CLIError("--auto (the default) and --paper (the paper's algorithm) exclude each other; give one")
     df = _read_frame(args.data, header=args.header)
     _check_target(df, args.target, args.header)
     features = None
@@ -256,16 +259,15 @@ def _fit(args: argparse.Namespace) -> int:
             **{
                 k: NOT_GIVEN[k] if v is None else v
                 for k, v in dict(encoding=args.encoding, tolerance=args.tolerance, min_support=args.min_support,
-                                 direction=args.direction).items()
+                                 direction=args.direction, simplify=args.simplify).items()
             },
-            auto=args.auto,
+            auto=not args.paper,
             random_state=args.random_state,
             features=features,
             bins=args.bins,
             T=args.T,
             n_jobs=args.n_jobs,
             n_rules=args.n_rules,
-            simplify=args.simplify,
             max_rules=args.max_rules,
             numeric=args.numeric,
             interval_ends=args.interval_ends,
@@ -402,6 +404,12 @@ def _support(text: str) -> Any:
     return "auto" if text == "auto" else _positive_int(text)
 
 
+def _simplify(text: str) -> bool | str:
+    if text in ("auto", "yes", "no", "true", "false"):
+        return "auto" if text == "auto" else text in ("yes", "true")
+    raise argparse.ArgumentTypeError(f"expected yes, no or auto, got {text!r}")
+
+
 def _n_rules(text: str) -> Any:
     if text in ("auto", "cv"):
         return text
@@ -457,14 +465,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", required=True, metavar="COL", help="the label column")
     p.add_argument("--positive", metavar="V", help="the label the rules describe (read as the target's type)")
     p.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs", help="default find-rs")
-    p.add_argument("--encoding", choices=["av", "oh", "auto"], default=None, help="default av (auto with --auto)")
+    p.add_argument("--encoding", choices=["av", "oh", "auto"], default=None, help="default auto (av with --paper)")
     p.add_argument("--tolerance", type=_tolerance, default=None, metavar="N|S|auto",
-                   help="training negatives one rule may cover (N), or their largest share of the rows it covers (S in (0, 1)) (default 0; auto with --auto)")
+                   help="training negatives one rule may cover (N), or their largest share of the rows it covers (S in (0, 1)) (default auto; 0 with --paper)")
     p.add_argument("--min-support", type=_support, default=None, metavar="N|auto",
-                   help="drop rules covering fewer training positives (default 0; auto with --auto)")
+                   help="drop rules covering fewer training positives (default auto; 0 with --paper)")
     p.add_argument("--direction", choices=["positive", "negative", "auto"], default=None,
-                   help="the label the rules describe: --positive's or the other (default positive; auto with --auto)")
-    p.add_argument("--auto", action="store_true", help="choose the settings not given by cross-validation on DATA")
+                   help="the label the rules describe: --positive's or the other (default auto; positive with --paper)")
+    p.add_argument("--auto", action="store_true", help="the default, kept for old scripts: settings not given are chosen by cross-validation on DATA")
+    p.add_argument("--paper", action="store_true", help="the paper's algorithm: settings not given take the paper's values (av, 0, 0, positive, no simplification)")
     p.add_argument("--T", "-T", dest="T", type=_positive_int, default=100, metavar="N", help="runs for bo/bp (default 100)")
     p.add_argument("--n-rules", type=_n_rules, default="auto", metavar="auto|N|all|cv", help="BP: rules that vote (default auto; cv: auto or all, by cross-validation)")
     p.add_argument("--random-state", type=_positive_int, default=None, metavar="N", help="seed (default: drawn, recorded in the model)")
@@ -478,7 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--interval-ends", choices=["tight", "midpoint", "open", "widened"], default="open",
         help="with --numeric interval: where interval ends sit for unseen values (default open)",
     )
-    p.add_argument("--simplify", action="store_true", help="shorten each run's rules to the conditions they need")
+    p.add_argument("--simplify", type=_simplify, default=None, nargs="?", const=True, metavar="yes|no|auto",
+                   help="shorten each run's rules to the conditions they need (default auto; no with --paper)")
     p.add_argument("--max-rules", type=_positive_int, default=None, metavar="N", help="rule budget: at most N voting rules (default: none)")
     p.add_argument("--n-jobs", type=_positive_int, default=None, metavar="N", help="threads for bo/bp (default: all cores)")
     p.add_argument(

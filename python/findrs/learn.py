@@ -84,12 +84,14 @@ def fit(
             (the other label of a two-class target: the model is the fit with the labels
             swapped and predicts ``positive`` where no rule holds; its ``positive`` is the
             described label, docs/semantics.md §9.3), or ``"auto"``.
-        auto: ``True`` makes each of ``encoding``, ``tolerance``, ``min_support`` and
-            ``direction`` that is not given ``"auto"`` (``direction`` stays ``"positive"`` for a
-            target of more than two classes). ``"auto"`` settings are chosen by stratified
-            cross-validation on these rows, in the Rust core (docs/semantics.md §9.4); the model
-            records the table (:attr:`RuleSetModel.cv_results`). ``False`` (the default) keeps
-            the paper's settings for those not given.
+        auto: ``True`` (the default) makes each of ``encoding``, ``tolerance``,
+            ``min_support``, ``direction`` and ``simplify`` that is not given ``"auto"``
+            (``direction`` stays ``"positive"`` for a target of more than two classes; with
+            fewer than 2 rows of a class, too few to cross-validate, those not given take the
+            paper's values). ``"auto"`` settings are chosen by stratified cross-validation on
+            these rows, in the Rust core (docs/semantics.md §9.4); the model records the table
+            (:attr:`RuleSetModel.cv_results`) and ``print(model)`` the winners. ``False`` is
+            the paper's algorithm: the paper's settings for those not given.
         shuffle: present the positives in a random order; ``False`` keeps row order (one
             exactly reproducible run).
         random_state: seed of the presentation orders; ``None`` draws one (recorded in the model).
@@ -106,7 +108,8 @@ def fit(
         simplify: shorten each run's rules before the runs are aggregated: a rule keeps only the
             conditions it needs to pass the tolerance test (at most ``tolerance`` training
             negatives, or their share), then a run drops its duplicate and subsumed rules
-            (docs/semantics.md §8). ``False`` is the paper's algorithm.
+            (docs/semantics.md §8). ``False`` is the paper's algorithm; ``"auto"``: by
+            cross-validation.
         max_rules: a rule budget, ``None`` or 1 or more: a model with more voting rules is
             replaced by the DNF of at most ``max_rules`` of its rules that classifies the most
             training rows correctly ("positive when any of these rules holds"; the method and
@@ -135,6 +138,9 @@ def fit(
             whose rules score highest), or ``"auto"`` (the default: the one whose FIND-RS
             classifies the most held-out rows in a 3-fold stratified cross-validation on the
             training rows, recorded in ``model.combination_cv``). Ignored by binary targets.
+        cv_rows: the cross-validation uses a stratified sample of at most this many training
+            rows (``None``: every row); the chosen settings are then fitted on every row, an
+            automatic ``min_support`` scaled to them (docs/semantics.md §9.4).
         verbose: show the finished runs (of BO / BP, and of the cross-validation of automatic
             settings) on stderr, as one line that updates, with elapsed and remaining time
             (tqdm's bar when tqdm is installed).
@@ -161,9 +167,11 @@ def fit(
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> model = findrs.fit(df, "class", "positive", shuffle=False)
+        >>> model = findrs.fit(df, "class", "positive", shuffle=False, auto=False)  # the paper's
         >>> print(model.rules["text"][0])
         top_left = x and top_middle = x and top_right = x
+        >>> findrs.fit(df, "class", "positive", random_state=0).n_rules  # settings chosen by CV
+        8
     """
     _check_target_is_a_name(data, target)
     params = check_params(

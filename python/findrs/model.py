@@ -127,7 +127,7 @@ class RuleSetModel:
         if params["auto"]:
             return cls._fit_auto(codes, labels, encoders, target, params, n_jobs, progress)
         p = params
-        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:]
+        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:7]
         if p["method"] != "bp":
             fixed = ratio = None
         y = ~labels if negate else labels

@@ -37,6 +37,7 @@ from .frames import column
 from .learn import fit as _findrs_fit
 from .model import RuleSetModel
 from .target import _INDEXED_CLASSES
+from .params import DEFAULTS
 
 __all__ = ["FindRSClassifier"]
 
@@ -67,8 +68,9 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     (strings, integers, booleans ...), of two or more classes.
 
     Parameters:
-        method: ``"find-rs"`` (one run), ``"bo"`` (majority vote of ``T`` runs) or ``"bp"``
-            (weighted rules of ``T`` runs, pruned to the best ``n_rules``).
+        method: ``"find-rs"`` (one run, the default, as :func:`findrs.fit`), ``"bo"``
+            (majority vote of ``T`` runs) or ``"bp"`` (weighted rules of ``T`` runs, pruned to
+            the best ``n_rules``).
         T: number of runs for ``"bo"`` / ``"bp"`` (ignored by ``"find-rs"``).
         encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets), or ``"auto"``.
         tolerance: how many training negatives one rule may cover (an int), or the largest
@@ -78,16 +80,17 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         direction: ``"positive"`` (the rules describe ``classes_[1]``), ``"negative"`` (they
             describe ``classes_[0]``; predictions, decisions and probabilities still refer to
             ``classes_[1]``), or ``"auto"``.
-        auto: ``True`` chooses each of ``encoding``, ``tolerance``, ``min_support`` and
-            ``direction`` left at ``None`` by cross-validation on the training rows; ``None``
-            of those four means the paper's setting (``"av"``, 0, 0, ``"positive"``) otherwise.
-            See :func:`findrs.fit` (``cv``, ``cv_T`` too).
+        auto: ``True`` (the default) chooses each of ``encoding``, ``tolerance``,
+            ``min_support``, ``direction`` and ``simplify`` left at ``None`` by
+            cross-validation on the training rows; with ``auto=False`` ``None`` means the
+            paper's setting (``"av"``, 0, 0, ``"positive"``, ``False``): the paper's
+            algorithm. See :func:`findrs.fit` (``cv``, ``cv_T``, ``cv_rows`` too).
         n_rules: BP only: ``"auto"``, a number K of rules, ``None`` (all rules), or ``"cv"``.
         accuracy_ratio: BP with ``n_rules="auto"``: the smallest K whose training accuracy is at
             least this fraction of the full vote's.
         bins: equal-width bins for numeric columns.
-        simplify: shorten each run's rules to the conditions they need (docs/semantics.md §8);
-            ``False`` is the paper's algorithm.
+        simplify: shorten each run's rules to the conditions they need (docs/semantics.md §8),
+            or ``"auto"``; ``False`` is the paper's algorithm.
         max_rules: a rule budget: at most this many voting rules (``None``: no budget; see
             :func:`findrs.fit`).
         numeric: ``"bins"`` or ``"interval"``: numeric columns as equal-width bins or as
@@ -161,17 +164,17 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        method: str = "bp",
+        method: str = "find-rs",
         T: int = 100,
         encoding: str | None = None,
         tolerance: int | float | str | None = None,
         min_support: int | str | None = None,
         direction: str | None = None,
-        auto: bool = False,
+        auto: bool = True,
         n_rules: Any = "auto",
         accuracy_ratio: float = 0.99,
         bins: int = 10,
-        simplify: bool = False,
+        simplify: bool | str | None = None,
         max_rules: int | None = None,
         numeric: str = "bins",
         interval_ends: str = "open",
@@ -181,6 +184,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         cv_T: int | None = None,
         verbose: bool = False,
         multiclass: str = "auto",
+        cv_rows: int | None = DEFAULTS["cv_rows"],
     ) -> None:
         self.method = method
         self.T = T
@@ -191,6 +195,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self.auto = auto
         self.cv = cv
         self.cv_T = cv_T
+        self.cv_rows = cv_rows
         self.n_rules = n_rules
         self.accuracy_ratio = accuracy_ratio
         self.bins = bins
@@ -270,12 +275,12 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(rs, np.random.RandomState):
             rs = int(rs.randint(np.iinfo(np.int32).max))
         self.classes_ = classes
-        # None: not given (the paper's setting, or "auto" with auto=True).
+        # None: not given ("auto" with auto=True, the default; the paper's setting with auto=False).
         settings = {
             k: v
             for k, v in dict(
                 encoding=self.encoding, tolerance=self.tolerance, min_support=self.min_support,
-                direction=self.direction,
+                direction=self.direction, simplify=self.simplify,
             ).items()
             if v is not None
         }
@@ -304,7 +309,6 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             n_jobs=effective_n_jobs(self.n_jobs),
             n_rules=self.n_rules,
             accuracy_ratio=self.accuracy_ratio,
-            simplify=self.simplify,
             max_rules=self.max_rules,
             cv=self.cv,
             cv_T=self.cv_T,
@@ -312,6 +316,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             numeric=self.numeric,
             interval_ends=self.interval_ends,
             multiclass=self.multiclass,
+            cv_rows=self.cv_rows,
         )
 
     def _negated(self) -> bool:
