@@ -3,11 +3,13 @@
 Example:
     >>> import findrs
     >>> df = findrs.datasets.tic_tac_toe()
-    >>> model = df.findrs.fit("class", "positive", shuffle=False)
+    >>> model = df.findrs.fit("class", "positive", shuffle=False)  # settings chosen by CV
     >>> print(model)  # doctest: +ELLIPSIS
     FIND-RS (AV, tolerance 0): class = 'positive'
+    settings chosen by 5-fold cross-validation (auto=False fits the paper's): encoding='av', tolerance=0, ...
     positive when any of these 8 rules holds:
     ...
+    >>> paper = df.findrs.fit("class", "positive", shuffle=False, auto=False)  # the paper's algorithm
 """
 
 from __future__ import annotations

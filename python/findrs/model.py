@@ -416,7 +416,7 @@ class RuleSetModel:
             >>> import findrs
             >>> m = findrs.datasets.monks(3).findrs.fit("class", auto=True, random_state=0)
             >>> m.cv_results.filter("chosen").height, m.params["auto"]
-            (1, ['encoding', 'tolerance', 'min_support', 'direction'])
+            (1, ['encoding', 'tolerance', 'min_support', 'direction', 'simplify'])
         """
         return None if self._cv is None else auto.table(self._cv)
 
@@ -1070,7 +1070,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, auto=False)
             >>> print(m.to_text(max_rules=2))
             FIND-RS (AV, tolerance 0): class = 'positive'
             positive when any of these 8 rules holds:
@@ -1096,7 +1096,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, auto=False)
             >>> print(m.to_markdown(max_rules=2).splitlines()[6])
             | 0 | 78 | 1.000 | `top_left = x and top_middle = x and top_right = x` |
         """

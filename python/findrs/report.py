@@ -148,8 +148,8 @@ def summary(
         settings = ", ".join(f"{k}={model.params[k]!r}" for k in chosen)
         sampled = model._cv["sampled"] if model._cv is not None else model._training_rows
         on = f" on {sampled:,} of the {model._training_rows:,} training rows" if sampled < model._training_rows else ""
-        lines.insert(0, f"settings chosen by {model.params['cv']}-fold cross-validation{on}: {settings} "
-                        "(auto=False: the paper's algorithm)")
+        lines.insert(0, f"settings chosen by {model.params['cv']}-fold cross-validation{on} "
+                        f"(auto=False fits the paper's): {settings}")
     lines[-1] += ":"
     if limit is None or k <= limit:
         head_ids, tail_ids = list(range(k)), []
