@@ -230,7 +230,7 @@ class RuleSetModel:
         ``target.classes``), combined by ``combine`` (docs/semantics.md §10);
         ``combination_cv`` records how ``multiclass="auto"`` chose it."""
         p = params
-        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:]
+        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:7]
         if p["method"] != "bp":
             fixed = ratio = None
         assert target.classes is not None and not negate and not p["auto"]
