@@ -36,13 +36,13 @@ def test_fit_x_y_points_to_the_target_column_and_the_estimator(kind: str) -> Non
         X, y = X.to_pandas(), y.to_pandas()
     elif kind == "numpy":
         y = y.to_numpy()
-    msg = _message(lambda: findrs.fit(X, y))
+    msg = _message(lambda: findrs.fit(X, y, auto=False))
     assert "target must be the name of the label column" in msg
     assert "FindRSClassifier().fit(X, y)" in msg
     # a named Series: the fix uses its name
     assert ("'class'" in msg) == (kind != "numpy"), msg
     assert "with_columns(y.alias(" in msg
-    msg = _message(lambda: pl.DataFrame(X).findrs.fit(y) if kind != "pandas" else findrs.fit(X, y))
+    msg = _message(lambda: pl.DataFrame(X).findrs.fit(y, auto=False) if kind != "pandas" else findrs.fit(X, y, auto=False))
     assert "FindRSClassifier" in msg
 
 
@@ -50,7 +50,7 @@ def test_fit_x_y_points_to_the_target_column_and_the_estimator(kind: str) -> Non
 def test_a_float_target_suggests_a_threshold() -> None:
     rng = np.random.default_rng(0)
     df = pl.DataFrame({"a": rng.integers(0, 3, 400), "charges": rng.normal(100.0, 10.0, 400)})
-    msg = _message(lambda: findrs.fit(df, "charges"))
+    msg = _message(lambda: findrs.fit(df, "charges", auto=False))
     median = df["charges"].median()
     assert "target column 'charges'" in msg and "400 distinct numbers" in msg
     assert f"pl.col('charges') > {median:g}" in msg
@@ -60,11 +60,11 @@ def test_a_float_target_suggests_a_threshold() -> None:
 def test_a_many_valued_integer_target_suggests_a_threshold_but_a_few_classes_are_multiclass() -> None:
     rng = np.random.default_rng(1)
     df = pl.DataFrame({"a": rng.integers(0, 3, 300), "age": rng.integers(18, 90, 300)})
-    msg = _message(lambda: findrs.fit(df, "age"))
+    msg = _message(lambda: findrs.fit(df, "age", auto=False))
     assert f"pl.col('age') > {int(df['age'].median())}" in msg
     # Up to 20 numbers are classes: a multiclass model (docs/semantics.md §10), no threshold.
     few = pl.DataFrame({"a": [0, 1, 2, 0, 1, 2], "grade": [1, 2, 3, 1, 2, 3]})
-    model = findrs.fit(few, "grade", method="find-rs")
+    model = findrs.fit(few, "grade", method="find-rs", auto=False)
     assert model.classes == [1, 2, 3]
     assert model.predict(few).to_list() == few["grade"].to_list()
     # scikit-learn's form with more than 20 integer classes is classes too (sklearn refused a
@@ -73,14 +73,14 @@ def test_a_many_valued_integer_target_suggests_a_threshold_but_a_few_classes_are
 
     y = np.arange(60) % 25
     X = pl.DataFrame({"a": [f"v{v}" for v in y]})
-    clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(X, y)
     assert clf.classes_.tolist() == list(range(25)) and clf.predict(X).tolist() == y.tolist()
 
 
 # --------------------------------------------------------------------------- lazy prediction
 def test_a_missing_column_has_the_same_message_lazily_as_eagerly() -> None:
     df = findrs.datasets.tic_tac_toe()
-    model = df.findrs.fit("class", "positive", random_state=0)
+    model = df.findrs.fit("class", "positive", random_state=0, auto=False)
     short = df.drop("middle_middle")
     eager = _message(lambda: model.predict(short))
     assert "'middle_middle'" in eager and "add the column" in eager
@@ -101,13 +101,13 @@ def test_a_missing_column_has_the_same_message_lazily_as_eagerly() -> None:
 def test_n_rules_without_bp_warns_and_names_the_fix(method: str) -> None:
     df = findrs.datasets.tic_tac_toe()
     with pytest.warns(UserWarning, match=rf"n_rules=3 is ignored by method='{method}'") as rec:
-        model = findrs.fit(df, "class", "positive", method=method, T=3, n_rules=3, random_state=0)
+        model = findrs.fit(df, "class", "positive", method=method, T=3, n_rules=3, random_state=0, auto=False)
     assert "method='bp'" in str(rec[0].message) and "max_rules=3" in str(rec[0].message)
     assert model.n_rules == 8 if method == "find-rs" else True
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        findrs.fit(df, "class", "positive", random_state=0)  # the default says nothing
-        findrs.fit(df, "class", "positive", method="bp", T=3, n_rules=3, random_state=0)
+        findrs.fit(df, "class", "positive", random_state=0, auto=False)  # the default says nothing
+        findrs.fit(df, "class", "positive", method="bp", T=3, n_rules=3, random_state=0, auto=False)
 
 
 # --------------------------------------------------------------------------- the command line
@@ -215,11 +215,11 @@ def test_estimator_names_the_target_after_a_named_series_and_has_verbose(capsys)
     X, y = df.drop("class"), df.get_column("class")
     for Xi, yi, name in [(X, y, "class"), (X.to_pandas(), y.to_pandas(), "class"), (X, y.to_numpy(), "y"),
                          (X, y.alias("top_left"), "y")]:
-        clf = FindRSClassifier(method="find-rs", random_state=0).fit(Xi, yi)
+        clf = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(Xi, yi)
         assert str(clf.model_).splitlines()[0] == f"FIND-RS (AV, tolerance 0): {name} = 'positive'"
         assert clf.model_.target.name == name
     assert capsys.readouterr().err == ""
-    FindRSClassifier(method="bp", T=20, random_state=0, verbose=True).fit(X, y)
+    FindRSClassifier(method="bp", T=20, random_state=0, verbose=True, auto=False).fit(X, y)
     assert "20/20" in capsys.readouterr().err
 
 
@@ -256,7 +256,7 @@ def test_verbose_fit_prints_one_final_line_without_tqdm(monkeypatch, capsys) -> 
     monkeypatch.setitem(sys.modules, "tqdm", None)
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     assert isinstance(progress_bar(), PlainProgress)
-    findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True)
+    findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True, auto=False)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.count("30/30 runs") == 1 and "elapsed" in err
 
@@ -266,6 +266,6 @@ def test_verbose_fit_uses_tqdm_when_installed(capsys) -> None:
     from findrs.progress import TqdmProgress
 
     assert isinstance(progress_bar(), TqdmProgress)
-    findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True)
+    findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True, auto=False)
     err = capsys.readouterr().err
     assert "30/30" in err and err.count("\n") == 1

@@ -206,7 +206,7 @@ def test_predictions_are_training_classes_and_every_path_agrees(
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
         model = findrs.fit(
             df, "y", method=method, T=5, encoding=encoding, tolerance=tolerance, multiclass=combine,
-            random_state=seed, n_jobs=1,
+            random_state=seed, n_jobs=1, auto=False,
         )
     classes = sorted(set(df["y"].to_list()))
     assert model.classes == classes and model.multiclass == combine
@@ -229,7 +229,7 @@ def test_tolerance_zero_decision_lists_are_right_on_consistent_training_rows(df:
     # does one-vs-rest, where no other set covers the row (docs/semantics.md §10).
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        model = findrs.fit(df, "y", multiclass=combine, random_state=0)
+        model = findrs.fit(df, "y", multiclass=combine, random_state=0, auto=False)
     # Contradictions are on codes (docs/semantics.md §1): two numbers in one bin are equal.
     rows = codes_of(df, model)
     classes_of: dict[tuple[int, ...], set] = {}
@@ -272,7 +272,7 @@ def test_multiclass_over_interval_features(df: pl.DataFrame, method: str, combin
         warnings.simplefilter("ignore", findrs.IdentifierWarning)
         model = findrs.fit(
             df, "y", method=method, T=5, tolerance=tolerance, bins=2, numeric="interval", interval_ends=ends,
-            multiclass=combine, random_state=1, n_jobs=1,
+            multiclass=combine, random_state=1, n_jobs=1, auto=False,
         )
     assert model.classes == sorted(set(df["y"].to_list())) and model.multiclass == combine
     assert all(m.encoders == model.encoders for m in model.class_models)
@@ -314,19 +314,19 @@ def test_uncovered_rows_and_ties_follow_the_combination() -> None:
         "y": ["a", "a", "a", "a", "b", "b", "b", "c", "c"],
     })
     unseen = pl.DataFrame({"x": ["new"], "z": ["p"]})
-    got = {c: findrs.fit(df, "y", multiclass=c, shuffle=False).predict(unseen).item() for c in COMBOS}
+    got = {c: findrs.fit(df, "y", multiclass=c, shuffle=False, auto=False).predict(unseen).item() for c in COMBOS}
     # No rule covers an unseen x: one-vs-rest gives the most frequent class, a decision list its
     # default (the rarest class for frequent-first, the most frequent for rarest-first).
     assert got == {"one-vs-rest": "a", "frequent-first": "c", "rarest-first": "a"}
     # OH rules of one-vs-rest: x not in {...} lets the unseen value pass every set's rule: a tie of
     # equal scores, won by the most frequent class.
-    m = findrs.fit(df, "y", multiclass="one-vs-rest", encoding="oh", shuffle=False)
+    m = findrs.fit(df, "y", multiclass="one-vs-rest", encoding="oh", shuffle=False, auto=False)
     assert m.predict(unseen).item() == plain_classes(m, unseen)[0]
 
 
 def test_positive_keeps_one_against_the_rest() -> None:
     df = pl.DataFrame({"x": ["a", "b", "c", "a"], "y": ["r", "g", "b", "r"]})
-    m = findrs.fit(df, "y", "r", shuffle=False)
+    m = findrs.fit(df, "y", "r", shuffle=False, auto=False)
     assert m.classes is None and m.multiclass is None and m.positive == "r"
     assert m.predict(df).to_list() == [True, False, False, True]
     assert "classes" not in m.to_json() and "combine" not in m.to_json()
@@ -334,7 +334,7 @@ def test_positive_keeps_one_against_the_rest() -> None:
 
 def test_binary_only_and_multiclass_only_members_say_so() -> None:
     df = pl.DataFrame({"x": ["a", "b", "c", "a"], "y": ["r", "g", "b", "r"]})
-    m = findrs.fit(df, "y", method="bp", T=3, random_state=0)
+    m = findrs.fit(df, "y", method="bp", T=3, random_state=0, auto=False)
     for call in (
         lambda: m.vote,
         lambda: m.predict(df, labels=False),
@@ -345,7 +345,7 @@ def test_binary_only_and_multiclass_only_members_say_so() -> None:
     ):
         with pytest.raises(FindRSInputError, match="multiclass"):
             call()
-    binary = findrs.fit(df, "y", "r")
+    binary = findrs.fit(df, "y", "r", auto=False)
     for call in (lambda: binary.class_models, lambda: binary.combination):
         with pytest.raises(FindRSInputError, match="binary"):
             call()
@@ -359,7 +359,7 @@ def test_model_files_are_checked() -> None:
     import json
 
     df = pl.DataFrame({"x": ["a", "b", "c", "a"], "y": ["r", "g", "b", "r"]})
-    m = findrs.fit(df, "y", multiclass="frequent-first", random_state=0)
+    m = findrs.fit(df, "y", multiclass="frequent-first", random_state=0, auto=False)
     d = json.loads(m.to_json())
     assert d["target"]["classes"] == ["b", "g", "r"] and d["model"]["combine"]["rule"] == "frequent-first"
     assert [s["class"] for s in d["model"]["rule_sets"]] == [2, 0]
@@ -396,7 +396,7 @@ def test_uci_every_surface_with_all_classes(data_dir, name: str, tmp_path: Path,
     X_test = test.drop("class")
     for method in ("find-rs", "bp"):
         for combine in COMBOS:
-            model = train.findrs.fit("class", method=method, T=10, random_state=0, multiclass=combine, n_jobs=1)
+            model = train.findrs.fit("class", method=method, T=10, random_state=0, multiclass=combine, n_jobs=1, auto=False)
             assert model.classes == classes and len(model.class_models) == len(classes) - (combine != "one-vs-rest")
             want = check_every_path(model, X_test, sql=method == "find-rs" or name != "connect-4")
             if name != "connect-4":
@@ -405,14 +405,14 @@ def test_uci_every_surface_with_all_classes(data_dir, name: str, tmp_path: Path,
             check_explain(model, X_test.head(200))
             assert 0.5 < model.score(test) <= 1.0
     # The default: the combination chosen by cross-validation on the training rows.
-    chosen = train.findrs.fit("class", random_state=0, n_jobs=1)
+    chosen = train.findrs.fit("class", random_state=0, n_jobs=1, auto=False)
     table = chosen.combination_cv
     assert table is not None and table.filter("chosen")["multiclass"].item() == chosen.multiclass
     assert table.filter("chosen")["correct"].item() == table["correct"].max()
     # scikit-learn: classes_ and predict_proba over every class.
     from findrs.sklearn import FindRSClassifier
 
-    clf = FindRSClassifier(T=10, random_state=0, n_jobs=1).fit(train.drop("class").to_pandas(), train["class"].to_numpy())
+    clf = FindRSClassifier(T=10, random_state=0, n_jobs=1, auto=False).fit(train.drop("class").to_pandas(), train["class"].to_numpy())
     assert clf.classes_.tolist() == classes
     proba = clf.predict_proba(X_test.to_pandas())
     assert proba.shape == (test.height, len(classes)) and np.allclose(proba.sum(axis=1), 1.0)
@@ -449,7 +449,7 @@ def test_wine_with_interval_features_on_every_surface(data_dir, ends: str) -> No
     X_test = test.drop("class")
     for method, combine in (("find-rs", "frequent-first"), ("bp", "one-vs-rest"), ("bp", "rarest-first")):
         model = train.findrs.fit(
-            "class", method=method, T=10, random_state=0, multiclass=combine, numeric="interval", interval_ends=ends, n_jobs=1
+            "class", method=method, T=10, random_state=0, multiclass=combine, numeric="interval", interval_ends=ends, n_jobs=1, auto=False
         )
         assert all(e.kind == "interval" for e in model.encoders)
         want = check_every_path(model, X_test)
@@ -461,7 +461,7 @@ def test_wine_with_interval_features_on_every_surface(data_dir, ends: str) -> No
 def test_namespaces_explain_and_print_with_classes() -> None:
     df = pl.DataFrame({"x": ["a", "b", "c", "a", "b"], "z": [1, 2, 1, 2, 1], "y": ["r", "g", "b", "r", "g"]})
     for combine in COMBOS:
-        m = df.findrs.fit("y", multiclass=combine, shuffle=False)
+        m = df.findrs.fit("y", multiclass=combine, shuffle=False, auto=False)
         lazy = df.lazy().findrs.predict(m).collect(engine="streaming")
         assert lazy["y_predicted"].to_list() == m.predict(df).to_list() == ["r", "g", "b", "r", "g"]
         explained = df.findrs.explain(m, top=1)
@@ -497,7 +497,7 @@ def test_auto_picks_the_combination_with_the_most_held_out_rows_right() -> None:
         y=pl.when(pl.col("a") == "p").then(pl.lit("A")).when(pl.col("b") == "u").then(pl.lit("B"))
         .when(pl.col("c") == "x").then(pl.lit("C")).otherwise(pl.lit("D"))
     )
-    m = findrs.fit(df, "y", random_state=11)
+    m = findrs.fit(df, "y", random_state=11, auto=False)
     table = m.combination_cv
     assert table is not None and table["folds"][0] == 3
     classes = np.searchsorted(np.array(m.classes), df["y"].to_numpy())
@@ -506,20 +506,20 @@ def test_auto_picks_the_combination_with_the_most_held_out_rows_right() -> None:
         right = 0
         for f in range(3):
             part, held = df.filter(pl.Series(folds != f)), df.filter(pl.Series(folds == f))
-            fold_model = findrs.fit(part, "y", multiclass=combine, random_state=11)
+            fold_model = findrs.fit(part, "y", multiclass=combine, random_state=11, auto=False)
             right += int((fold_model.predict(held) == held["y"]).sum())
         assert right == correct, combine
     best = table.sort("correct", descending=True, maintain_order=True)["multiclass"][0]
     assert m.multiclass == best == table.filter("chosen")["multiclass"].item()
     # Deterministic, and kept by the model file.
-    assert findrs.fit(df, "y", random_state=11).to_json() == m.to_json()
+    assert findrs.fit(df, "y", random_state=11, auto=False).to_json() == m.to_json()
     assert RuleSetModel.from_json(m.to_json()).combination_cv.equals(table)
     # A class of one row: no cross-validation, the first combination.
     tiny = pl.concat([df, pl.DataFrame({"a": ["s"], "b": ["w"], "c": ["y"], "y": ["E"]})])
-    m = findrs.fit(tiny, "y", random_state=0)
+    m = findrs.fit(tiny, "y", random_state=0, auto=False)
     assert m.combination_cv is None and m.multiclass == multiclass.COMBINATIONS[0]
     # Given combinations record no cross-validation.
-    assert findrs.fit(df, "y", multiclass="one-vs-rest").combination_cv is None
+    assert findrs.fit(df, "y", multiclass="one-vs-rest", auto=False).combination_cv is None
 
 
 def test_stratified_folds_deal_each_class_round_robin() -> None:

@@ -216,8 +216,8 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
 
     Example:
         >>> p = check_params({"method": "find-rs", "random_state": 0})
-        >>> p["T"], p["n_rules"], p["tolerance"]
-        (1, None, 0)
+        >>> p["T"], p["n_rules"], p["tolerance"]  # automatic by default
+        (1, None, 'auto')
         >>> check_params({"tolerance": -1})
         Traceback (most recent call last):
         ...
