@@ -40,21 +40,23 @@ pub struct Progress {
     pub finished: AtomicUsize,
 }
 
-/// The pruned rule lists of runs `0..n_runs` (each simplified if `simplify`, then its
-/// intervals widened if `widen`), computed in parallel on the current rayon pool.
+/// The pruned rule lists of the runs `runs` (run indexes; each simplified if `simplify`, then
+/// its intervals widened if `widen`), computed in parallel on the current rayon pool. Run `t`'s
+/// order depends on `seed` and `t` only, so the runs of `0..T` computed in any chunks are those
+/// of one call on `0..T`.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_runs(
     ts: &TrainingSet,
     acc: Acceptance,
     min_support: u32,
-    n_runs: usize,
+    runs: std::ops::Range<u64>,
     seed: u64,
     shuffle: bool,
     simplify: bool,
     widen: Widen,
     progress: &Progress,
 ) -> Result<Vec<Vec<Rule>>> {
-    let runs: Vec<Option<Vec<Rule>>> = (0..n_runs as u64)
+    let runs: Vec<Option<Vec<Rule>>> = runs
         .into_par_iter()
         .map_init(
             || {

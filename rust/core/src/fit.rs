@@ -15,6 +15,7 @@ use crate::prune::find_rs_pruned;
 use crate::row_index::RowIndex;
 use crate::schema::Schema;
 use crate::simplify::Simplifier;
+use crate::rule::Rule;
 use crate::training::TrainingSet;
 use crate::widen::{widen_run, Widen};
 
@@ -149,14 +150,129 @@ pub fn fit(
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<Fitted> {
-    fit_or_none(schema, data, labels, options, progress)?.ok_or_else(|| {
-        let s = options.min_support;
-        FindRsError::InvalidParameter(format!(
-            "min_support = {s} leaves no rule: no rule of the {} covers {s} training positives; \
-             use a smaller min_support",
-            if options.method == Method::FindRs { "run" } else { "runs" }
-        ))
-    })
+    fit_or_none(schema, data, labels, options, progress)?.ok_or_else(|| no_rule(options))
+}
+
+/// The error of a fit whose support filter left no rule.
+fn no_rule(options: &FitOptions) -> FindRsError {
+    let s = options.min_support;
+    FindRsError::InvalidParameter(format!(
+        "min_support = {s} leaves no rule: no rule of the {} covers {s} training positives; \
+         use a smaller min_support",
+        if options.method == Method::FindRs {
+            "run"
+        } else {
+            "runs"
+        }
+    ))
+}
+
+/// The models of several methods from one set of runs (docs/semantics.md §5.1): BO and BP
+/// aggregate the same T runs, so `methods = [Bo, Bp]` runs them once and returns, in the
+/// order asked, exactly the models that separate fits of each method with these options would
+/// return (`options.method` is ignored). FIND-RS makes its own single run: it cannot share.
+pub fn fit_methods(
+    schema: Schema,
+    data: &Columns,
+    labels: &[bool],
+    options: &FitOptions,
+    methods: &[Method],
+    progress: &Progress,
+) -> Result<Vec<Fitted>> {
+    let Some(&first) = methods.first() else {
+        return Err(FindRsError::InvalidParameter("no method to fit".into()));
+    };
+    if methods.len() > 1 && methods.contains(&Method::FindRs) {
+        return Err(FindRsError::InvalidParameter(
+            "FIND-RS makes its own single run; only BO and BP share their T runs".into(),
+        ));
+    }
+    let first_options = FitOptions {
+        method: first,
+        ..options.clone()
+    };
+    let mut runs = fit_run_range(
+        &schema,
+        data,
+        labels,
+        &first_options,
+        0..first_options.n_runs_made(),
+        progress,
+    )?;
+    let mut out = Vec::with_capacity(methods.len());
+    for (i, &method) in methods.iter().enumerate() {
+        let o = FitOptions {
+            method,
+            ..options.clone()
+        };
+        let these = if i + 1 == methods.len() {
+            std::mem::take(&mut runs)
+        } else {
+            runs.clone()
+        };
+        out.push(
+            fit_from_runs(schema.clone(), data, labels, &o, these)?.ok_or_else(|| no_rule(&o))?,
+        );
+    }
+    Ok(out)
+}
+
+impl FitOptions {
+    /// The runs a fit makes: T, or 1 for FIND-RS.
+    pub fn n_runs_made(&self) -> u32 {
+        if self.method == Method::FindRs {
+            1
+        } else {
+            self.n_runs
+        }
+    }
+}
+
+/// The pruned (with `simplify`, simplified) rule lists of the runs `runs` (run indexes in
+/// `0..T`) of a fit with `options` on this data. Run `t` depends on the data, the options, the
+/// seed and `t` only, so the runs of one fit can be computed in chunks, on any machines, and
+/// handed together (in run order) to [`fit_from_runs`]: the model is that of [`fit`].
+pub fn fit_run_range(
+    schema: &Schema,
+    data: &Columns,
+    labels: &[bool],
+    options: &FitOptions,
+    runs: std::ops::Range<u32>,
+    progress: &Progress,
+) -> Result<Vec<Vec<Rule>>> {
+    options.validate()?;
+    if runs.start > runs.end || runs.end > options.n_runs_made() {
+        return Err(FindRsError::InvalidParameter(format!(
+            "runs {}..{} are not runs of a fit of {} runs",
+            runs.start,
+            runs.end,
+            options.n_runs_made()
+        )));
+    }
+    let ts = TrainingSet::new(schema.clone(), data, labels)?;
+    let acc = options.acceptance()?;
+    let support = options.min_support;
+    if options.method == Method::FindRs {
+        if runs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
+        let rules = find_rs_pruned(&ts, &order, acc, support);
+        let rules = if options.simplify { Simplifier::new(&ts, acc).simplify_run(&rules) } else { rules };
+        return Ok(vec![widen_run(&ts, options.widen, rules)]);
+    }
+    let range = runs.start as u64..runs.end as u64;
+    fit_runs(
+        &ts,
+        acc,
+        support,
+        range,
+        options.seed,
+        options.shuffle,
+        options.simplify,
+        options.widen,
+        progress,
+    )
 }
 
 /// [`fit`], with `None` when the support filter leaves no rule in any run (docs/semantics.md
@@ -168,26 +284,47 @@ pub(crate) fn fit_or_none(
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<Option<Fitted>> {
+    // The training set's indexes live only inside `fit_run_range`: freed before the index of
+    // every row is built, the two never take memory at once (see `fit_bytes`).
+    let runs = fit_run_range(
+        &schema,
+        data,
+        labels,
+        options,
+        0..options.n_runs_made(),
+        progress,
+    )?;
+    fit_from_runs(schema, data, labels, options, runs)
+}
+
+/// The model of a fit with `options` whose runs (all of them, in run order, as
+/// [`fit_run_range`] returns them) are `runs`; `None` when no run kept a rule.
+pub fn fit_from_runs(
+    schema: Schema,
+    data: &Columns,
+    labels: &[bool],
+    options: &FitOptions,
+    runs: Vec<Vec<Rule>>,
+) -> Result<Option<Fitted>> {
     options.validate()?;
-    let ts = TrainingSet::new(schema.clone(), data, labels)?;
-    let contradictions = TrainingSet::contradictions(data, labels);
-    let acc = options.acceptance()?;
-    let support = options.min_support;
-    let runs = if options.method == Method::FindRs {
-        let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
-        let rules = find_rs_pruned(&ts, &order, acc, support);
-        let rules = if options.simplify { Simplifier::new(&ts, acc).simplify_run(&rules) } else { rules };
-        vec![widen_run(&ts, options.widen, rules)]
-    } else {
-        let (t, seed) = (options.n_runs as usize, options.seed);
-        fit_runs(&ts, acc, support, t, seed, options.shuffle, options.simplify, options.widen, progress)?
-    };
+    if runs.len() != options.n_runs_made() as usize {
+        return Err(FindRsError::InvalidParameter(format!(
+            "a fit of {} runs was given the rules of {} runs",
+            options.n_runs_made(),
+            runs.len()
+        )));
+    }
+    if data.n_rows() != labels.len() {
+        return Err(FindRsError::InvalidParameter(format!(
+            "{} rows but {} labels",
+            data.n_rows(),
+            labels.len()
+        )));
+    }
     if runs.iter().all(|r| r.is_empty()) {
         return Ok(None);
     }
-    // The training set's indexes are not needed past the runs: freed before the index of every
-    // row is built, the two never take memory at once (see `fit_bytes`).
-    drop(ts);
+    let contradictions = TrainingSet::contradictions(data, labels);
     let mut parts = RuleSetParts::default();
     if options.method == Method::FindRs {
         let rules = runs.into_iter().next().expect("one run");
@@ -470,5 +607,152 @@ mod tests {
             }
         }
         assert!(dnf[1] > 50 && dnf[2] > 50, "{dnf:?}");
+    }
+
+    /// BO and BP from one set of runs are the models of separate fits (docs/semantics.md §5.1),
+    /// with every option that changes a model, and whatever the thread count.
+    #[test]
+    fn one_fit_gives_the_bo_and_the_bp_of_separate_fits() {
+        use crate::json::model_to_json;
+        let domains = [3u32, 3, 2, 4, 2, 3];
+        let mut compared = 0;
+        for seed in 0..20u64 {
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                for (tau, simplify, max_rules, support) in [
+                    (0u32, false, None, 0u32),
+                    (1, true, None, 0),
+                    (0, false, Some(3), 0),
+                    (2, false, None, 3),
+                ] {
+                    let (rows, labels) = random_data(seed + 70, 80, &domains);
+                    let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+                    let cols = columns_of(&rows, domains.len());
+                    let data =
+                        Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                    let progress = Progress::default();
+                    let mut o = options(Method::Bp, tau, seed, simplify, max_rules);
+                    o.min_support = support;
+                    let alone = |m: Method| {
+                        fit(
+                            schema.clone(),
+                            &data,
+                            &labels,
+                            &FitOptions {
+                                method: m,
+                                ..o.clone()
+                            },
+                            &progress,
+                        )
+                    };
+                    let (bo, bp) = (alone(Method::Bo), alone(Method::Bp));
+                    let ctx = format!(
+                        "seed {seed} {kind:?} tau {tau} simplify {simplify} budget {max_rules:?}"
+                    );
+                    for threads in [1, 2] {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(threads)
+                            .build()
+                            .unwrap();
+                        let both = pool.install(|| {
+                            fit_methods(
+                                schema.clone(),
+                                &data,
+                                &labels,
+                                &o,
+                                &[Method::Bo, Method::Bp],
+                                &progress,
+                            )
+                        });
+                        let (Ok(bo), Ok(bp)) = (&bo, &bp) else {
+                            assert!(
+                                both.is_err(),
+                                "{ctx}: separate fits failed, the pair did not"
+                            );
+                            continue;
+                        };
+                        let both = both.unwrap();
+                        assert_eq!(
+                            model_to_json(&both[0].model),
+                            model_to_json(&bo.model),
+                            "{ctx}"
+                        );
+                        assert_eq!(
+                            model_to_json(&both[1].model),
+                            model_to_json(&bp.model),
+                            "{ctx}"
+                        );
+                        assert_eq!(both[0].budget, bo.budget, "{ctx}");
+                        assert_eq!(both[1].budget, bp.budget, "{ctx}");
+                        assert_eq!(
+                            (both[0].contradictions, both[1].contradictions),
+                            (bo.contradictions, bp.contradictions)
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 200, "{compared}");
+        let (rows, labels) = random_data(1, 30, &domains);
+        let schema = Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+        let cols = columns_of(&rows, domains.len());
+        let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        let o = options(Method::Bo, 0, 1, false, None);
+        let p = Progress::default();
+        assert!(fit_methods(
+            schema.clone(),
+            &data,
+            &labels,
+            &o,
+            &[Method::FindRs, Method::Bp],
+            &p
+        )
+        .is_err());
+        assert!(fit_methods(schema, &data, &labels, &o, &[], &p).is_err());
+    }
+
+    /// The runs of a fit computed in chunks (as workers of a cluster would) give the model of
+    /// one local fit; a wrong number of runs is refused.
+    #[test]
+    fn runs_in_chunks_give_the_model_of_one_fit() {
+        use crate::json::model_to_json;
+        let domains = [3u32, 2, 4, 3, 2];
+        for seed in 0..15u64 {
+            for method in [Method::FindRs, Method::Bo, Method::Bp] {
+                let (rows, labels) = random_data(seed + 300, 70, &domains);
+                let schema =
+                    Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+                let cols = columns_of(&rows, domains.len());
+                let data =
+                    Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                let p = Progress::default();
+                let o = options(method, 1, seed, seed % 2 == 0, None);
+                let whole = fit(schema.clone(), &data, &labels, &o, &p).unwrap();
+                let t = o.n_runs_made();
+                let cuts: Vec<u32> = if t == 1 {
+                    vec![0, 1]
+                } else {
+                    vec![0, 1, 5, 5, 11, t]
+                };
+                let mut runs = Vec::new();
+                for w in cuts.windows(2) {
+                    runs.extend(
+                        fit_run_range(&schema, &data, &labels, &o, w[0]..w[1], &p).unwrap(),
+                    );
+                }
+                let chunked = fit_from_runs(schema.clone(), &data, &labels, &o, runs.clone())
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(
+                    model_to_json(&chunked.model),
+                    model_to_json(&whole.model),
+                    "seed {seed} {method:?}"
+                );
+                assert!(
+                    fit_from_runs(schema.clone(), &data, &labels, &o, runs[1..].to_vec()).is_err()
+                );
+                assert!(fit_run_range(&schema, &data, &labels, &o, 0..t + 1, &p).is_err());
+            }
+        }
     }
 }
