@@ -88,15 +88,38 @@ def _metrics(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:
     return float(accuracy_score(y_true, y_pred)), float(f1_score(y_true, y_pred, zero_division=0))
 
 
-def _fit(frame: pl.DataFrame, method: str, encoding: str, tau: int, T: int, seed: int):
+# BO and BP of the same frame and settings share their T runs: one fit (method="bo+bp") gives
+# both, exactly the models of separate fits (docs/semantics.md §5.1). The second of the pair is
+# served from here; both rows record the pair's fit time.
+_PAIRS: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+def _fit(frame: pl.DataFrame, method: str, encoding: str, tau: int, T: int, seed: int, part: str = "train"):
+    """The model of ``method`` on ``frame`` and the seconds its fit took; ``part`` names the
+    frame (the training half or a fold) so that BO and BP of the same frame share one fit."""
     import findrs
 
     from findrs import ContradictionWarning
 
+    key = (part, frame.height, encoding, tau, T, seed)
+    if method in ("bo", "bp") and key in _PAIRS:
+        entry = _PAIRS[key]
+        model = entry.pop(method)
+        if not {"bo", "bp"} & set(entry):
+            del _PAIRS[key]
+        return model, entry["seconds"]
+    t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContradictionWarning)
-        return findrs.fit(frame, "class", method=method, encoding=encoding, tolerance=tau, T=T,
-                          random_state=seed, n_jobs=1)
+        # auto=False: the paper's algorithm (the library's default chooses settings by CV).
+        fitted = findrs.fit(frame, "class", method="bo+bp" if method in ("bo", "bp") else method, encoding=encoding,
+                            tolerance=tau, T=T, random_state=seed, n_jobs=1, auto=False)
+    seconds = time.perf_counter() - t0
+    if method not in ("bo", "bp"):
+        return fitted, seconds
+    other = "bp" if method == "bo" else "bo"
+    _PAIRS[key] = {other: getattr(fitted, other), "seconds": seconds}
+    return getattr(fitted, method), seconds
 
 
 def _folds(y: np.ndarray, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -107,6 +130,7 @@ def _folds(y: np.ndarray, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def run_findrs(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, opts: "Options", store: Store,
                curves: dict[str, pl.DataFrame], log: Log) -> None:
+    _PAIRS.clear()  # a pair left over (its other half already stored) from an earlier split
     tau = TOLERANCE.get(ds, 0)
     y_tr = train["class"].to_numpy()
     y_te = test["class"].to_numpy()
@@ -121,16 +145,15 @@ def run_findrs(ds: str, split: int, train: pl.DataFrame, test: pl.DataFrame, opt
             if opts.resume and store.has(key):
                 continue
             t0 = time.perf_counter()
-            model = _fit(train, method, enc, tau, T, split)
-            fit_s = time.perf_counter() - t0
+            model, fit_s = _fit(train, method, enc, tau, T, split)
             acc, f1 = _metrics(y_te, model.predict(test, labels=False).to_numpy())
             train_acc = float(np.mean(model.predict(train, labels=False).to_numpy() == y_tr))
             cv, select_s, cv_all = None, None, None
             if do_cv and cv_this:
                 t1 = time.perf_counter()
                 scores, scores_all = [], []
-                for tr, va in folds:
-                    m = _fit(train[tr], method, enc, tau, T, split)
+                for f, (tr, va) in enumerate(folds):
+                    m, _ = _fit(train[tr], method, enc, tau, T, split, part=f"fold {f}")
                     scores.append(float(np.mean(m.predict(train[va], labels=False).to_numpy() == y_tr[va])))
                     if method == "bp":
                         full = m.with_n_rules(m.n_rules_found)

@@ -19,9 +19,9 @@ from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.f
 from .config import Config
 from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError, IdentifierWarning
 from .learn import fit
-from .model import RuleSetModel, __version__
+from .model import ModelPair, RuleSetModel, __version__
 
 __all__ = [
-    "Config", "ContradictionWarning", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "RuleSetModel",
-    "__version__", "datasets", "fit",
+    "Config", "ContradictionWarning", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "ModelPair",
+    "RuleSetModel", "__version__", "datasets", "fit",
 ]

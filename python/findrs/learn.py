@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
 import warnings
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Sequence, overload
 
 import numpy as np
 import polars as pl
@@ -11,14 +12,15 @@ import polars as pl
 from .encode import encode_frame, fit_encoders
 from .errors import ContradictionWarning, FindRSInputError
 from .frames import as_polars
-from .model import RuleSetModel
+from .model import ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import DEFAULTS, NOT_GIVEN, NotGiven, check_n_jobs, check_params
+from .params import DEFAULTS, NOT_GIVEN, NotGiven, _Int, check_n_jobs, check_params
 from .progress import progress_bar
 from .target import binarize, class_indices
 
 Method = Literal["find-rs", "bo", "bp"]
+Pair = Literal["bo+bp"]
 Encoding = Literal["av", "oh"]
 Direction = Literal["positive", "negative"]
 Auto = Literal["auto"]
@@ -26,12 +28,20 @@ Numeric = Literal["bins", "interval"]
 IntervalEnds = Literal["tight", "midpoint", "open", "widened"]
 
 
+@overload
+def fit(data: Any, target: str, positive: Any | None = None, *, method: Pair, **kwargs: Any) -> ModelPair: ...
+
+
+@overload
+def fit(data: Any, target: str, positive: Any | None = None, *, method: Method = "find-rs", **kwargs: Any) -> RuleSetModel: ...
+
+
 def fit(
     data: Any,
     target: str,
     positive: Any | None = None,
     *,
-    method: Method = "find-rs",
+    method: Method | Pair = "find-rs",
     encoding: Encoding | Auto = NOT_GIVEN["encoding"],
     tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
     min_support: int | Auto = NOT_GIVEN["min_support"],
@@ -53,8 +63,9 @@ def fit(
     interval_ends: IntervalEnds = "open",
     multiclass: Multiclass = _MULTICLASS_DEFAULT,
     cv_rows: int | None = DEFAULTS["cv_rows"],
+    chunks: int | None = None,
     verbose: bool = False,
-) -> RuleSetModel:
+) -> RuleSetModel | ModelPair:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
 
     Args:
@@ -66,7 +77,11 @@ def fit(
             learns that class against the rest (predictions are Booleans); without it the
             model is multiclass (one rule set per class, see ``multiclass``).
         method: ``"find-rs"`` (one run), ``"bo"`` (vote of ``T`` runs) or ``"bp"`` (weighted
-            rules of ``T`` runs, pruned to the best ``n_rules``).
+            rules of ``T`` runs, pruned to the best ``n_rules``); ``"bo+bp"``: both from one set
+            of ``T`` runs, returned as a :class:`~findrs.ModelPair` ``(bo, bp)`` equal to
+            separate ``"bo"`` and ``"bp"`` fits with the same ``random_state``
+            (docs/semantics.md §5.1; needs ``auto=False``: not with automatic settings, nor on a
+            multiclass target).
         encoding: ``"av"`` (``a = v`` constraints, the default) or ``"oh"`` (value sets,
             docs/semantics.md §2), or ``"auto"``.
         tolerance: when a rule may absorb a positive. An ``int`` (default ``0``) is the
@@ -141,12 +156,21 @@ def fit(
         cv_rows: the cross-validation uses a stratified sample of at most this many training
             rows (``None``: every row); the chosen settings are then fitted on every row, an
             automatic ``min_support`` scaled to them (docs/semantics.md §9.4).
+        chunks: ``None`` (the default) makes the runs here on ``n_jobs`` threads. A number:
+            the ``T`` runs are split into that many chunks of consecutive runs, dispatched with
+            ``joblib.Parallel(n_jobs=-1)`` under the active joblib backend (each chunk on
+            ``n_jobs`` threads where it runs), so ``with joblib.parallel_backend("dask"):``
+            spreads them over a Dask cluster (Ray's joblib backend likewise); the model is
+            the one of a local fit with the same ``random_state`` (docs/semantics.md §5.2).
+            Needs joblib (``pip install 'findrs[distributed]'``); no progress bar; needs
+            ``auto=False``: not with automatic settings, nor on a multiclass target.
         verbose: show the finished runs (of BO / BP, and of the cross-validation of automatic
             settings) on stderr, as one line that updates, with elapsed and remaining time
             (tqdm's bar when tqdm is installed).
 
     Returns:
-        The fitted :class:`~findrs.RuleSetModel`.
+        The fitted :class:`~findrs.RuleSetModel`; with ``method="bo+bp"`` a
+        :class:`~findrs.ModelPair` of the BO and the BP model.
 
     Raises:
         FindRSInputError: a missing target or feature column, a positive label that is absent,
@@ -154,7 +178,8 @@ def fit(
             (list, struct, temporal), a target with nulls, a parameter out of range (the ranges:
             ``findrs.params``), a ``min_support`` that leaves no rule, ``direction`` other than
             ``"positive"`` on a target of more than two classes, automatic settings with fewer
-            than two rows of a class or on a multiclass target; ``target`` not a column name
+            than two rows of a class or on a multiclass target, ``method="bo+bp"`` or ``chunks``
+            with automatic settings or on a multiclass target; ``target`` not a column name
             (``fit(X, y)``: the message shows the target-column form and ``FindRSClassifier``);
             a numeric target of more than 20 values without ``positive`` (a quantity: the
             message suggests a threshold).
@@ -174,9 +199,12 @@ def fit(
         8
     """
     _check_target_is_a_name(data, target)
+    pair = isinstance(method, str) and method == "bo+bp"
+    if pair and random_state is None:
+        random_state = secrets.randbits(63)  # one seed for both models
     params = check_params(
         {
-            "method": method, "encoding": encoding, "tolerance": tolerance, "min_support": min_support,
+            "method": "bp" if pair else method, "encoding": encoding, "tolerance": tolerance, "min_support": min_support,
             "direction": direction, "auto": auto, "shuffle": shuffle, "random_state": random_state,
             "bins": bins, "T": T, "n_rules": n_rules, "accuracy_ratio": accuracy_ratio, "simplify": simplify,
             "max_rules": max_rules, "cv": cv, "cv_T": cv_T, "cv_rows": cv_rows,
@@ -192,6 +220,20 @@ def fit(
             stacklevel=2,
         )
     combine = check_combination(multiclass)
+    if chunks is not None:
+        chunks = _Int(1, 1_000_000).check("chunks", chunks)
+    if pair and params["auto"]:
+        raise FindRSInputError(
+            f"method='bo+bp' cannot choose settings automatically ({', '.join(params['auto'])}; auto=True is the "
+            "default): the cross-validation chooses them per method; pass auto=False (the paper's settings for those "
+            "not given) or fix those settings, or fit method='bo' and method='bp' separately"
+        )
+    if chunks is not None and params["auto"]:
+        raise FindRSInputError(
+            f"chunks cannot be combined with automatic settings ({', '.join(params['auto'])}; auto=True is the "
+            "default) yet: the cross-validation runs in one process; pass auto=False (the paper's settings for those "
+            "not given) or fix those settings, or leave chunks None"
+        )
     df = as_polars(data)
     if df.height == 0:
         raise FindRSInputError("the frame has no rows; FIND-RS needs positive and negative rows")
@@ -239,6 +281,15 @@ def fit(
                 f"model (one rule set per class, each describing its class): fix the settings, or pass positive=<label> to "
                 f"learn one class against the rest"
             )
+        if pair or chunks is not None:
+            what = "method='bo+bp'" if pair else f"chunks={chunks}"
+            fix = ("fit method='bo' and method='bp' separately" if pair else
+                   "leave chunks=None (the runs of every class set are made here, on n_jobs threads)")
+            raise FindRSInputError(
+                f"{what} applies to binary targets only; {target!r} has {len(tgt.classes or ())} classes and gives a "
+                f"multiclass model (one rule set per class): {fix}, or pass positive=<label> to learn one class "
+                f"against the rest"
+            )
     else:
         y, tgt = binarize(df, target, positive)
         if params["auto"] and auto and min(int(y.sum()), len(y) - int(y.sum())) < 2:
@@ -267,6 +318,10 @@ def fit(
     try:
         if multi is not None:
             model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen)
+        elif pair or chunks is not None:
+            params_list = [check_params({**params, "auto": False, "method": "bo", "n_rules": None}), params] if pair else [params]
+            models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, progress, chunks)
+            model = models[-1]
         else:
             model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
     finally:
@@ -279,7 +334,7 @@ def fit(
             ContradictionWarning,
             stacklevel=2,
         )
-    return model
+    return ModelPair(*models) if pair else model
 
 
 def _check_target_is_a_name(data: Any, target: Any) -> None:

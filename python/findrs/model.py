@@ -24,7 +24,7 @@ import os
 import warnings
 from pathlib import Path
 from types import EllipsisType
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 import polars as pl
@@ -43,6 +43,23 @@ from .text import constraint_labels, constraint_text
 from .view import Constraint, Vote
 
 FORMAT = "findrs-model"
+
+
+class ModelPair(NamedTuple):
+    """The BO and the BP model of one set of runs: what ``findrs.fit(..., method="bo+bp")``
+    returns. Each is exactly the model of a separate ``method="bo"`` / ``method="bp"`` fit with
+    the same data, parameters and ``random_state`` (docs/semantics.md §5.1).
+
+    Example:
+        >>> import findrs
+        >>> df = findrs.datasets.tic_tac_toe()
+        >>> bo, bp = findrs.fit(df, "class", "positive", method="bo+bp", T=5, random_state=0, auto=False)
+        >>> (bo.method, bp.method, bo.params["random_state"] == bp.params["random_state"])
+        ('bo', 'bp', True)
+    """
+
+    bo: "RuleSetModel"
+    bp: "RuleSetModel"
 FORMAT_VERSION = 2
 _WHY_NOT = pl.Struct({"nearest_rule": pl.UInt32, "failed_conditions": pl.List(pl.String)})
 _SECTIONS = ("target", "features", "params", "training")
@@ -126,17 +143,42 @@ class RuleSetModel:
         the settings it names are chosen by cross-validation first (docs/semantics.md §9.4)."""
         if params["auto"]:
             return cls._fit_auto(codes, labels, encoders, target, params, n_jobs, progress)
-        p = params
+        return cls._fit_many(codes, labels, encoders, target, [params], n_jobs, progress)[0]
+
+    @classmethod
+    def _fit_many(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        target: Target,
+        params_list: Sequence[dict[str, Any]],
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+        chunks: int | None = None,
+    ) -> list["RuleSetModel"]:
+        """The models of ``params_list`` (no automatic setting; one parameter set, or BO's and
+        BP's that differ only in method and ``n_rules``) from one set of runs
+        (docs/semantics.md §5.1). ``chunks``: the runs are computed in that many chunks
+        dispatched through joblib (the active joblib backend, e.g. Dask's, spreads them;
+        docs/semantics.md §5.2), then the models are built here from them."""
+        p = params_list[-1]
         tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:7]
         if p["method"] != "bp":
             fixed = ratio = None
         y = ~labels if negate else labels
+        method = "+".join(q["method"] for q in params_list)
+        schema = _schema(encoders, p["encoding"])
+        widen = _WIDEN[p["interval_ends"]]
         with _input_errors(), _memory_errors(encoders, p["encoding"], labels):
-            core, contradictions, budget = _core.fit(
+            runs = None
+            if chunks is not None:
+                runs = _runs_in_chunks(codes, schema, y, p, chunks, n_jobs, tau, epsilon, min_support, widen)
+            fitted = _core.fit(
                 codes,
-                *_schema(encoders, p["encoding"]),
+                *schema,
                 y,
-                p["method"],
+                method,
                 tau,
                 p["T"],
                 p["random_state"],
@@ -149,12 +191,16 @@ class RuleSetModel:
                 max_rules=p["max_rules"],
                 epsilon=epsilon,
                 min_support=min_support,
-                widen=_WIDEN[p["interval_ends"]],
+                widen=widen,
+                runs=runs,
             )
-        training = _training(y, contradictions)
-        if budget is not None:
-            training["budget"] = {"correct_before": int(budget[0]), "correct": int(budget[1])}
-        return cls(core, encoders, _described(target, negate), params, training)
+        models = []
+        for q, (core, contradictions, budget) in zip(params_list, fitted):
+            training = _training(y, contradictions)
+            if budget is not None:
+                training["budget"] = {"correct_before": int(budget[0]), "correct": int(budget[1])}
+            models.append(cls(core, encoders, _described(target, negate), q, training))
+        return models
 
     @classmethod
     def _fit_auto(
@@ -1360,6 +1406,54 @@ class RuleSetModel:
             except ValueError as e:
                 raise FindRSInputError(f"findrs model JSON (version 1): {e}") from None
         return cls._assemble(core, dict(sections))
+
+
+def _runs_in_chunks(
+    codes: list[np.ndarray],
+    schema: tuple[list[int], list[str], list[bool]],
+    y: np.ndarray,
+    p: dict[str, Any],
+    chunks: int,
+    n_jobs: int | None,
+    tau: int,
+    epsilon: float,
+    min_support: int,
+    widen: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of a fit computed in ``chunks`` contiguous chunks of run indexes, dispatched by
+    ``joblib.Parallel(n_jobs=-1)`` under the active joblib backend (each chunk on ``n_jobs``
+    threads where it runs); concatenated in run order. A run depends on the data, the
+    parameters, ``random_state`` and its index only (docs/semantics.md §5.2), so the model is
+    that of a local fit whatever the chunks and wherever they ran. ``schema`` is
+    :func:`_schema`'s and ``widen`` the core's widening, exactly as the local fit passes them
+    (each run's interval ends are widened where it runs)."""
+    try:
+        from joblib import Parallel, delayed
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise FindRSInputError(
+            "chunks dispatches the runs through joblib, which is not installed: pip install 'findrs[distributed]'"
+        ) from e
+    total = p["T"] if p["method"] != "find-rs" else 1
+    bounds = sorted({round(i * total / chunks) for i in range(chunks + 1)})
+    task = delayed(_fit_runs_task)
+    with _input_errors():
+        parts = Parallel(n_jobs=-1)(
+            task(codes, *schema, y, p["method"], tau, p["T"], p["random_state"], p["shuffle"], a, b, n_jobs,
+                 simplify=p["simplify"], epsilon=epsilon, min_support=min_support, widen=widen)
+            for a, b in zip(bounds, bounds[1:])
+        )
+    words = np.concatenate([w for w, _ in parts]).astype(np.uint64, copy=False)
+    lengths = np.concatenate([n for _, n in parts]).astype(np.uint32, copy=False)
+    return words, lengths
+
+
+def _fit_runs_task(codes: list[np.ndarray], *args: Any, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """One chunk of runs where joblib runs it: the arrays as the core reads them (Dask's
+    serialization delivers them unaligned; they are copied then)."""
+    codes = [np.require(c, dtype=np.uint32, requirements=["C", "A"]) for c in codes]
+    sizes, kinds, null_seen, y, *rest = args
+    y = np.require(y, dtype=np.bool_, requirements=["C", "A"])
+    return _core.fit_runs(codes, sizes, kinds, null_seen, y, *rest, **kwargs)
 
 
 def _described(target: Target, negate: bool) -> Target:

@@ -5,10 +5,10 @@
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
 use findrs_core::{
-    cv_runs, fit as core_fit, fit_best, final_support, fit_bytes as core_fit_bytes, ConstraintKind, CvOptions,
-    FitOptions, Method, Progress, RuleCount, Setting, Widen,
+    cv_runs, final_support, fit_best, fit_bytes as core_fit_bytes, fit_from_runs, fit_methods, fit_run_range,
+    ConstraintKind, CvOptions, FitOptions, Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
 };
-use numpy::PyReadonlyArray1;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::collections::HashMap;
@@ -54,11 +54,15 @@ pub fn fit_bytes(
     Ok(core_fit_bytes(&schema(domain_sizes, &kinds, null_seen)?, n_pos, n_neg))
 }
 
-/// Fits a model. Returns the model, the number of training rows that have an identical row of
-/// the other label (contradictions) and, when a rule budget replaced the model, the training
-/// rows classified correctly before it and by the model returned.
+/// Fits a model per method of `method` ("find-rs", "bo", "bp", or "bo+bp": BO and BP from one
+/// set of T runs, docs/semantics.md §5.1). Returns, per method, the model, the number of
+/// training rows that have an identical row of the other label (contradictions) and, when a
+/// rule budget replaced the model, the training rows classified correctly before it and by
+/// the model returned. `runs`: the words and per-run rule counts of every run, as
+/// [`fit_runs`] returns them concatenated in run order (the runs were computed elsewhere);
+/// `None` makes them here.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no"))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no", runs=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -81,16 +85,17 @@ pub fn fit(
     epsilon: f64,
     min_support: u32,
     widen: &str,
-) -> PyResult<(CoreModel, usize, Option<BudgetCounts>)> {
+    runs: Option<(PyReadonlyArray1<'_, u64>, PyReadonlyArray1<'_, u32>)>,
+) -> PyResult<Vec<(CoreModel, usize, Option<BudgetCounts>)>> {
     let schema = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-    let method = Method::parse(method).map_err(core_err)?;
+    let methods = method.split('+').map(Method::parse).collect::<Result<Vec<_>, _>>().map_err(core_err)?;
     let n_rules = rule_count(n_rules, accuracy_ratio);
     let widen = Widen::parse(widen).map_err(core_err)?;
     let options = FitOptions {
-        method,
+        method: methods[0],
         tolerance,
         epsilon,
         min_support,
@@ -102,10 +107,119 @@ pub fn fit(
         max_rules,
         widen,
     };
-    let total = if method == Method::FindRs { 0 } else { n_runs as usize };
-    let fitted = drive(py, n_jobs, progress, total, |state| core_fit(schema.clone(), &data, y, &options, state))?;
-    let budget = fitted.budget.map(|b| (b.full_correct, b.correct));
-    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, budget))
+    let fitted = match runs {
+        None => {
+            let total = if options.method == Method::FindRs { 0 } else { n_runs as usize };
+            drive(py, n_jobs, progress, total, |state| {
+                fit_methods(schema.clone(), &data, y, &options, &methods, state)
+            })?
+        }
+        Some((words, lengths)) => {
+            let words = words.as_slice().map_err(|_| PyValueError::new_err("rule words must be contiguous"))?;
+            let lengths = lengths.as_slice().map_err(|_| PyValueError::new_err("run lengths must be contiguous"))?;
+            let runs = rules_of(&schema, words, lengths)?;
+            drive(py, n_jobs, None, 0, |_| {
+                methods
+                    .iter()
+                    .map(|&m| {
+                        let o = FitOptions { method: m, ..options.clone() };
+                        fit_from_runs(schema.clone(), &data, y, &o, runs.clone())?.ok_or_else(|| {
+                            findrs_core::FindRsError::InvalidParameter(format!(
+                                "min_support = {min_support} leaves no rule: no rule of the runs covers \
+                                 {min_support} training positives; use a smaller min_support"
+                            ))
+                        })
+                    })
+                    .collect()
+            })?
+        }
+    };
+    Ok(fitted
+        .into_iter()
+        .map(|f| {
+            let budget = f.budget.map(|b| (b.full_correct, b.correct));
+            (CoreModel::from_model(f.model), f.contradictions, budget)
+        })
+        .collect())
+}
+
+/// Runs `start..end` of a fit of `method` ("bo", "bp" or "bo+bp": the runs are the same;
+/// "find-rs": run 0) with these options, on `n_jobs` threads: every rule's words, concatenated
+/// in run order, and each run's number of rules. `widen` widens each run's interval ends here
+/// (as [`fit`] does), so `fit` given these runs does not widen them again. A run depends on the
+/// data, the options, the seed and its index only, so chunks of runs computed anywhere,
+/// concatenated in run order and passed to [`fit`] as `runs`, give the model of a local fit.
+#[pyfunction]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, start, end, n_jobs, simplify=false, epsilon=0.0, min_support=0, widen="no"))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_runs<'py>(
+    py: Python<'py>,
+    columns_: Vec<PyReadonlyArray1<'_, u32>>,
+    domain_sizes: Vec<u32>,
+    kinds: Vec<String>,
+    null_seen: Vec<bool>,
+    labels: PyReadonlyArray1<'_, bool>,
+    method: &str,
+    tolerance: u32,
+    n_runs: u32,
+    seed: u64,
+    shuffle: bool,
+    start: u32,
+    end: u32,
+    n_jobs: Option<usize>,
+    simplify: bool,
+    epsilon: f64,
+    min_support: u32,
+    widen: &str,
+) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
+    let schema = schema(domain_sizes, &kinds, null_seen)?;
+    let sl = slices(&columns_)?;
+    let data = columns(&schema, sl)?;
+    let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
+    let first = method.split('+').next().unwrap_or(method);
+    let method = Method::parse(first).map_err(core_err)?;
+    let widen = Widen::parse(widen).map_err(core_err)?;
+    let options = FitOptions {
+        method,
+        tolerance,
+        epsilon,
+        min_support,
+        n_runs,
+        seed,
+        shuffle,
+        simplify,
+        widen,
+        ..FitOptions::default()
+    };
+    let runs = drive(py, n_jobs, None, 0, |state| fit_run_range(&schema, &data, y, &options, start..end, state))?;
+    let lengths: Vec<u32> = runs.iter().map(|r| r.len() as u32).collect();
+    let words: Vec<u64> = runs.iter().flatten().flat_map(|r| r.allowed().iter().copied()).collect();
+    Ok((words.into_pyarray(py), lengths.into_pyarray(py)))
+}
+
+/// The runs of `words` (rules of `schema.rule_words()` words each, concatenated) split by
+/// `lengths` (rules per run); an error unless each rule is a canonical rule of the schema.
+fn rules_of(schema: &Schema, words: &[u64], lengths: &[u32]) -> PyResult<Vec<Vec<Rule>>> {
+    let w = schema.rule_words();
+    let total: u64 = lengths.iter().map(|&n| n as u64).sum();
+    if total * w as u64 != words.len() as u64 {
+        return Err(PyValueError::new_err(format!(
+            "{} rule words for {total} rules of {w} words",
+            words.len()
+        )));
+    }
+    let mut chunks = words.chunks_exact(w.max(1));
+    lengths
+        .iter()
+        .map(|&n| {
+            (0..n)
+                .map(|_| {
+                    let c = if w == 0 { &[][..] } else { chunks.next().expect("counted") };
+                    Rule::from_words(schema, c.to_vec()).map_err(core_err)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// A candidate setting as Python passes it: (encoding, tolerance, epsilon, negate,

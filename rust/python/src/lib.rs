@@ -23,6 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::CoreModel>()?;
     m.add_class::<multiclass::CoreMulticlass>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_runs, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_auto, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass::fit_multiclass, m)?)?;
