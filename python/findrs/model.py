@@ -22,9 +22,10 @@ import hashlib
 import json
 import os
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import polars as pl
@@ -45,10 +46,12 @@ from .view import Constraint, Vote
 FORMAT = "findrs-model"
 
 
-class ModelPair(NamedTuple):
+@dataclass(frozen=True)
+class ModelPair:
     """The BO and the BP model of one set of runs: what ``findrs.fit(..., method="bo+bp")``
-    returns. Each is exactly the model of a separate ``method="bo"`` / ``method="bp"`` fit with
-    the same data, parameters and ``random_state`` (docs/semantics.md §5.1).
+    returns; it unpacks as ``bo, bp``. Each is exactly the model of a separate ``method="bo"`` /
+    ``method="bp"`` fit with the same data, parameters and ``random_state`` (docs/semantics.md
+    §5.1).
 
     Example:
         >>> import findrs
@@ -58,8 +61,11 @@ class ModelPair(NamedTuple):
         ('bo', 'bp', True)
     """
 
-    bo: "RuleSetModel"
-    bp: "RuleSetModel"
+    bo: RuleSetModel
+    bp: RuleSetModel
+
+    def __iter__(self) -> Iterator["RuleSetModel"]:
+        return iter((self.bo, self.bp))
 FORMAT_VERSION = 2
 _WHY_NOT = pl.Struct({"nearest_rule": pl.UInt32, "failed_conditions": pl.List(pl.String)})
 _SECTIONS = ("target", "features", "params", "training")
