@@ -158,14 +158,43 @@ def fit(
     epsilon: float = 0.0,
     min_support: int = 0,
     widen: str = "no",
-) -> tuple[CoreModel, int, tuple[int, int] | None]:
-    """Fits a model on training codes; returns it, the number of contradictory rows and, when a
-    rule budget replaced the model, the training rows classified correctly before it and by the
-    model returned. ``epsilon`` is a share tolerance in [0, 1) (with ``tolerance`` 0 for a share
-    alone), ``min_support`` the support filter (docs/semantics.md §9.1, §9.2). ``kinds``: ``"av"``,
-    ``"oh"`` or ``"interval"`` per feature; ``null_seen``: whether null occurs in each (interval)
-    feature's training column; ``widen``: ``"no"``, ``"open"`` or ``"nearest"`` (how a run's
-    interval ends move, docs/semantics.md §11)."""
+    runs: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]] | None = None,
+) -> list[tuple[CoreModel, int, tuple[int, int] | None]]:
+    """Fits a model per method of ``method`` (``"find-rs"``, ``"bo"``, ``"bp"`` or ``"bo+bp"``:
+    both from one set of runs, docs/semantics.md §5.1) on training codes; returns, per method, the
+    model, the number of contradictory rows and, when a rule budget replaced the model, the
+    training rows classified correctly before it and by the model returned. ``epsilon`` is a
+    share tolerance in [0, 1) (with ``tolerance`` 0 for a share alone), ``min_support`` the
+    support filter (docs/semantics.md §9.1, §9.2). ``kinds``: ``"av"``, ``"oh"`` or
+    ``"interval"`` per feature; ``null_seen``: whether null occurs in each (interval) feature's
+    training column; ``widen``: ``"no"``, ``"open"`` or ``"nearest"`` (how a run's interval ends
+    move, docs/semantics.md §11). ``runs``: every run's rule words and rule counts, as
+    :func:`fit_runs` returns them concatenated in run order (§5.2; already widened); ``None``
+    makes the runs here."""
+
+def fit_runs(
+    columns_: list[npt.NDArray[np.uint32]],
+    domain_sizes: list[int],
+    kinds: list[str],
+    null_seen: list[bool],
+    labels: npt.NDArray[np.bool_],
+    method: str,
+    tolerance: int,
+    n_runs: int,
+    seed: int,
+    shuffle: bool,
+    start: int,
+    end: int,
+    n_jobs: int | None,
+    simplify: bool = False,
+    epsilon: float = 0.0,
+    min_support: int = 0,
+    widen: str = "no",
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
+    """Runs ``start..end`` of a fit with these options (docs/semantics.md §5.2; ``kinds``,
+    ``null_seen`` and ``widen`` as in :func:`fit`, each run's interval ends widened here): every
+    rule's words concatenated in run order, and each run's number of rules. Raises
+    ``ValueError``."""
 
 def fit_auto(
     columns_: list[npt.NDArray[np.uint32]],

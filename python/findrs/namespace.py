@@ -19,9 +19,9 @@ import polars as pl
 
 from .encode import check_columns
 from .expressions import Engine
-from .learn import Auto, Direction, Encoding, IntervalEnds, Method, Numeric
+from .learn import Auto, Direction, Encoding, IntervalEnds, Method, Numeric, Pair
 from .learn import fit as _fit
-from .model import RuleSetModel
+from .model import ModelPair, RuleSetModel
 from .params import DEFAULTS, NOT_GIVEN
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import Multiclass
@@ -48,7 +48,7 @@ class DataFrameNamespace:
         target: str,
         positive: Any | None = None,
         *,
-        method: Method = "find-rs",
+        method: Method | Pair = "find-rs",
         encoding: Encoding | Auto = NOT_GIVEN["encoding"],
         tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
         min_support: int | Auto = NOT_GIVEN["min_support"],
@@ -70,8 +70,9 @@ class DataFrameNamespace:
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
         cv_rows: int | None = DEFAULTS["cv_rows"],
+        chunks: int | None = None,
         verbose: bool = False,
-    ) -> RuleSetModel:
+    ) -> RuleSetModel | ModelPair:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
 
         Raises:
@@ -89,7 +90,7 @@ class DataFrameNamespace:
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, numeric=numeric,
-            interval_ends=interval_ends, multiclass=multiclass, verbose=verbose,
+            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
@@ -149,7 +150,7 @@ class LazyFrameNamespace:
         target: str,
         positive: Any | None = None,
         *,
-        method: Method = "find-rs",
+        method: Method | Pair = "find-rs",
         encoding: Encoding | Auto = NOT_GIVEN["encoding"],
         tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
         min_support: int | Auto = NOT_GIVEN["min_support"],
@@ -171,8 +172,9 @@ class LazyFrameNamespace:
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
         cv_rows: int | None = DEFAULTS["cv_rows"],
+        chunks: int | None = None,
         verbose: bool = False,
-    ) -> RuleSetModel:
+    ) -> RuleSetModel | ModelPair:
         """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
 
         Raises:
@@ -189,7 +191,7 @@ class LazyFrameNamespace:
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, numeric=numeric,
-            interval_ends=interval_ends, multiclass=multiclass, verbose=verbose,
+            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose,
         )
 
     def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
