@@ -53,7 +53,8 @@ def one(args: argparse.Namespace) -> dict:
     import findrs
 
     df = frame(args.data_dir, args.copies[0], args.flip)
-    kw = dict(method="bp", T=args.T, tolerance=args.tolerance, min_support=args.min_support, random_state=0)
+    # auto=False: the settings given (the defaults would choose settings by CV; chunks refuses that).
+    kw = dict(method="bp", T=args.T, tolerance=args.tolerance, min_support=args.min_support, random_state=0, auto=False)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
     if args.mode == "local":
