@@ -41,6 +41,8 @@ from typing import Any, Callable
 import numpy as np
 import polars as pl
 
+from .uci import command_line
+
 DATASETS = ("banknote", "wine", "breast-cancer", "adult", "adult-test")
 ENDS = ("tight", "midpoint", "open", "widened")
 _ADULT = (
@@ -284,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     out = Path(args.out)
     raw_path = out.with_suffix(".raw.csv")
-    command = "python -m experiments.intervals " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = command_line("experiments.intervals", sys.argv[1:] if argv is None else argv)
     if not args.tables_only:
         if not args.data_dir:
             p.error("--data-dir or FINDRS_DATA_DIR is needed")

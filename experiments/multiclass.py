@@ -54,6 +54,8 @@ from typing import Any, Callable  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from .uci import command_line  # noqa: E402
+
 COMBOS = ("frequent-first", "rarest-first", "one-vs-rest")
 SHORT = {"frequent-first": "ff", "rarest-first": "rf", "one-vs-rest": "ovr", "auto": "auto"}
 DATASETS = ("car", "connect-4", "wine", "iris", "digits")
@@ -321,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     (out / "raw").mkdir(parents=True, exist_ok=True)
     raw_path = out / "raw" / "multiclass.csv"
     info_path = out / "raw" / "multiclass_info.txt"
-    command = "python -m experiments.multiclass " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = command_line("experiments.multiclass", sys.argv[1:] if argv is None else argv)
     if args.tables_only:
         info = info_path.read_text().splitlines() if info_path.exists() else []
         print(report(pl.read_csv(raw_path, schema_overrides=RAW_COLUMNS), out, info[0] if info else command, info[1:]))

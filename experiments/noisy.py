@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .uci import data_dir_from, load_uci
+from .uci import command_line, data_dir_from, load_uci
 
 UCI = ("banknote", "car", "kr-vs-kp", "monk-1", "monk-2", "monk-3", "mushroom", "tic-tac-toe", "vote", "wine")
 NOISE = (0.0, 0.05, 0.1, 0.2)
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                             out.flush()
                             print(f"{ds:12s} {noise:4.2f} {s} {m:18s} acc {r['acc']:.4f} rules {r['rules']} "
                                   f"{r['secs']:7.2f}s {r.get('setting', '')}", flush=True)
-    command = " ".join(["python -m experiments.noisy", *(sys.argv[1:] if argv is None else argv)])
+    command = command_line("experiments.noisy", sys.argv[1:] if argv is None else argv)
     (args.out / "noisy.md").write_text(report(raw, command))
     return 0
 

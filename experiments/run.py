@@ -13,7 +13,6 @@ import datetime as _dt
 import json
 import os
 import platform
-import shlex
 import subprocess
 import sys
 import time
@@ -38,7 +37,7 @@ from .protocol import (
     TOLERANCE,
 )
 from .raw import CURVE_COLUMNS, Store, read_curves
-from .uci import load_uci, require_data_dir
+from .uci import command_line, load_uci, require_data_dir
 
 # --------------------------------------------------------------------------- #
 # Progress
@@ -429,18 +428,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _command(argv: list[str]) -> str:
-    """The command line as recorded in run_info.json and the report: the data directory, which
-    differs from machine to machine, is written as ``"$FINDRS_DATA_DIR"``."""
-    args: list[str] = []
-    skip = False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--data-dir":
-            skip = True
-        elif not a.startswith("--data-dir="):
-            args.append(shlex.quote(a))
-    return " ".join(["python -m experiments", '--data-dir "$FINDRS_DATA_DIR"', *args])
+    """The command line as recorded in run_info.json and the report (see uci.command_line)."""
+    return command_line("experiments", argv)
 
 
 def _save_curves(curves: dict[str, pl.DataFrame], path: Path) -> None:

@@ -12,6 +12,7 @@ reproduction and the benchmarks that use it, rather than in the ``findrs`` libra
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,3 +335,23 @@ def _exit(message: str) -> NoReturn:
     print(f"error: {message}", file=sys.stderr)
     raise SystemExit(2)
 
+
+
+def command_line(module: str, argv: list[str]) -> str:
+    """``python -m <module> <argv>`` as a report records it: the data directory, which differs
+    from machine to machine, is written as ``--data-dir "$FINDRS_DATA_DIR"``.
+
+    Example:
+        >>> command_line("experiments.noisy", ["--data-dir", "/data/uci", "--splits", "3"])
+        'python -m experiments.noisy --data-dir "$FINDRS_DATA_DIR" --splits 3'
+    """
+    args: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--data-dir":
+            skip = True
+        elif not a.startswith("--data-dir="):
+            args.append(shlex.quote(a))
+    return " ".join([f"python -m {module}", '--data-dir "$FINDRS_DATA_DIR"', *args])
