@@ -67,6 +67,22 @@ pub struct Setting {
     pub simplify: bool,
 }
 
+impl Setting {
+    /// The options of a fit with this setting: its tolerance, share, support, rule count and
+    /// simplification over `base` (the encoding and the class direction are the caller's: the
+    /// schema it passes and the labels it negates).
+    pub fn fit_options(&self, base: &FitOptions) -> FitOptions {
+        FitOptions {
+            tolerance: self.tolerance,
+            epsilon: self.epsilon,
+            min_support: self.min_support,
+            n_rules: self.n_rules,
+            simplify: self.simplify,
+            ..base.clone()
+        }
+    }
+}
+
 /// How the cross-validation fits: the method, its runs per fit, the folds, the seed.
 #[derive(Clone, Debug)]
 pub struct CvOptions {
@@ -273,15 +289,11 @@ pub fn cross_validate(
                 "a candidate's encoding is AV or OH (interval features stay intervals)".into(),
             );
         }
-        FitOptions {
+        s.fit_options(&FitOptions {
             method: cv.method,
-            tolerance: s.tolerance,
-            epsilon: s.epsilon,
-            min_support: s.min_support,
             n_runs,
-            n_rules: s.n_rules,
             ..FitOptions::default()
-        }
+        })
         .validate()?;
     }
     let av = encoded(schema, ConstraintKind::AttributeValue)?;
@@ -513,13 +525,9 @@ pub fn fit_best(
         let s = &report.rows[i].setting;
         let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
         let opts = FitOptions {
-            tolerance: s.tolerance,
-            epsilon: s.epsilon,
             min_support: final_support(s, cv, labels.len(), report.sampled),
-            n_rules: s.n_rules,
-            simplify: s.simplify,
             widen: cv.widen,
-            ..options.clone()
+            ..s.fit_options(options)
         };
         if let Some(fitted) = fit_or_none(encoded(schema, s.kind)?, data, &y, &opts, progress)? {
             report.best = i;
@@ -932,14 +940,7 @@ mod tests {
             }
             let s = &b.setting;
             let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
-            let opts = FitOptions {
-                tolerance: s.tolerance,
-                epsilon: s.epsilon,
-                min_support: s.min_support,
-                n_rules: s.n_rules,
-                simplify: s.simplify,
-                ..options.clone()
-            };
+            let opts = s.fit_options(&options);
             let again = fit(
                 encoded(&base, s.kind).unwrap(),
                 &data,
@@ -1117,12 +1118,8 @@ mod tests {
         assert_eq!(report.sampled, 100);
         let s = &report.rows[report.best].setting;
         let opts = FitOptions {
-            tolerance: s.tolerance,
-            epsilon: s.epsilon,
             min_support: 9,
-            n_rules: s.n_rules,
-            simplify: s.simplify,
-            ..options.clone()
+            ..s.fit_options(&options)
         };
         let again = fit(
             encoded(&base, s.kind).unwrap(),
