@@ -117,7 +117,92 @@ impl<'a> Simplifier<'a> {
     /// The rules of one run simplified, without duplicates or subsumed rules, in run order.
     pub fn simplify_run(&mut self, rules: &[Rule]) -> Vec<Rule> {
         let simplified: Vec<Rule> = rules.iter().map(|r| self.simplify(r)).collect();
-        keep_maximal(&self.ts.schema, simplified)
+        let maximal = keep_maximal(&self.ts.schema, simplified);
+        let regrown = self.regrow(maximal);
+        keep_maximal(&self.ts.schema, regrown)
+    }
+
+    /// The training positives `terms` covers, as words of the positives' index.
+    fn positives_covered(&self, terms: &Terms) -> Vec<u64> {
+        let poss = &self.ts.positives;
+        (0..poss.n_words())
+            .map(|w| poss.covered_word(terms, w))
+            .collect()
+    }
+
+    /// Re-grows the run's rules from the positives only they cover (see the module docs),
+    /// longest first (ties: run order); keeps the run order.
+    fn regrow(&mut self, rules: Vec<Rule>) -> Vec<Rule> {
+        let ts = self.ts;
+        let schema = &ts.schema;
+        let n_pos = ts.n_positives();
+        let mut rules: Vec<Option<Rule>> = rules.into_iter().map(Some).collect();
+        let mut cover: Vec<Vec<u64>> = Vec::with_capacity(rules.len());
+        // How many of the run's rules cover each positive.
+        let mut times = vec![0u32; n_pos];
+        for r in rules.iter().flatten() {
+            r.terms(schema, &mut self.terms);
+            let c = self.positives_covered(&self.terms);
+            crate::bitset::for_each_one(&c, |j| times[j] += 1);
+            cover.push(c);
+        }
+        let mut order: Vec<(std::cmp::Reverse<usize>, usize)> = rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (std::cmp::Reverse(r.as_ref().unwrap().n_constraints(schema)), i))
+            .collect();
+        order.sort_unstable();
+        let mut own: Vec<usize> = Vec::new();
+        for (std::cmp::Reverse(len), i) in order {
+            let rule = rules[i].as_ref().unwrap();
+            if !self.is_acceptable(rule) {
+                continue;
+            }
+            own.clear();
+            crate::bitset::for_each_one(&cover[i], |j| {
+                if times[j] == 1 {
+                    own.push(j)
+                }
+            });
+            let replacement = match own.split_first() {
+                None => None,
+                Some((&first, rest)) => {
+                    let mut lgg = Rule::from_row(schema, ts.pos_codes(first));
+                    for &j in rest {
+                        lgg.generalize(schema, ts.pos_codes(j));
+                    }
+                    let grown = self.simplify(&lgg);
+                    if grown.n_constraints(schema) >= len || !self.is_acceptable(&grown) {
+                        continue;
+                    }
+                    Some(grown)
+                }
+            };
+            crate::bitset::for_each_one(&cover[i], |j| times[j] -= 1);
+            match replacement {
+                None => rules[i] = None,
+                Some(grown) => {
+                    grown.terms(schema, &mut self.terms);
+                    cover[i] = self.positives_covered(&self.terms);
+                    crate::bitset::for_each_one(&cover[i], |j| times[j] += 1);
+                    rules[i] = Some(grown);
+                }
+            }
+        }
+        rules.into_iter().flatten().collect()
+    }
+
+    /// Whether `rule` passes the run's acceptance test on the training set.
+    fn is_acceptable(&mut self, rule: &Rule) -> bool {
+        let ts = self.ts;
+        rule.terms(&ts.schema, &mut self.terms);
+        let neg = ts.negatives.count_covered(&self.terms, u32::MAX);
+        let pos = if self.uses_pos {
+            ts.positives.count_covered(&self.terms, u32::MAX)
+        } else {
+            0
+        };
+        acceptable(self.acc, neg, pos)
     }
 
     /// `rule` with only the conditions it needs (see the module docs for the order).
