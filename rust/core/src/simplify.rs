@@ -846,6 +846,49 @@ mod tests {
         assert!(regrown > 100 && dropped > 20 && runs > 500, "{regrown} {dropped} {runs}");
     }
 
+    /// The same with interval features (nulls, a single value) among AV and OH ones.
+    #[test]
+    fn simplify_run_matches_the_plain_version_with_intervals() {
+        use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema, oh};
+        let (mut changed, mut runs) = (0usize, 0usize);
+        for specs in [
+            vec![iv(6, true), av(3), oh(3), iv(1, false), av(2), oh(2)],
+            vec![oh(2), iv(9, false), iv(3, true), av(1), av(2)],
+        ] {
+            let schema = mixed_schema(&specs);
+            for seed in 0..40u64 {
+                let (rows, labels) =
+                    mixed_data(seed + 907, 25 + (seed as usize % 45), &specs, seed % 2 == 0);
+                let cols = columns_of(&rows, specs.len());
+                let data =
+                    Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else {
+                    continue;
+                };
+                for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
+                    let acc = Acceptance::new(tau, eps).unwrap();
+                    let n = ts.n_positives() as u32;
+                    let rules = find_rs_pruned(&ts, &(0..n).rev().collect::<Vec<_>>(), acc, 0);
+                    let got = Simplifier::new(&ts, acc).simplify_run(&rules);
+                    let want = naive_simplify_run(&schema, &rules, &rows, &labels, acc);
+                    assert_eq!(got, want, "seed {seed} {specs:?} {acc:?}");
+                    for (j, row) in rows.iter().enumerate() {
+                        if labels[j] && rules.iter().any(|r| r.covers_row(&schema, row)) {
+                            assert!(got.iter().any(|r| r.covers_row(&schema, row)), "seed {seed}");
+                        }
+                    }
+                    let simplified = {
+                        let mut s = Simplifier::new(&ts, acc);
+                        keep_maximal(&schema, rules.iter().map(|r| s.simplify(r)).collect())
+                    };
+                    changed += (got != simplified) as usize;
+                    runs += 1;
+                }
+            }
+        }
+        assert!(changed > 50 && runs > 300, "{changed} {runs}");
+    }
+
     #[test]
     fn uses_positives_tells_the_truth() {
         for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
