@@ -25,6 +25,7 @@ Encoding = Literal["av", "oh"]
 Direction = Literal["positive", "negative"]
 Auto = Literal["auto"]
 Numeric = Literal["bins", "interval"]
+BinEdges = Literal["uniform", "quantile", "supervised"]
 IntervalEnds = Literal["tight", "midpoint", "open", "widened"]
 
 
@@ -63,6 +64,7 @@ def fit(
     interval_ends: IntervalEnds = "open",
     multiclass: Multiclass = _MULTICLASS_DEFAULT,
     cv_rows: int | None = DEFAULTS["cv_rows"],
+    bin_edges: BinEdges = "uniform",
     chunks: int | None = None,
     verbose: bool = False,
 ) -> RuleSetModel | ModelPair:
@@ -138,6 +140,12 @@ def fit(
             equal-width bins, the paper's) or ``"interval"`` (their training values kept, a
             rule constrains each to an interval such as ``2.31 <= variance <= 5.07``; FIND-S
             widens ``[min, max]``; docs/semantics.md §11).
+        bin_edges: where a binned column's bin edges sit (docs/semantics.md §1.1):
+            ``"uniform"`` (equal width, the paper's), ``"quantile"`` (the distinct
+            ``k / bins`` quantiles of the training values: about as many rows in each bin) or
+            ``"supervised"`` (at most ``bins - 1`` cuts chosen on the training labels by
+            Fayyad and Irani's entropy/MDL criterion: cuts where the class changes; a column
+            with no such cut becomes one bin, which no rule constrains).
         interval_ends: with ``numeric="interval"``, where an interval's ends sit for values
             never seen in training: ``"tight"`` at the rule's extreme training values (a value
             passes iff it lies between them), ``"midpoint"`` at a short number in the middle of
@@ -208,7 +216,7 @@ def fit(
             "direction": direction, "auto": auto, "shuffle": shuffle, "random_state": random_state,
             "bins": bins, "T": T, "n_rules": n_rules, "accuracy_ratio": accuracy_ratio, "simplify": simplify,
             "max_rules": max_rules, "cv": cv, "cv_T": cv_T, "cv_rows": cv_rows,
-            "numeric": numeric, "interval_ends": interval_ends,
+            "numeric": numeric, "interval_ends": interval_ends, "bin_edges": bin_edges,
         }
     )
     n_jobs = check_n_jobs(n_jobs)
@@ -306,7 +314,8 @@ def fit(
                     f"more, so the rules can only describe {tgt.positive!r} against the rest"
                 )
     encoders = fit_encoders(
-        df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
+        df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"],
+        bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
     )
     codes = encode_frame(df, encoders)
     chosen = None
