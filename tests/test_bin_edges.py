@@ -186,3 +186,54 @@ def test_forms_agree_on_random_frames(df: pl.DataFrame) -> None:
         _all_forms_agree(model, pl.concat([df, perturbed(df, 3)]))
         codes = encode_frame(df, model.encoders)
         assert all(len(c) == df.height for c in codes)
+
+
+# --------------------------------------------------------------------------- bin edges by CV
+def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
+    train = _frame(400, 0)
+    model = findrs.fit(train, "y", random_state=0)
+    assert model.params["auto"][-1] == "bin_edges"
+    table = model.cv_results
+    assert set(table["bin_edges"]) == {"uniform", "supervised"}
+    chosen = table.filter(pl.col("chosen"))
+    assert chosen.height == 1 and chosen["bin_edges"][0] == model.params["bin_edges"]
+    assert f"bin_edges={model.params['bin_edges']!r}" in str(model)
+    # The winner has the most held-out rows right of all candidates of both placements.
+    assert chosen["cv_accuracy"][0] == table["cv_accuracy"].max()
+    # It is the model a fit with that placement given gives, with the same candidates.
+    fixed = findrs.fit(train, "y", random_state=0, bin_edges=model.params["bin_edges"])
+    assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
+    part = table.filter(pl.col("bin_edges") == model.params["bin_edges"]).drop("bin_edges")
+    assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))
+    # Both placements were scored on the same folds.
+    loaded = RuleSetModel.from_json(model.to_json())
+    assert loaded.cv_results.equals(table) and loaded.params == model.params
+
+
+def test_edges_choice_does_not_depend_on_threads() -> None:
+    train = _frame(300, 2)
+    one = findrs.fit(train, "y", random_state=5, n_jobs=1)
+    two = findrs.fit(train, "y", random_state=5, n_jobs=2)
+    assert one.params == two.params and one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results)
+
+
+def test_no_binned_column_or_paper_settings_means_uniform_and_no_extra_cv() -> None:
+    df = findrs.datasets.monks(1)
+    model = findrs.fit(df, "class", random_state=0)
+    assert "bin_edges" not in model.params["auto"] and "bin_edges" not in model.cv_results.columns
+    assert model.params["bin_edges"] == "uniform"
+    paper = findrs.fit(_frame(), "y", random_state=0, auto=False)
+    assert paper.params["bin_edges"] == "uniform" and paper.cv_results is None
+
+
+def test_a_file_whose_chosen_edges_disagree_is_refused() -> None:
+    model = findrs.fit(_frame(400, 0), "y", random_state=0)
+    data = json.loads(model.to_json())
+    other = "uniform" if model.params["bin_edges"] == "supervised" else "supervised"
+    data["params"]["bin_edges"] = other
+    with pytest.raises(FindRSInputError, match="bin_edges"):
+        RuleSetModel.from_json(json.dumps(data))
+    data = json.loads(model.to_json())
+    data["cv"]["candidates"][0]["bin_edges"] = "kmeans"
+    with pytest.raises(FindRSInputError, match="bin_edges"):
+        RuleSetModel.from_json(json.dumps(data))

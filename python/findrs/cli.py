@@ -485,8 +485,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="numeric columns as equal-width bins or as intervals of their values (default bins)",
     )
     p.add_argument(
-        "--bin-edges", choices=["uniform", "quantile", "supervised"], default="uniform",
-        help="where bin edges sit: equal width, quantiles, or entropy cuts on the labels (default uniform)",
+        "--bin-edges", choices=["uniform", "quantile", "supervised"], default=None,
+        help="where bin edges sit: equal width, quantiles, or entropy cuts on the labels "
+             "(default: uniform or supervised by the cross-validation of automatic settings; uniform with --paper)",
     )
     p.add_argument(
         "--interval-ends", choices=["tight", "midpoint", "open", "widened"], default="open",

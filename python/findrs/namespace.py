@@ -70,7 +70,7 @@ class DataFrameNamespace:
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
         cv_rows: int | None = DEFAULTS["cv_rows"],
-        bin_edges: BinEdges = "uniform",
+        bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel | ModelPair:
@@ -173,7 +173,7 @@ class LazyFrameNamespace:
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
         cv_rows: int | None = DEFAULTS["cv_rows"],
-        bin_edges: BinEdges = "uniform",
+        bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel | ModelPair:

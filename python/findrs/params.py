@@ -172,6 +172,10 @@ change."""
 AUTOMATIC = ("encoding", "tolerance", "min_support", "direction", "simplify", "n_rules")
 """The parameters cross-validation can choose, in the order a model lists them."""
 
+CHOSEN_BESIDES = ("bin_edges",)
+"""Parameters a model's ``auto`` may list after :data:`AUTOMATIC`: chosen by the same
+cross-validation, each value on codes of its own (``bin_edges=None``, docs/semantics.md §9.4)."""
+
 AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
 """The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""
 
@@ -306,10 +310,11 @@ def _chosen_list(value: Any) -> list[str]:
     order."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise FindRSInputError(f"auto must be a list of parameter names, got {value!r}")
-    bad = [v for v in value if v not in AUTOMATIC]
+    names = (*AUTOMATIC, *CHOSEN_BESIDES)
+    bad = [v for v in value if v not in names]
     if bad or len(set(value)) != len(value):
-        raise FindRSInputError(f"auto lists each of {list(AUTOMATIC)} at most once, got {value!r}")
-    return [k for k in AUTOMATIC if k in value]
+        raise FindRSInputError(f"auto lists each of {list(names)} at most once, got {value!r}")
+    return [k for k in names if k in value]
 
 
 def _bad_n_rules(value: Any) -> Any:

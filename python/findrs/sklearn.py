@@ -89,7 +89,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         accuracy_ratio: BP with ``n_rules="auto"``: the smallest K whose training accuracy is at
             least this fraction of the full vote's.
         bins: bins for numeric columns.
-        bin_edges: ``"uniform"`` (equal width), ``"quantile"`` or ``"supervised"`` (see
+        bin_edges: ``None`` (chosen by the cross-validation of automatic settings, else
+            equal width), ``"uniform"`` (equal width), ``"quantile"`` or ``"supervised"`` (see
             :func:`findrs.fit`).
         simplify: shorten each run's rules to the conditions they need (docs/semantics.md §8),
             or ``"auto"``; ``False`` is the paper's algorithm.
@@ -187,7 +188,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         verbose: bool = False,
         multiclass: str = "auto",
         cv_rows: int | None = DEFAULTS["cv_rows"],
-        bin_edges: str = "uniform",
+        bin_edges: str | None = None,
     ) -> None:
         self.method = method
         self.T = T
