@@ -27,6 +27,7 @@ Methods (findrs ones through the public API only):
   automatic (the ablation).
 * ``auto-bp``: FIND-RS-BP100 with the defaults' automatic settings and the automatic K.
 * ``auto-bins30``: the defaults with 30 equal-width bins for numeric columns instead of 10.
+* ``auto-cv12k``: the defaults with ``cv_rows=12_000`` (a larger cross-validation sample).
 * ``auto-sup``: the defaults with ``bin_edges="supervised"`` (entropy/MDL bin edges on the
   training labels, docs/semantics.md §1.1); ``auto-sup12k``: the same with ``cv_rows=12_000``.
 * ``auto-edgescv`` / ``auto-edgescv12k``: a prototype of ``bin_edges`` as a cross-validation
@@ -67,6 +68,7 @@ FINDRS = {
     "auto": lambda ds: dict(AUTO4, **PAPER, cv_rows=None),
     "auto-bp": lambda ds: dict(method="bp", T=100),
     "auto-bins30": lambda ds: dict(bins=30),
+    "auto-cv12k": lambda ds: dict(cv_rows=12_000),
     "auto-sup": lambda ds: dict(bin_edges="supervised"),
     "auto-sup12k": lambda ds: dict(bin_edges="supervised", cv_rows=12_000),
 }
