@@ -27,6 +27,12 @@ Methods (findrs ones through the public API only):
   automatic (the ablation).
 * ``auto-bp``: FIND-RS-BP100 with the defaults' automatic settings and the automatic K.
 * ``auto-bins30``: the defaults with 30 equal-width bins for numeric columns instead of 10.
+* ``auto-cv12k``: the defaults with ``cv_rows=12_000`` (a larger cross-validation sample).
+* ``auto-sup``: the defaults with ``bin_edges="supervised"`` (entropy/MDL bin edges on the
+  training labels, docs/semantics.md §1.1); ``auto-sup12k``: the same with ``cv_rows=12_000``.
+* ``auto-edgescv`` / ``auto-edgescv12k``: a prototype of ``bin_edges`` as a cross-validation
+  axis: the defaults (``cv_rows`` 4,000 / 12,000) fitted with equal-width and supervised edges,
+  the model whose chosen candidate has the better CV accuracy kept (ties to equal-width).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import platform
 import sys
 import time
 import warnings
+from typing import Any
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -61,9 +68,14 @@ FINDRS = {
     "auto": lambda ds: dict(AUTO4, **PAPER, cv_rows=None),
     "auto-bp": lambda ds: dict(method="bp", T=100),
     "auto-bins30": lambda ds: dict(bins=30),
+    "auto-cv12k": lambda ds: dict(cv_rows=12_000),
+    "auto-sup": lambda ds: dict(bin_edges="supervised"),
+    "auto-sup12k": lambda ds: dict(bin_edges="supervised", cv_rows=12_000),
 }
+EDGES_CV = {"auto-edgescv": {}, "auto-edgescv12k": {"cv_rows": 12_000}}
+"""Harness prototypes: ``bin_edges`` chosen by the defaults' cross-validation (:func:`_edges_cv`)."""
 BASELINES = ("cart", "lr", "ripper")
-METHODS = (*BASELINES, *FINDRS)
+METHODS = (*BASELINES, *FINDRS, *EDGES_CV)
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
                  "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country")
 
@@ -175,14 +187,36 @@ def run_baseline(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int
     raise ValueError(method)
 
 
+def _edges_cv(train: pl.DataFrame, seed: int, extra: dict) -> tuple[Any, dict]:
+    """Prototype of ``bin_edges`` as a cross-validation axis: the defaults fitted with each
+    placement, the model whose chosen candidate has the best internal CV accuracy kept (ties to
+    the earlier, equal-width); the folds depend only on the labels and ``random_state``, so both
+    cross-validations use the same sample and folds. Training rows only."""
+    import findrs
+
+    best = None
+    for how in ("uniform", "supervised"):
+        kw = dict(extra, bin_edges=how)
+        model = findrs.fit(train, "class", True, random_state=seed, **kw)
+        cv = model.cv_results.filter(pl.col("chosen"))["cv_accuracy"][0]
+        if best is None or cv > best[0]:
+            best = (cv, model, kw)
+        if all(e.kind != "binned" for e in model.encoders):
+            break  # nothing binned: every placement gives the same codes
+    return best[1], best[2]
+
+
 def run_findrs(method: str, ds: str, train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict:
     import findrs
 
-    kw = FINDRS[method](ds)
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        model = findrs.fit(train, "class", True, random_state=seed, **kw)
+        if method in EDGES_CV:
+            model, kw = _edges_cv(train, seed, EDGES_CV[method])
+        else:
+            kw = FINDRS[method](ds)
+            model = findrs.fit(train, "class", True, random_state=seed, **kw)
     secs = time.perf_counter() - t
     rules = model.rules.filter(pl.col("kept"))
     chosen = {k: model.params[k] for k in model.params.get("auto", [])}

@@ -113,6 +113,23 @@ def record(cands: list[dict[str, Any]], rows: list[tuple[list[int], ...]], chose
     }
 
 
+def merge_edge_records(recs: list[Mapping[str, Any]], placements: tuple[str, ...], best: int) -> dict[str, Any]:
+    """One record of the cross-validations of several ``bin_edges`` placements (same folds):
+    every candidate of each, with its ``bin_edges``, the chosen one that of record ``best``.
+
+    Raises:
+        ValueError: the records' folds or samples differ (they cannot be compared).
+    """
+    first = recs[0]
+    held_out = first["candidates"][0]["rows"]
+    for r in recs[1:]:
+        if r["folds"] != first["folds"] or r["sampled"] != first["sampled"] or r["candidates"][0]["rows"] != held_out:
+            raise ValueError("the cross-validations of the bin edge placements used different folds")
+    cands = [{**c, "bin_edges": how} for r, how in zip(recs, placements) for c in r["candidates"]]
+    chosen = sum(len(r["candidates"]) for r in recs[:best]) + recs[best]["chosen"]
+    return {"folds": first["folds"], "sampled": first["sampled"], "chosen": chosen, "candidates": cands}
+
+
 def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, Any]:
     """A model file's cross-validation record, checked against the model's ``params`` and its
     number of training rows: the counts per fold, the settings' ranges, the chosen candidate's
@@ -139,11 +156,17 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
         raise FindRSInputError("it lists no candidate")
     if isinstance(chosen, bool) or not isinstance(chosen, int) or not 0 <= chosen < len(cands):
         raise FindRSInputError(f"chosen must be a candidate's index, from 0 to {len(cands) - 1}, got {chosen!r}")
-    fields = sorted([*AUTOMATIC, *_COUNTS])
+    edges = "bin_edges" in params["auto"]
+    fields = sorted([*AUTOMATIC, *_COUNTS, *(["bin_edges"] if edges else [])])
     held_out = None
     for i, c in enumerate(cands):
         if not isinstance(c, dict) or sorted(c) != fields:
             raise FindRSInputError(f"candidate {i} must be an object with the fields {fields}")
+        if edges:
+            try:
+                PARAMETERS["bin_edges"].check("bin_edges", c["bin_edges"])
+            except FindRSInputError as e:
+                raise FindRSInputError(f"candidate {i}: {e}") from None
         for name in ("encoding", "tolerance", "min_support", "direction", "simplify"):
             try:
                 PARAMETERS[name].check(name, c[name])
@@ -189,16 +212,17 @@ def _same(a: Any, b: Any) -> bool:
 def table(rec: Mapping[str, Any]) -> pl.DataFrame:
     """The cross-validation as a table: one row per candidate with its settings (``tolerance``
     and ``n_rules`` as text: ``"2"`` is a count of negatives, ``"0.1"`` a share), the held-out
-    accuracy over all folds (``cv_accuracy``), its standard deviation over the folds, the mean
+    accuracy over all folds (``cv_accuracy``) (and, when the bin edges were cross-validated
+    too, each candidate's ``bin_edges``), its standard deviation over the folds, the mean
     voting ``rules`` and ``conditions`` per fold, and whether it was ``chosen``."""
     cands = rec["candidates"]
     out: dict[str, Any] = {}
-    for k in AUTOMATIC:
+    for k in (*AUTOMATIC, *(["bin_edges"] if "bin_edges" in cands[0] else [])):
         values = [c[k] for c in cands]
         if k in ("tolerance", "n_rules"):
             out[k] = pl.Series(k, [None if v is None else str(v) for v in values], dtype=pl.String)
         else:
-            dtype = pl.String if k in ("encoding", "direction") else pl.Boolean if k == "simplify" else pl.UInt32
+            dtype = pl.String if k in ("encoding", "direction", "bin_edges") else pl.Boolean if k == "simplify" else pl.UInt32
             out[k] = pl.Series(k, values, dtype=dtype)
     acc, std, rules, conds = [], [], [], []
     for c in cands:

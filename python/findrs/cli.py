@@ -155,7 +155,7 @@ _CLI_NAMES = {
     "min_support": "--min-support", "direction": "--direction", "random_state": "--random-state",
     "features": "--features", "bins": "--bins", "T": "--T", "n_jobs": "--n-jobs", "n_rules": "--n-rules",
     "simplify": "--simplify", "max_rules": "--max-rules", "auto": "--auto", "target": "--target",
-    "numeric": "--numeric", "interval_ends": "--interval-ends", "multiclass": "--multiclass",
+    "numeric": "--numeric", "interval_ends": "--interval-ends", "bin_edges": "--bin-edges", "multiclass": "--multiclass",
 }
 _PARAM_RE = re.compile(r"(?<![\w.(\[])(" + "|".join(sorted(_CLI_NAMES, key=len, reverse=True)) + r")=(?!=)")
 
@@ -271,6 +271,7 @@ def _fit(args: argparse.Namespace) -> int:
             max_rules=args.max_rules,
             numeric=args.numeric,
             interval_ends=args.interval_ends,
+            bin_edges=args.bin_edges,
             multiclass=args.multiclass,
         )
         elapsed = time.perf_counter() - start
@@ -482,6 +483,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--numeric", choices=["bins", "interval"], default="bins",
         help="numeric columns as equal-width bins or as intervals of their values (default bins)",
+    )
+    p.add_argument(
+        "--bin-edges", choices=["uniform", "quantile", "supervised"], default=None,
+        help="where bin edges sit: equal width, quantiles, or entropy cuts on the labels "
+             "(default: uniform or supervised by the cross-validation of automatic settings; uniform with --paper)",
     )
     p.add_argument(
         "--interval-ends", choices=["tight", "midpoint", "open", "widened"], default="open",

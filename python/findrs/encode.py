@@ -747,6 +747,114 @@ def _edges(lo: float, hi: float, bins: int) -> tuple[float, ...]:
     return tuple(float(e) for e in edges)
 
 
+def supervised_cuts(x: np.ndarray, y: np.ndarray, max_cuts: int) -> list[float]:
+    """Fayyad and Irani's entropy cuts of one numeric column, at most ``max_cuts`` of them
+    (docs/semantics.md §1.1): ``x`` the finite training values, ``y`` their class codes
+    (``0..k-1``). A segment is split at the boundary between two distinct values that minimizes
+    the weighted class entropy of its halves, when the split passes the MDL test of Fayyad and
+    Irani (1993); of the accepted splits, those that lower the total entropy most are made
+    first (best first), until ``max_cuts`` cuts. A cut is the midpoint of the two values it
+    separates. Returns the cuts ascending (none when no split passes the test).
+
+    Example:
+        >>> x = np.array([1.0, 2, 3, 4, 10, 11, 12, 13])
+        >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+        >>> supervised_cuts(x, y, 5)
+        [7.0]
+
+    Raises:
+        ValueError: ``x`` and ``y`` differ in length.
+    """
+    if len(x) != len(y):
+        raise ValueError(f"x has {len(x)} values and y {len(y)}")
+    if max_cuts < 1 or len(x) < 2:
+        return []
+    order = np.argsort(x, kind="stable")
+    xs = np.asarray(x, dtype=np.float64)[order]
+    _, yc = np.unique(np.asarray(y)[order], return_inverse=True)
+    k = int(yc.max()) + 1 if len(yc) else 1
+    onehot = np.zeros((len(xs), k), dtype=np.float64)
+    onehot[np.arange(len(xs)), yc] = 1.0
+    cum = np.vstack([np.zeros((1, k)), np.cumsum(onehot, axis=0)])  # cum[i]: counts of xs[:i]
+
+    def entropy(counts: np.ndarray) -> np.ndarray:
+        n = counts.sum(axis=-1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(n > 0, counts / np.where(n > 0, n, 1), 0.0)
+            logs = np.where(p > 0, np.log2(np.where(p > 0, p, 1)), 0.0)
+        return -(p * logs).sum(axis=-1)
+
+    def best_split(a: int, b: int) -> tuple[float, int] | None:
+        # Rows a..b-1; candidate split positions i (a < i < b) where the value changes.
+        pos = np.nonzero(xs[a + 1 : b] != xs[a : b - 1])[0] + a + 1
+        if len(pos) == 0:
+            return None
+        total = cum[b] - cum[a]
+        n = b - a
+        left = cum[pos] - cum[a]
+        right = total - left
+        nl, nr = pos - a, b - pos
+        weighted = (nl * entropy(left) + nr * entropy(right)) / n
+        j = int(np.argmin(weighted))  # first minimum: deterministic
+        i = int(pos[j])
+        ent = float(entropy(total))
+        gain = ent - float(weighted[j])
+        kk = int((total > 0).sum())
+        k1, k2 = int((left[j] > 0).sum()), int((right[j] > 0).sum())
+        delta = math.log2(3**kk - 2) - (kk * ent - k1 * float(entropy(left[j])) - k2 * float(entropy(right[j])))
+        if gain <= (math.log2(n - 1) + delta) / n:
+            return None
+        return gain * n, i
+
+    import heapq
+
+    heap: list[tuple[float, int, int, int]] = []
+    first = best_split(0, len(xs))
+    if first is not None:
+        heap.append((-first[0], 0, len(xs), first[1]))
+    cuts: list[float] = []
+    while heap and len(cuts) < max_cuts:
+        _, a, b, i = heapq.heappop(heap)
+        cuts.append(float(xs[i - 1] / 2 + xs[i] / 2))
+        for lo, hi in ((a, i), (i, b)):
+            found = best_split(lo, hi)
+            if found is not None:
+                heapq.heappush(heap, (-found[0], lo, hi, found[1]))
+    return sorted(cuts)
+
+
+def _data_edges(
+    df: pl.DataFrame, name: str, family: str, lo: float, hi: float, bins: int, how: str, labels: np.ndarray | None
+) -> tuple[float, ...]:
+    """Edges ``(lo, inner..., hi)`` that follow the training values of one column
+    (``bin_edges="quantile"`` or ``"supervised"``, docs/semantics.md §1.1): distinct inner edges
+    strictly inside ``(lo, hi]``, placed so that each training value falls on the side it was
+    meant to after the binning's nudge; whole numbers for an integer column."""
+    x = df.get_column(name).cast(pl.Float64).to_numpy()
+    finite = np.isfinite(x)
+    values = x[finite]
+    if how == "quantile":
+        inner = [float(q) for q in np.quantile(values, np.arange(1, bins) / bins, method="linear")]
+    else:
+        if labels is None or len(labels) != len(x):
+            raise FindRSInputError("bin_edges='supervised' needs the training labels of every row")
+        inner = supervised_cuts(values, np.asarray(labels)[finite], bins - 1)
+    out: list[float] = []
+    distinct = np.unique(values)
+    for e in inner:
+        if family == "integer":
+            e = float(math.ceil(e))
+        else:
+            # The least training value at or above the edge must stay there after the nudge, and
+            # the greatest below it below: the edge moves to just above the lower one's nudge.
+            j = int(np.searchsorted(distinct, e, side="left"))
+            if 0 < j < len(distinct) and nudged(float(distinct[j - 1])) >= e:
+                e = max(e, float(np.nextafter(nudged(float(distinct[j - 1])), np.inf)))
+        if lo < e <= hi and (not out or e > out[-1]):
+            out.append(e)
+    return (float(lo), *out, float(hi))
+
+
 def fit_encoders(
     df: pl.DataFrame,
     features: Sequence[str],
@@ -754,13 +862,19 @@ def fit_encoders(
     *,
     numeric: str = "bins",
     interval_ends: str = "tight",
+    bin_edges: str = "uniform",
+    labels: np.ndarray | None = None,
 ) -> list[FeatureEncoder]:
     """Learns one encoder per feature column of the training frame.
 
     Strings, categoricals, enums and booleans are categorical; so are integer columns with at
     most ``bins`` distinct values and float columns that hold only 0 and 1 (besides null and
     NaN). Other numeric columns are binned (``numeric="bins"``) or interval features
-    (``numeric="interval"``, with cuts unless ``interval_ends="tight"``).
+    (``numeric="interval"``, with cuts unless ``interval_ends="tight"``). A binned column's
+    edges are ``bin_edges="uniform"`` (equal width, the paper's), ``"quantile"`` (the distinct
+    ``k / bins`` quantiles of its training values) or ``"supervised"`` (entropy cuts chosen on
+    the training ``labels``, one integer class code per row, :func:`supervised_cuts`), see
+    docs/semantics.md §1.1.
 
     Polars ``select`` calls do the work for every column at once: one for the domains (distinct
     values, min and max), and one for the bins the training values of numeric columns occupy
@@ -848,8 +962,11 @@ def fit_encoders(
                 f"numeric feature column {name!r} has no finite value to bin; "
                 f"drop it with features=[...] or fill it, e.g. pl.col({name!r}).fill_null(0)"
             )
-        edges = _edges(lo, hi, bins)
-        if family == "integer":
+        if bin_edges != "uniform":
+            edges = _data_edges(df, name, family, lo, hi, bins, bin_edges, labels)
+        else:
+            edges = _edges(lo, hi, bins)
+        if family == "integer" and bin_edges == "uniform":
             # Whole-number inner edges that bin every integer as the nudged edges do.
             inner = [whole_edge(e) for e in edges[1:-1]]
             edges = (min(edges[0], inner[0]), *inner, max(edges[-1], inner[-1])) if inner else edges

@@ -25,6 +25,7 @@ Encoding = Literal["av", "oh"]
 Direction = Literal["positive", "negative"]
 Auto = Literal["auto"]
 Numeric = Literal["bins", "interval"]
+BinEdges = Literal["uniform", "quantile", "supervised"]
 IntervalEnds = Literal["tight", "midpoint", "open", "widened"]
 
 
@@ -63,6 +64,7 @@ def fit(
     interval_ends: IntervalEnds = "open",
     multiclass: Multiclass = _MULTICLASS_DEFAULT,
     cv_rows: int | None = DEFAULTS["cv_rows"],
+    bin_edges: BinEdges | None = None,
     chunks: int | None = None,
     verbose: bool = False,
 ) -> RuleSetModel | ModelPair:
@@ -138,6 +140,15 @@ def fit(
             equal-width bins, the paper's) or ``"interval"`` (their training values kept, a
             rule constrains each to an interval such as ``2.31 <= variance <= 5.07``; FIND-S
             widens ``[min, max]``; docs/semantics.md §11).
+        bin_edges: where a binned column's bin edges sit (docs/semantics.md §1.1): ``None``
+            (the default) chooses between ``"uniform"`` and ``"supervised"`` by the same
+            cross-validation as the automatic settings when there are any (a binary target,
+            a numeric column binned), else ``"uniform"``; or
+            ``"uniform"`` (equal width, the paper's), ``"quantile"`` (the distinct
+            ``k / bins`` quantiles of the training values: about as many rows in each bin) or
+            ``"supervised"`` (at most ``bins - 1`` cuts chosen on the training labels by
+            Fayyad and Irani's entropy/MDL criterion: cuts where the class changes; a column
+            with no such cut becomes one bin, which no rule constrains).
         interval_ends: with ``numeric="interval"``, where an interval's ends sit for values
             never seen in training: ``"tight"`` at the rule's extreme training values (a value
             passes iff it lies between them), ``"midpoint"`` at a short number in the middle of
@@ -209,6 +220,7 @@ def fit(
             "bins": bins, "T": T, "n_rules": n_rules, "accuracy_ratio": accuracy_ratio, "simplify": simplify,
             "max_rules": max_rules, "cv": cv, "cv_T": cv_T, "cv_rows": cv_rows,
             "numeric": numeric, "interval_ends": interval_ends,
+            "bin_edges": "uniform" if bin_edges is None else bin_edges,
         }
     )
     n_jobs = check_n_jobs(n_jobs)
@@ -306,7 +318,8 @@ def fit(
                     f"more, so the rules can only describe {tgt.positive!r} against the rest"
                 )
     encoders = fit_encoders(
-        df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"]
+        df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"],
+        bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
     )
     codes = encode_frame(df, encoders)
     chosen = None
@@ -324,6 +337,8 @@ def fit(
             model = models[-1]
         else:
             model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
+            if bin_edges is None and model.params["auto"] and any(e.kind == "binned" for e in encoders):
+                model = _choose_bin_edges(df, features, y, tgt, params, model, n_jobs)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -385,3 +400,39 @@ def _choose_combination(
     best = max(COMBINATIONS, key=lambda c: (correct[c], -COMBINATIONS.index(c)))
     return best, {"folds": k, "correct": [correct[c] for c in COMBINATIONS]}
 
+
+
+EDGE_CANDIDATES: tuple[str, ...] = ("uniform", "supervised")
+"""The bin edge placements the automatic cross-validation tries (docs/semantics.md §9.4), in
+order: a tie goes to the earlier."""
+
+
+def _choose_bin_edges(
+    df: pl.DataFrame,
+    features: Sequence[str],
+    y: np.ndarray,
+    tgt: Any,
+    params: dict[str, Any],
+    first: RuleSetModel,
+    n_jobs: int | None,
+) -> RuleSetModel:
+    """``bin_edges`` as one more axis of the automatic cross-validation (docs/semantics.md
+    §9.4): ``first`` is the model with equal-width bins; the same cross-validation (same sample
+    and folds: they depend only on the labels and ``random_state``) runs on the codes of each
+    other placement, and the model whose chosen candidate has the most held-out rows right is
+    kept (a tie to fewer conditions, then to the earlier placement). Its record lists every placement's candidates, each
+    with its ``bin_edges``."""
+    from . import auto as _auto
+
+    fits = [first]
+    for how in EDGE_CANDIDATES[1:]:
+        p = {**params, "bin_edges": how}
+        encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
+                                bin_edges=how, labels=y)
+        fits.append(RuleSetModel._fit(encode_frame(df, encoders), y, encoders, tgt, p, n_jobs, None))
+    scores = []
+    for m in fits:
+        c = m._cv["candidates"][m._cv["chosen"]]
+        scores.append((sum(c["correct"]), -sum(c["conditions"])))
+    best = max(range(len(fits)), key=lambda i: (*scores[i], -i))
+    return fits[best]._with_edges_record(_auto.merge_edge_records([m._cv for m in fits], EDGE_CANDIDATES, best))

@@ -1207,6 +1207,12 @@ class RuleSetModel:
         training = {key: v for key, v in self._training.items() if key != "budget"}
         return RuleSetModel(core, self.encoders, self.target, params, training, self._cv)
 
+    def _with_edges_record(self, rec: dict[str, Any]) -> "RuleSetModel":
+        """This model with ``rec`` as its cross-validation record and ``bin_edges`` listed as
+        chosen (learn.py ``_choose_bin_edges``)."""
+        params = {**self.params, "auto": [*self.params["auto"], "bin_edges"]}
+        return RuleSetModel(self._core, self.encoders, self.target, params, self._training, rec)
+
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
         """Accuracy of the top-K BP vote for every K (the paper's Figure 1).
 

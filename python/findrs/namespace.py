@@ -19,7 +19,7 @@ import polars as pl
 
 from .encode import check_columns
 from .expressions import Engine
-from .learn import Auto, Direction, Encoding, IntervalEnds, Method, Numeric, Pair
+from .learn import Auto, BinEdges, Direction, Encoding, IntervalEnds, Method, Numeric, Pair
 from .learn import fit as _fit
 from .model import ModelPair, RuleSetModel
 from .params import DEFAULTS, NOT_GIVEN
@@ -70,6 +70,7 @@ class DataFrameNamespace:
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
         cv_rows: int | None = DEFAULTS["cv_rows"],
+        bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel | ModelPair:
@@ -89,7 +90,7 @@ class DataFrameNamespace:
             self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, numeric=numeric,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
             interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose,
         )
 
@@ -172,6 +173,7 @@ class LazyFrameNamespace:
         interval_ends: IntervalEnds = "open",
         multiclass: Multiclass = _MULTICLASS_DEFAULT,
         cv_rows: int | None = DEFAULTS["cv_rows"],
+        bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
     ) -> RuleSetModel | ModelPair:
@@ -190,7 +192,7 @@ class LazyFrameNamespace:
             self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, numeric=numeric,
+            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
             interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose,
         )
 

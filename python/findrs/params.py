@@ -124,6 +124,7 @@ PARAMETERS: dict[str, Any] = {
     "numeric": _Choice(("bins", "interval")),
     "interval_ends": _Choice(("tight", "midpoint", "open", "widened")),
     "cv_rows": _Int(1, 2**63 - 1),  # or None
+    "bin_edges": _Choice(("uniform", "quantile", "supervised")),
 }
 """Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
 ``None``; ``max_rules``, ``cv``, ``cv_T`` and ``cv_rows`` ``None``; ``random_state`` ``None`` draws a seed)."""
@@ -148,6 +149,7 @@ DEFAULTS: dict[str, Any] = {
     "numeric": "bins",
     "interval_ends": "open",
     "cv_rows": 4_000,
+    "bin_edges": "uniform",
 }
 
 ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
@@ -161,6 +163,7 @@ ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
     "numeric": "bins",
     "interval_ends": "tight",
     "cv_rows": None,
+    "bin_edges": "uniform",
 }
 """Parameters added after findrs first wrote model files, with the value a file written without
 them means (they did not exist, so the fit did without them). Not :data:`DEFAULTS`, which may
@@ -168,6 +171,10 @@ change."""
 
 AUTOMATIC = ("encoding", "tolerance", "min_support", "direction", "simplify", "n_rules")
 """The parameters cross-validation can choose, in the order a model lists them."""
+
+CHOSEN_BESIDES = ("bin_edges",)
+"""Parameters a model's ``auto`` may list after :data:`AUTOMATIC`: chosen by the same
+cross-validation, each value on codes of its own (``bin_edges=None``, docs/semantics.md §9.4)."""
 
 AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
 """The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""
@@ -241,7 +248,7 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     out["method"] = PARAMETERS["method"].check("method", p["method"])
     for name in (
         "encoding", "tolerance", "min_support", "direction", "shuffle", "bins", "accuracy_ratio", "simplify", "numeric",
-        "interval_ends",
+        "interval_ends", "bin_edges",
     ):
         out[name] = "auto" if name in chosen and not loading else PARAMETERS[name].check(name, p[name])
     m = p["max_rules"]
@@ -303,10 +310,11 @@ def _chosen_list(value: Any) -> list[str]:
     order."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise FindRSInputError(f"auto must be a list of parameter names, got {value!r}")
-    bad = [v for v in value if v not in AUTOMATIC]
+    names = (*AUTOMATIC, *CHOSEN_BESIDES)
+    bad = [v for v in value if v not in names]
     if bad or len(set(value)) != len(value):
-        raise FindRSInputError(f"auto lists each of {list(AUTOMATIC)} at most once, got {value!r}")
-    return [k for k in AUTOMATIC if k in value]
+        raise FindRSInputError(f"auto lists each of {list(names)} at most once, got {value!r}")
+    return [k for k in names if k in value]
 
 
 def _bad_n_rules(value: Any) -> Any:

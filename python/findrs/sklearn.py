@@ -88,7 +88,10 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         n_rules: BP only: ``"auto"``, a number K of rules, ``None`` (all rules), or ``"cv"``.
         accuracy_ratio: BP with ``n_rules="auto"``: the smallest K whose training accuracy is at
             least this fraction of the full vote's.
-        bins: equal-width bins for numeric columns.
+        bins: bins for numeric columns.
+        bin_edges: ``None`` (chosen by the cross-validation of automatic settings, else
+            equal width), ``"uniform"`` (equal width), ``"quantile"`` or ``"supervised"`` (see
+            :func:`findrs.fit`).
         simplify: shorten each run's rules to the conditions they need (docs/semantics.md §8),
             or ``"auto"``; ``False`` is the paper's algorithm.
         max_rules: a rule budget: at most this many voting rules (``None``: no budget; see
@@ -185,6 +188,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         verbose: bool = False,
         multiclass: str = "auto",
         cv_rows: int | None = DEFAULTS["cv_rows"],
+        bin_edges: str | None = None,
     ) -> None:
         self.method = method
         self.T = T
@@ -196,6 +200,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.cv_T = cv_T
         self.cv_rows = cv_rows
+        self.bin_edges = bin_edges
         self.n_rules = n_rules
         self.accuracy_ratio = accuracy_ratio
         self.bins = bins
@@ -317,6 +322,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             interval_ends=self.interval_ends,
             multiclass=self.multiclass,
             cv_rows=self.cv_rows,
+            bin_edges=self.bin_edges,
         )
 
     def _negated(self) -> bool:

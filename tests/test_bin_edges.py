@@ -1,0 +1,239 @@
+"""Bin edges that follow the data (``bin_edges="quantile"`` / ``"supervised"``, docs/semantics.md
+§1.1): the cuts are those of the stated criterion, every training value lands on the side of each
+cut it was meant to, and predictions, expressions, SQL and model files agree as for equal-width
+bins."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import findrs
+from findrs.encode import encode_frame, fit_encoders, supervised_cuts
+from findrs.errors import FindRSInputError
+from findrs.model import RuleSetModel
+
+from strategies import frames, perturbed
+from test_expressions import _all_forms_agree
+from test_sql import check_sqlite
+
+
+def _entropy(y: np.ndarray) -> float:
+    if len(y) == 0:
+        return 0.0
+    p = np.bincount(y) / len(y)
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+def _naive_first_cut(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Fayyad-Irani's first cut, written out plainly: every boundary between distinct values,
+    the least weighted entropy (first of equals), then the MDL test."""
+    order = np.argsort(x, kind="stable")
+    x, y = x[order], y[order]
+    n = len(x)
+    best = None
+    for i in range(1, n):
+        if x[i] == x[i - 1]:
+            continue
+        w = (i * _entropy(y[:i]) + (n - i) * _entropy(y[i:])) / n
+        if best is None or w < best[0]:
+            best = (w, i)
+    if best is None:
+        return None
+    w, i = best
+    ent = _entropy(y)
+    k, k1, k2 = len(set(y)), len(set(y[:i])), len(set(y[i:]))
+    delta = math.log2(3**k - 2) - (k * ent - k1 * _entropy(y[:i]) - k2 * _entropy(y[i:]))
+    if ent - w <= (math.log2(n - 1) + delta) / n:
+        return None
+    return x[i - 1] / 2 + x[i] / 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    x=st.lists(st.integers(-20, 20), min_size=2, max_size=60),
+    seed=st.integers(0, 2**32 - 1),
+    classes=st.integers(2, 3),
+)
+def test_one_cut_is_fayyad_iranis_first_cut(x: list[int], seed: int, classes: int) -> None:
+    xa = np.array(x, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    # Labels that depend on x with some noise, so that both outcomes of the MDL test occur.
+    y = ((xa > rng.integers(-20, 20)) ^ (rng.random(len(xa)) < 0.1)).astype(np.int64)
+    if classes == 3:
+        y = np.where(rng.random(len(xa)) < 0.2, 2, y)
+    want = _naive_first_cut(xa, y)
+    got = supervised_cuts(xa, y, 1)
+    assert got == ([] if want is None else [want])
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=60), max_cuts=st.integers(1, 9), seed=st.integers(0, 99))
+def test_cuts_are_few_distinct_and_between_training_values(x: list[float], max_cuts: int, seed: int) -> None:
+    xa = np.array(x)
+    y = (np.random.default_rng(seed).random(len(xa)) < 0.5).astype(np.int64)
+    cuts = supervised_cuts(xa, y, max_cuts)
+    assert len(cuts) <= max_cuts and cuts == sorted(set(cuts))
+    for c in cuts:
+        assert xa.min() < c <= xa.max()
+
+
+def test_a_pure_threshold_is_found_and_noise_alone_is_not_cut() -> None:
+    x = np.arange(200, dtype=np.float64)
+    assert supervised_cuts(x, (x >= 137).astype(int), 9) == [136.5]
+    rng = np.random.default_rng(0)
+    assert supervised_cuts(x, (rng.random(200) < 0.5).astype(int), 9) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.floats(-1e3, 1e3), st.integers(-10**6, 10**6).map(float)), min_size=12, max_size=80),
+    how=st.sampled_from(["quantile", "supervised"]),
+    integer=st.booleans(),
+    bins=st.integers(2, 12),
+    seed=st.integers(0, 99),
+)
+def test_training_values_fall_on_the_intended_side(values, how, integer, bins, seed) -> None:
+    """Each supervised cut separates the two training values it lies between after the nudge (or
+    exactly, for an integer column); quantile edges are distinct and inside the range."""
+    if integer:
+        s = pl.Series("x", [int(v) for v in values], dtype=pl.Int64)
+    else:
+        s = pl.Series("x", values, dtype=pl.Float64)
+    if s.n_unique() <= bins:
+        return  # categorical, no edges
+    y = (np.random.default_rng(seed).random(len(s)) < 0.5).astype(np.int64)
+    y[np.argsort(s.to_numpy())[len(s) // 2 :]] ^= 1  # a signal for the cuts to find
+    (enc,) = fit_encoders(s.to_frame(), ["x"], bins, bin_edges=how, labels=y)
+    assert enc.kind == "binned"
+    edges = enc.edges
+    assert len(edges) - 1 <= bins and all(a < b for a, b in zip(edges[1:-1], edges[2:-1]))
+    x = s.to_numpy().astype(np.float64)
+    codes = enc.encode(s)
+    b = np.array([enc.values[c] for c in codes])
+    distinct = np.unique(x)
+    if how == "supervised":
+        for cut in edges[1:-1]:
+            j = int(np.searchsorted(distinct, cut))
+            below, above = distinct[:j], distinct[j:]
+            # Every value below a cut is in a lower bin than every value above it.
+            if len(below) and len(above):
+                assert b[x <= below[-1]].max() < b[x >= above[0]].min()
+    # The binning is monotone in the value.
+    order = np.argsort(x, kind="stable")
+    assert (np.diff(b[order]) >= 0).all()
+
+
+def _frame(n: int = 300, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    gain = np.where(rng.random(n) < 0.8, 0, rng.integers(100, 20_000, n))
+    hours = rng.normal(40, 10, n)
+    hours[rng.random(n) < 0.05] = np.nan
+    y = (gain > 7_300) | ((hours > 45) & (rng.random(n) < 0.7))
+    return pl.DataFrame({"gain": gain, "hours": hours, "kind": rng.choice(["a", "b"], n), "y": y})
+
+
+@pytest.mark.parametrize("how", ["uniform", "quantile", "supervised"])
+@pytest.mark.parametrize("method", ["find-rs", "bp"])
+def test_predictions_expressions_sql_and_files_agree(how: str, method: str) -> None:
+    train, test = _frame(300, 0), _frame(200, 1)
+    model = findrs.fit(train, "y", bin_edges=how, method=method, T=10, random_state=0, tolerance=0.1)
+    assert model.params["bin_edges"] == how
+    _all_forms_agree(model, test)
+    check_sqlite(model, test)
+    loaded = RuleSetModel.from_json(model.to_json())
+    assert loaded.params["bin_edges"] == how and loaded.encoders == model.encoders
+    assert loaded.predict(test).equals(model.predict(test))
+    assert loaded.to_sql() == model.to_sql()
+
+
+def test_supervised_finds_the_threshold_equal_width_bins_miss() -> None:
+    train = _frame(2000, 0)
+    (enc,) = [e for e in fit_encoders(train, ["gain"], 10, bin_edges="supervised", labels=train["y"].to_numpy()) if e.name == "gain"]
+    # The class changes at 7,300 (the gain values are integers, so the cut is a whole number).
+    assert any(7_200 <= e <= 7_400 for e in enc.edges[1:-1]), enc.edges
+    (uni,) = fit_encoders(train, ["gain"], 10)
+    assert not any(7_200 <= e <= 7_400 for e in uni.edges[1:-1])
+
+
+def test_older_files_and_default_read_as_equal_width() -> None:
+    model = findrs.fit(_frame(), "y", random_state=0, auto=False)
+    assert model.params["bin_edges"] == "uniform"
+    data = json.loads(model.to_json())
+    data["params"].pop("bin_edges")
+    loaded = RuleSetModel.from_json(json.dumps(data))
+    assert loaded.params["bin_edges"] == "uniform"
+    assert loaded.predict(_frame(50, 3)).equals(model.predict(_frame(50, 3)))
+
+
+def test_bad_bin_edges_is_refused() -> None:
+    with pytest.raises(FindRSInputError, match="bin_edges"):
+        findrs.fit(_frame(), "y", bin_edges="kmeans")
+
+
+@settings(max_examples=25, deadline=None)
+@given(df=frames(allow_float=True, other_dtypes=True, max_rows=40))
+def test_forms_agree_on_random_frames(df: pl.DataFrame) -> None:
+    for how in ("quantile", "supervised"):
+        model = findrs.fit(df, "y", bin_edges=how, random_state=1, auto=False)
+        _all_forms_agree(model, pl.concat([df, perturbed(df, 3)]))
+        codes = encode_frame(df, model.encoders)
+        assert all(len(c) == df.height for c in codes)
+
+
+# --------------------------------------------------------------------------- bin edges by CV
+def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
+    train = _frame(400, 0)
+    model = findrs.fit(train, "y", random_state=0)
+    assert model.params["auto"][-1] == "bin_edges"
+    table = model.cv_results
+    assert set(table["bin_edges"]) == {"uniform", "supervised"}
+    chosen = table.filter(pl.col("chosen"))
+    assert chosen.height == 1 and chosen["bin_edges"][0] == model.params["bin_edges"]
+    assert f"bin_edges={model.params['bin_edges']!r}" in str(model)
+    # The winner has the most held-out rows right of all candidates of both placements.
+    assert chosen["cv_accuracy"][0] == table["cv_accuracy"].max()
+    # It is the model a fit with that placement given gives, with the same candidates.
+    fixed = findrs.fit(train, "y", random_state=0, bin_edges=model.params["bin_edges"])
+    assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
+    part = table.filter(pl.col("bin_edges") == model.params["bin_edges"]).drop("bin_edges")
+    assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))
+    # Both placements were scored on the same folds.
+    loaded = RuleSetModel.from_json(model.to_json())
+    assert loaded.cv_results.equals(table) and loaded.params == model.params
+
+
+def test_edges_choice_does_not_depend_on_threads() -> None:
+    train = _frame(300, 2)
+    one = findrs.fit(train, "y", random_state=5, n_jobs=1)
+    two = findrs.fit(train, "y", random_state=5, n_jobs=2)
+    assert one.params == two.params and one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results)
+
+
+def test_no_binned_column_or_paper_settings_means_uniform_and_no_extra_cv() -> None:
+    df = findrs.datasets.monks(1)
+    model = findrs.fit(df, "class", random_state=0)
+    assert "bin_edges" not in model.params["auto"] and "bin_edges" not in model.cv_results.columns
+    assert model.params["bin_edges"] == "uniform"
+    paper = findrs.fit(_frame(), "y", random_state=0, auto=False)
+    assert paper.params["bin_edges"] == "uniform" and paper.cv_results is None
+
+
+def test_a_file_whose_chosen_edges_disagree_is_refused() -> None:
+    model = findrs.fit(_frame(400, 0), "y", random_state=0)
+    data = json.loads(model.to_json())
+    other = "uniform" if model.params["bin_edges"] == "supervised" else "supervised"
+    data["params"]["bin_edges"] = other
+    with pytest.raises(FindRSInputError, match="bin_edges"):
+        RuleSetModel.from_json(json.dumps(data))
+    data = json.loads(model.to_json())
+    data["cv"]["candidates"][0]["bin_edges"] = "kmeans"
+    with pytest.raises(FindRSInputError, match="bin_edges"):
+        RuleSetModel.from_json(json.dumps(data))
