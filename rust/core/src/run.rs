@@ -20,6 +20,11 @@
 //! - `witnesses[r]` are a few negatives, not covered by `r`, that recently made a generalization
 //!   of `r` cover too many negatives, each with the slot mask that tells in one AND + popcount
 //!   whether generalizing `r` to a positive would cover it again.
+//! - with a relative test, `rej_mask[r]` holds up to `REJECTED` masks `pm & !allowed[r]` of
+//!   positives whose generalization of `r`, as `r` is now, was counted and rejected; emptied
+//!   whenever `r` changes. Without interval features generalize(r, p) depends on `p` only
+//!   through that mask, so a positive with a remembered mask is rejected without counting (the
+//!   same candidate, the same exact counts: docs/semantics.md §9.1 is unchanged).
 //!
 //! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
 //! negatives: the near-miss negatives of different features are disjoint, so their counts add
@@ -81,6 +86,12 @@ struct RunState<'a> {
     wit_need: Vec<u32>,
     wit_mask: Vec<u64>,
     wit_next: Vec<u8>,
+    /// Relative test only: per rule, `REJECTED` slot masks `pm & !allowed` of positives whose
+    /// generalization of the rule, as it is now, was counted and rejected (`rej_len` of them
+    /// valid, `rej_next` the ring position); emptied when the rule changes.
+    rej_mask: Vec<u64>,
+    rej_len: Vec<u8>,
+    rej_next: Vec<u8>,
     // scratch
     candidate: Terms,
     /// The interval features' filters (empty without interval features).
@@ -100,6 +111,8 @@ struct RunState<'a> {
 
 /// Witness negatives kept per rule.
 const WITNESSES: usize = 4;
+/// Rejected candidates remembered per rule (relative test).
+const REJECTED: usize = 4;
 const NONE: u32 = u32::MAX;
 
 /// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
@@ -167,6 +180,9 @@ impl<'a> RunState<'a> {
             wit_need: Vec::new(),
             wit_mask: Vec::new(),
             wit_next: Vec::new(),
+            rej_mask: Vec::new(),
+            rej_len: Vec::new(),
+            rej_next: Vec::new(),
             candidate: Terms::new(),
             ivf: IvFilter::new(&ts.schema),
             slot_counts: vec![0; ts.schema.n_slots()],
@@ -196,6 +212,9 @@ impl<'a> RunState<'a> {
         self.wit_need.clear();
         self.wit_mask.clear();
         self.wit_next.clear();
+        self.rej_mask.clear();
+        self.rej_len.clear();
+        self.rej_next.clear();
         self.ivf.reset();
     }
 
@@ -231,6 +250,9 @@ impl<'a> RunState<'a> {
             if lower > cap {
                 continue;
             }
+            if !IV && !self.acc.is_absolute() && self.was_rejected(i, pm) {
+                continue;
+            }
             self.build_candidate::<IV>(i, p);
             let at = if self.acc.is_absolute() {
                 let (n, at) =
@@ -248,7 +270,12 @@ impl<'a> RunState<'a> {
                         self.absorb::<IV>(i, p, n, pos);
                         return;
                     }
-                    Err(at) => at,
+                    Err(at) => {
+                        if !IV {
+                            self.remember_rejected(i, pm);
+                        }
+                        at
+                    }
                 }
             };
             self.witness[i] = at;
@@ -389,6 +416,34 @@ impl<'a> RunState<'a> {
         Ok((n, p))
     }
 
+    /// Whether generalize(rule i, p) was already counted and rejected since rule `i` last
+    /// changed: without interval features the candidate is a function of the rule and of the
+    /// positive's slots outside the rule's allowed slots (`pm & !allowed`; `patch_slot_term`
+    /// reads nothing else of the positive), so an equal mask means the same candidate, the same
+    /// counts, and the same rejection.
+    #[inline]
+    fn was_rejected(&self, i: usize, pm: &[u64]) -> bool {
+        let sw = self.sw;
+        let a = &self.allowed[i * sw..(i + 1) * sw];
+        (0..self.rej_len[i] as usize).any(|k| {
+            let j = (i * REJECTED + k) * sw;
+            let m = &self.rej_mask[j..j + sw];
+            (0..sw).all(|w| pm[w] & !a[w] == m[w])
+        })
+    }
+
+    /// Records `pm & !allowed` of rule `i` as a rejected candidate (see `was_rejected`).
+    fn remember_rejected(&mut self, i: usize, pm: &[u64]) {
+        let sw = self.sw;
+        let k = self.rej_next[i] as usize;
+        let j = (i * REJECTED + k) * sw;
+        for w in 0..sw {
+            self.rej_mask[j + w] = pm[w] & !self.allowed[i * sw + w];
+        }
+        self.rej_next[i] = ((k + 1) % REJECTED) as u8;
+        self.rej_len[i] = (self.rej_len[i] + 1).min(REJECTED as u8);
+    }
+
     /// `covered[i]` plus the near-miss negatives generalize(rule i, p) would bring in: a lower
     /// bound of the candidate's coverage (just `covered[i]` when the counts are not kept: then
     /// `cap` is 0, every near slot and interval code is blocked and the scan checked them).
@@ -455,6 +510,8 @@ impl<'a> RunState<'a> {
         }
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
+        self.rej_len[i] = 0;
+        self.rej_next[i] = 0;
         self.rules[i].terms(schema, &mut self.terms[i]);
         if !self.acc.is_absolute() {
             self.pos_cov[i] = pos;
@@ -589,6 +646,10 @@ impl<'a> RunState<'a> {
         self.wit_mask
             .extend(std::iter::repeat_n(0, WITNESSES * self.sw));
         self.wit_next.push(0);
+        self.rej_mask
+            .extend(std::iter::repeat_n(0, REJECTED * self.sw));
+        self.rej_len.push(0);
+        self.rej_next.push(0);
         if IV {
             self.ivf.push_rule(schema, &rule, covered > cap, WITNESSES);
         }

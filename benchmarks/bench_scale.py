@@ -1,0 +1,129 @@
+"""How one default fit grows with rows, clean and noisy, beside scikit-learn's CART (issue 16).
+
+    python benchmarks/bench_scale.py                                  # 100k .. 2M rows
+    python benchmarks/bench_scale.py --rows 100000 200000 --kinds noisy
+
+The frames: connect-4's seed-0 50/50 split (``findrs.datasets.train_test_split``); its training
+half (33.8k rows, 42 three-valued columns, "win" against the rest) is repeated until it has
+``rows`` rows and cut there. "noisy" then flips 5% of the labels (seed 0): copies of a position
+keep their features, so the flipped rows are contradictions, as in real noisy tables (and the
+repetition makes identical rows common, which real data has less of: say so beside any figure).
+The held-back half, clean, scores every model ("held-back acc").
+
+Each measurement runs in a fresh Python process, so its peak resident memory (ru_maxrss) is its
+own; "B/(row*col)" is that peak over rows x 42 columns (it includes Python, Polars and the frame).
+"findrs s": ``findrs.fit(df, "class", random_state=0)``, the default settings (automatic, by
+cross-validation on a bounded sample, then one final fit on all rows), n_jobs=None (every core).
+"CART s", the anchor in the same process: ``DecisionTreeClassifier(random_state=0)`` fitted on the
+same rows one-hot encoded (the encoding not timed). Wall clock on a shared machine is noisy: the
+script prints the load average with every line. ``--max-seconds`` stops a kind's growth once a
+fit took longer than that.
+
+The UCI file comes from ``--data-dir DIR`` or ``FINDRS_DATA_DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = str(Path(__file__).resolve().parents[1])
+sys.path.insert(0, ROOT)
+
+
+def frames(data_dir: str, rows: int, noisy: bool):
+    import numpy as np
+    import polars as pl
+
+    import findrs
+    from experiments.uci import load_uci
+
+    df = load_uci("connect-4", Path(data_dir))
+    train, test = findrs.datasets.train_test_split(df, test_fraction=0.5, seed=0)
+    copies = -(-rows // train.height)
+    big = pl.concat([train] * copies).head(rows)
+    if noisy:
+        flipped = pl.Series(np.random.default_rng(0).random(big.height) < 0.05)
+        big = big.with_columns(pl.when(flipped).then(~pl.col("class")).otherwise(pl.col("class")).alias("class"))
+    return big, test
+
+
+def one(args: argparse.Namespace) -> dict:
+    import warnings
+
+    import numpy as np
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.tree import DecisionTreeClassifier
+
+    import findrs
+
+    df, test = frames(args.data_dir, args.rows[0], args.kind == "noisy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        model = findrs.fit(df, "class", random_state=0)
+        seconds = time.perf_counter() - t
+    acc = model.score(test)
+    features = [c for c in df.columns if c != "class"]
+    enc = OneHotEncoder(handle_unknown="ignore").fit(df.select(features).to_numpy())
+    x, y = enc.transform(df.select(features).to_numpy()), df["class"].to_numpy()
+    t = time.perf_counter()
+    cart = DecisionTreeClassifier(random_state=0).fit(x, y)
+    cart_seconds = time.perf_counter() - t
+    cart_acc = float(np.mean(cart.predict(enc.transform(test.select(features).to_numpy())) == test["class"].to_numpy()))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    settings = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")}
+    return {"rows": df.height, "seconds": seconds, "rules": model.n_rules, "acc": acc, "cart_seconds": cart_seconds,
+            "cart_acc": cart_acc, "peak": peak, "bytes_cell": peak / (df.height * len(features)),
+            "settings": settings, "load": open("/proc/loadavg").read().split()[0]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=os.environ.get("FINDRS_DATA_DIR"))
+    ap.add_argument("--rows", type=int, nargs="+", default=[100_000, 200_000, 500_000, 1_000_000, 2_000_000])
+    ap.add_argument("--kinds", nargs="+", default=["clean", "noisy"], choices=["clean", "noisy"])
+    ap.add_argument("--max-seconds", type=float, default=600.0)
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--kind", default="clean", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if not args.data_dir:
+        sys.exit("give --data-dir DIR or set FINDRS_DATA_DIR (a directory holding connect-4.data)")
+    if args.one:
+        print(json.dumps(one(args)))
+        return
+    print("one default fit (automatic settings, random_state=0) of connect-4's training half repeated to "
+          "`rows`; CART in the same process; wall clock, shared 2-core machine (load = 1-min load average)")
+    print(f"{'kind':>5} {'rows':>9} {'findrs s':>9} {'CART s':>7} {'rules':>6} {'held-back acc':>13} "
+          f"{'CART acc':>8} {'peak MB':>8} {'B/(row*col)':>11} {'load':>5}  settings")
+    for kind in args.kinds:
+        prev = None
+        for rows in args.rows:
+            cmd = [sys.executable, __file__, "--one", "--kind", kind, "--data-dir", args.data_dir, "--rows", str(rows)]
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode:
+                sys.exit(out.stderr[-3000:])
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            s = r["settings"]
+            growth = ""
+            if prev is not None:
+                import math
+
+                growth = f"  (rows^{math.log(r['seconds'] / prev['seconds']) / math.log(r['rows'] / prev['rows']):.2f})"
+            print(f"{kind:>5} {r['rows']:>9,} {r['seconds']:9.1f} {r['cart_seconds']:7.1f} {r['rules']:>6,} "
+                  f"{r['acc']:13.3f} {r['cart_acc']:8.3f} {r['peak'] / 2**20:8.0f} {r['bytes_cell']:11.1f} "
+                  f"{r['load']:>5}  {s['encoding']}, tolerance {s['tolerance']}, min_support {s['min_support']}, "
+                  f"{s['direction']}, simplify {s['simplify']}{growth}", flush=True)
+            prev = r
+            if r["seconds"] > args.max_seconds:
+                break
+
+
+if __name__ == "__main__":
+    main()
