@@ -664,16 +664,47 @@ mod tests {
     /// The same with interval features (nulls, a single value) among AV and OH ones.
     #[test]
     fn matches_the_plain_order_with_intervals() {
-        use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema, oh};
+        use crate::run::interval_tests::{av, iv, oh};
         let mut counts = (0usize, 0usize);
-        for specs in [
+        let specs = [
             vec![iv(6, true), av(3), oh(3), iv(1, false), av(2)],
             vec![oh(2), iv(9, false), iv(3, true), av(1)],
-        ] {
-            let schema = mixed_schema(&specs);
-            for seed in 0..50u64 {
-                let (rows, labels) =
-                    mixed_data(seed + 11, 20 + (seed as usize % 45), &specs, seed % 2 == 0);
+        ];
+        for_each_mixed_case(&specs, 50, 11, 20, |case| {
+            let ctx = format!("seed {} {:?}", case.seed, case.specs);
+            let (schema, ts, rows, labels) = (case.schema, case.ts, case.rows, case.labels);
+            check_data(schema, ts, rows, labels, case.acc, &ctx, &mut counts);
+        });
+        assert!(counts.0 > 500 && counts.1 > 10, "{counts:?}");
+    }
+
+    /// One random mixed-feature case (interval, AV and OH features) for an acceptance.
+    struct MixedCase<'a> {
+        seed: u64,
+        specs: &'a [crate::run::interval_tests::Spec],
+        schema: &'a Schema,
+        ts: &'a TrainingSet,
+        rows: &'a [Vec<u32>],
+        labels: &'a [bool],
+        acc: Acceptance,
+    }
+
+    /// Calls `f` for every feature list in `spec_lists`, `seeds` random data sets of each
+    /// (`min_rows` to `min_rows + 44` rows, seeds offset by `seed_offset`; sets that are not
+    /// a valid training set skipped) and every acceptance of `ACCEPTANCES` plus `(3, 0)`.
+    fn for_each_mixed_case(
+        spec_lists: &[Vec<crate::run::interval_tests::Spec>],
+        seeds: u64,
+        seed_offset: u64,
+        min_rows: usize,
+        mut f: impl FnMut(MixedCase<'_>),
+    ) {
+        use crate::run::interval_tests::{mixed_data, mixed_schema};
+        for specs in spec_lists {
+            let schema = mixed_schema(specs);
+            for seed in 0..seeds {
+                let n = min_rows + (seed as usize % 45);
+                let (rows, labels) = mixed_data(seed + seed_offset, n, specs, seed % 2 == 0);
                 let cols = columns_of(&rows, specs.len());
                 let data =
                     Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
@@ -682,12 +713,11 @@ mod tests {
                 };
                 for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
                     let acc = Acceptance::new(tau, eps).unwrap();
-                    let ctx = format!("seed {seed} {specs:?}");
-                    check_data(&schema, &ts, &rows, &labels, acc, &ctx, &mut counts);
+                    let (schema, ts, rows, labels) = (&schema, &ts, &rows[..], &labels[..]);
+                    f(MixedCase { seed, specs, schema, ts, rows, labels, acc });
                 }
             }
         }
-        assert!(counts.0 > 500 && counts.1 > 10, "{counts:?}");
     }
 
     /// `rule` without its constraints on the features `kept` does not constrain.
@@ -849,43 +879,31 @@ mod tests {
     /// The same with interval features (nulls, a single value) among AV and OH ones.
     #[test]
     fn simplify_run_matches_the_plain_version_with_intervals() {
-        use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema, oh};
+        use crate::run::interval_tests::{av, iv, oh};
         let (mut changed, mut runs) = (0usize, 0usize);
-        for specs in [
+        let specs = [
             vec![iv(6, true), av(3), oh(3), iv(1, false), av(2), oh(2)],
             vec![oh(2), iv(9, false), iv(3, true), av(1), av(2)],
-        ] {
-            let schema = mixed_schema(&specs);
-            for seed in 0..40u64 {
-                let (rows, labels) =
-                    mixed_data(seed + 907, 25 + (seed as usize % 45), &specs, seed % 2 == 0);
-                let cols = columns_of(&rows, specs.len());
-                let data =
-                    Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
-                let Ok(ts) = TrainingSet::new(schema.clone(), &data, &labels) else {
-                    continue;
-                };
-                for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
-                    let acc = Acceptance::new(tau, eps).unwrap();
-                    let n = ts.n_positives() as u32;
-                    let rules = find_rs_pruned(&ts, &(0..n).rev().collect::<Vec<_>>(), acc, 0);
-                    let got = Simplifier::new(&ts, acc).simplify_run(&rules);
-                    let want = naive_simplify_run(&schema, &rules, &rows, &labels, acc);
-                    assert_eq!(got, want, "seed {seed} {specs:?} {acc:?}");
-                    for (j, row) in rows.iter().enumerate() {
-                        if labels[j] && rules.iter().any(|r| r.covers_row(&schema, row)) {
-                            assert!(got.iter().any(|r| r.covers_row(&schema, row)), "seed {seed}");
-                        }
-                    }
-                    let simplified = {
-                        let mut s = Simplifier::new(&ts, acc);
-                        keep_maximal(&schema, rules.iter().map(|r| s.simplify(r)).collect())
-                    };
-                    changed += (got != simplified) as usize;
-                    runs += 1;
+        ];
+        for_each_mixed_case(&specs, 40, 907, 25, |case| {
+            let MixedCase { seed, specs, schema, ts, rows, labels, acc } = case;
+            let n = ts.n_positives() as u32;
+            let rules = find_rs_pruned(ts, &(0..n).rev().collect::<Vec<_>>(), acc, 0);
+            let got = Simplifier::new(ts, acc).simplify_run(&rules);
+            let want = naive_simplify_run(schema, &rules, rows, labels, acc);
+            assert_eq!(got, want, "seed {seed} {specs:?} {acc:?}");
+            for (j, row) in rows.iter().enumerate() {
+                if labels[j] && rules.iter().any(|r| r.covers_row(schema, row)) {
+                    assert!(got.iter().any(|r| r.covers_row(schema, row)), "seed {seed}");
                 }
             }
-        }
+            let simplified = {
+                let mut s = Simplifier::new(ts, acc);
+                keep_maximal(schema, rules.iter().map(|r| s.simplify(r)).collect())
+            };
+            changed += (got != simplified) as usize;
+            runs += 1;
+        });
         assert!(changed > 50 && runs > 300, "{changed} {runs}");
     }
 
