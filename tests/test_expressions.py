@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal, assert_series_equal
 
 import findrs
@@ -146,3 +147,46 @@ def test_expression_errors_are_clear() -> None:
         df.drop("top_left").lazy().findrs.predict(model)
     with pytest.raises(findrs.FindRSInputError, match="engine"):
         model.predict_expr(engine="gpu")  # type: ignore[arg-type]
+
+
+_VALUES = ["a", "b", "c", "a long value past twelve bytes", "é"]
+
+
+@st.composite
+def _string_frames(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+    """A training frame of string features (nulls included) and a prediction frame that also
+    holds values never seen in training, with the categories an Enum of it would list, in a
+    drawn order with extra categories that never occur."""
+    n_cols = draw(st.integers(1, 4))
+    n = draw(st.integers(4, 30))
+    value = st.one_of(st.none(), st.sampled_from(_VALUES[:3]))
+    cols = {f"f{j}": draw(st.lists(value, min_size=n, max_size=n)) for j in range(n_cols)}
+    y = [True, False] + draw(st.lists(st.booleans(), min_size=n - 2, max_size=n - 2))
+    train = pl.DataFrame({**cols, "y": y}, schema={**{c: pl.String for c in cols}, "y": pl.Boolean})
+    m = draw(st.integers(1, 30))
+    seen_or_not = st.one_of(st.none(), st.sampled_from(_VALUES))
+    test = pl.DataFrame({c: draw(st.lists(seen_or_not, min_size=m, max_size=m)) for c in cols}, schema={c: pl.String for c in cols})
+    categories = draw(st.permutations(_VALUES + ["never"]))
+    return train, test, list(categories)
+
+
+@pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
+@settings(max_examples=40, deadline=None)
+@given(case=_string_frames(), method=st.sampled_from(METHODS), encoding=st.sampled_from(["av", "oh"]))
+def test_string_enum_and_categorical_inputs_predict_the_same(case, method, encoding) -> None:
+    """A string feature's values predict the same whether the frame holds them as String, Enum
+    (any order of categories, unused and unseen ones included) or Categorical, nulls and values
+    never seen in training included (docs/semantics.md §2), eagerly and in the streaming engine."""
+    train, test, categories = case
+    name, extra = method
+    model = findrs.fit(train, "y", method=name, encoding=encoding, random_state=0, **extra, auto=False)
+    truth = test.select(model.predict_expr(labels=False, engine="compiled")).to_series()
+    fired = test.select(model.explain_expr()).to_series() if hasattr(model, "explain_expr") else None
+    for dtype in (pl.String, pl.Enum(categories), pl.Categorical):
+        df = test.cast({c: dtype for c in test.columns})
+        assert_series_equal(model.predict(df, labels=False), truth.alias("y"), check_names=False)
+        lazy = df.lazy().select(model.predict_expr(labels=False), model.decision_expr().alias("d")).collect(engine="streaming")
+        assert_series_equal(lazy.to_series(0), truth, check_names=False)
+        assert_series_equal(lazy["d"], test.select(model.decision_expr(engine="compiled")).to_series(), check_names=False)
+        if fired is not None:
+            assert_series_equal(df.select(model.explain_expr()).to_series(), fired)

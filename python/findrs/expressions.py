@@ -52,11 +52,20 @@ def check_engine(engine: Any) -> bool:
 def plugin_expr(function: str, encoders: Sequence[FeatureEncoder], kwargs: dict[str, str]) -> pl.Expr:
     """The plugin ``function`` (``findrs_predict``, ``findrs_decision`` or ``findrs_fired``) on
     the encoded features; ``kwargs`` carry the model (``key`` and ``model``)."""
+    inputs = [enc.plugin_inputs() for enc in encoders]
+    args = [codes for codes, _, _ in inputs]
+    # The plugin fills a null code with fills[i], or with the null code domain - 1 where the
+    # Boolean input null_inputs[i] (an index into args) says the input was null.
+    null_inputs: list[int | None] = []
+    for _, _, is_null in inputs:
+        null_inputs.append(len(args) if is_null is not None else None)
+        if is_null is not None:
+            args.append(is_null)
     return register_plugin_function(
         plugin_path=_LIB,
         function_name=function,
-        args=[enc.expr() for enc in encoders],
-        kwargs=kwargs,
+        args=args,
+        kwargs={**kwargs, "fills": [fill for _, fill, _ in inputs], "null_inputs": null_inputs},
         is_elementwise=True,
     )
 
