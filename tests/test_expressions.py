@@ -3,6 +3,8 @@ form and ``model.predict`` must agree everywhere, eagerly, lazily and in the str
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -190,3 +192,28 @@ def test_string_enum_and_categorical_inputs_predict_the_same(case, method, encod
         assert_series_equal(lazy["d"], test.select(model.decision_expr(engine="compiled")).to_series(), check_names=False)
         if fired is not None:
             assert_series_equal(df.select(model.explain_expr()).to_series(), fired)
+
+
+def test_plugin_errors_reach_python_as_polars_errors() -> None:
+    """The plugin's entry points (rust/python/src/plugin_abi.rs) return an error, never crash:
+    a model that does not parse, kwargs of the wrong shape and a column of the wrong type each
+    raise a Polars error that says what is wrong."""
+    from polars.plugins import register_plugin_function
+
+    df = findrs.datasets.tic_tac_toe()
+    model = df.findrs.fit("class", "positive", shuffle=False, auto=False)
+    lib = Path(findrs.__file__).parent
+
+    def run(args, kwargs) -> None:
+        expr = register_plugin_function(plugin_path=lib, function_name="findrs_predict", args=args, kwargs=kwargs, is_elementwise=True)
+        df.select(expr)
+
+    codes = [enc.expr() for enc in model.encoders]
+    with pytest.raises(pl.exceptions.ComputeError, match="findrs: "):
+        run(codes, {"key": "corrupt-model-test", "model": "{not json"})
+    with pytest.raises(pl.exceptions.PolarsError, match="kwargs"):
+        run(codes, {"key": 1})
+    good = model._plugin("findrs_predict").meta.root_names()  # the model's kwargs are built
+    assert good
+    with pytest.raises(pl.exceptions.ComputeError, match="top_left"):
+        run([pl.col(e.name) for e in model.encoders], model._kwargs)

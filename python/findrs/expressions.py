@@ -4,7 +4,7 @@ Both start from the same encoders (``FeatureEncoder.expr``: Polars expressions t
 feature column into codes, unseen values included), so there is one encoder and the two forms
 can only differ in how they evaluate the rules on the codes:
 
-- the **plugin** (in findrs' Rust extension module, a pyo3-polars expression plugin) receives the code columns
+- the **plugin** (in findrs' Rust extension module, a Polars expression plugin) receives the code columns
   batch by batch and predicts with the Rust core; the model travels in the kwargs (the core's
   JSON of its voting rules) and is parsed once per model, then cached. Eager prediction
   (``model.predict``) runs it too: it is findrs' one prediction path;

@@ -11,6 +11,7 @@ mod fit;
 mod model;
 mod multiclass;
 mod plugin;
+mod plugin_abi;
 
 // Polars plugins must allocate with the allocator of the Python polars that calls them.
 #[global_allocator]

@@ -11,7 +11,7 @@
 
 use findrs_core::{any_model_from_json, model_from_json, AnyModel, Columns, MulticlassModel, RuleModel, Schema};
 use polars::prelude::*;
-use pyo3_polars::derive::polars_expr;
+use crate::plugin_abi::plugin_function;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -155,25 +155,24 @@ fn name_of(inputs: &[Series]) -> PlSmallStr {
     inputs.first().map(|s| s.name().clone()).unwrap_or_else(|| "findrs".into())
 }
 
-#[polars_expr(output_type=Boolean)]
+plugin_function!(_polars_plugin_findrs_predict, _polars_plugin_field_findrs_predict, findrs_predict, |name| Field::new(name, DataType::Boolean));
+
 fn findrs_predict(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
     let pred = with_codes(inputs, &kwargs, m.schema(), |d| m.predict(d))?;
     Ok(BooleanChunked::from_slice(name_of(inputs), &pred).into_series())
 }
 
-#[polars_expr(output_type=Float64)]
+plugin_function!(_polars_plugin_findrs_decision, _polars_plugin_field_findrs_decision, findrs_decision, |name| Field::new(name, DataType::Float64));
+
 fn findrs_decision(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
     let values = with_codes(inputs, &kwargs, m.schema(), |d| m.decisions(d))?;
     Ok(Float64Chunked::from_vec(name_of(inputs), values).into_series())
 }
 
-fn list_u32(_input_fields: &[Field]) -> PolarsResult<Field> {
-    Ok(Field::new("fired".into(), DataType::List(Box::new(DataType::UInt32))))
-}
+plugin_function!(_polars_plugin_findrs_fired, _polars_plugin_field_findrs_fired, findrs_fired, |_| Field::new("fired".into(), DataType::List(Box::new(DataType::UInt32))));
 
-#[polars_expr(output_type_func=list_u32)]
 fn findrs_fired(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
     let (offsets, ids) = with_codes(inputs, &kwargs, m.schema(), |d| m.fired(d))?;
@@ -187,7 +186,8 @@ fn findrs_fired(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> 
 
 /// A multiclass model's class of each row (an index into the model's classes,
 /// docs/semantics.md §10).
-#[polars_expr(output_type=UInt32)]
+plugin_function!(_polars_plugin_findrs_class, _polars_plugin_field_findrs_class, findrs_class, |name| Field::new(name, DataType::UInt32));
+
 fn findrs_class(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = multiclass(&kwargs)?;
     let classes = with_codes(inputs, &kwargs, m.schema(), |d| m.predict(d))?;
