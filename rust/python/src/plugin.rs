@@ -1,7 +1,10 @@
 //! Polars expression plugins: the prediction, decision value and fired rules of a model (and a
 //! multiclass model's class, `findrs_class`),
 //! applied to the feature columns already encoded to codes by Polars expressions (the encoders'
-//! `expr()`), batch by batch (`is_elementwise`: the streaming engine may call them per chunk).
+//! `plugin_inputs()`: a string feature's Enum-cast codes still hold nulls for unseen values and
+//! nulls, which the plugin fills as it reads them, see `codes_of`), batch by batch
+//! (`is_elementwise`: the streaming engine may call them per chunk). Their C entry points are
+//! declared with `plugin_function!` (`plugin_abi.rs`).
 //! This is findrs' one prediction path: eager `predict` runs these too.
 //!
 //! Invariant: the model travels in the kwargs as the core's JSON (`model_to_json` of its
@@ -184,10 +187,10 @@ fn findrs_fired(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> 
     Ok(builder.finish().into_series())
 }
 
-/// A multiclass model's class of each row (an index into the model's classes,
-/// docs/semantics.md §10).
 plugin_function!(_polars_plugin_findrs_class, _polars_plugin_field_findrs_class, findrs_class, |name| Field::new(name, DataType::UInt32));
 
+/// A multiclass model's class of each row (an index into the model's classes,
+/// docs/semantics.md §10).
 fn findrs_class(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = multiclass(&kwargs)?;
     let classes = with_codes(inputs, &kwargs, m.schema(), |d| m.predict(d))?;
