@@ -151,7 +151,11 @@ def test_expression_errors_are_clear() -> None:
         model.predict_expr(engine="gpu")  # type: ignore[arg-type]
 
 
-_VALUES = ["a", "b", "c", "a long value past twelve bytes", "é"]
+# Training draws from the first five: the empty string, strings of 1, 2 (non-ASCII), 12 (the
+# longest an Arrow view holds inline) and 30 bytes. Prediction frames add values never seen: one
+# of 13 bytes, and one of the long value's length and first bytes that differs at its end.
+_VALUES = ["a", "", "é", "twelve bytes", "a long value past twelve bytes", "b", "thirteen byte", "a long value past twelve bytez"]
+_TRAINING_VALUES = _VALUES[:5]
 
 
 @st.composite
@@ -161,13 +165,15 @@ def _string_frames(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, list[st
     drawn order with extra categories that never occur."""
     n_cols = draw(st.integers(1, 4))
     n = draw(st.integers(4, 30))
-    value = st.one_of(st.none(), st.sampled_from(_VALUES[:3]))
+    value = st.one_of(st.none(), st.sampled_from(_TRAINING_VALUES))
     cols = {f"f{j}": draw(st.lists(value, min_size=n, max_size=n)) for j in range(n_cols)}
     y = [True, False] + draw(st.lists(st.booleans(), min_size=n - 2, max_size=n - 2))
     train = pl.DataFrame({**cols, "y": y}, schema={**{c: pl.String for c in cols}, "y": pl.Boolean})
     m = draw(st.integers(1, 30))
     seen_or_not = st.one_of(st.none(), st.sampled_from(_VALUES))
     test = pl.DataFrame({c: draw(st.lists(seen_or_not, min_size=m, max_size=m)) for c in cols}, schema={c: pl.String for c in cols})
+    cut = draw(st.integers(0, m))  # the prediction frame in two chunks (the plugin reads each)
+    test = pl.concat([test.head(cut), test.tail(m - cut)], rechunk=False)
     categories = draw(st.permutations(_VALUES + ["never"]))
     return train, test, list(categories)
 

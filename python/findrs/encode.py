@@ -239,41 +239,35 @@ class FeatureEncoder:
         codes = key.replace_strict(old, new, default=unseen, return_dtype=pl.UInt32)
         return pl.when(key.is_null()).then(null_code).otherwise(codes).alias(self.name)
 
-    def plugin_inputs(self) -> tuple[pl.Expr, int, pl.Expr | None]:
-        """What the plugin reads for this feature (the codes of docs/semantics.md §1, unseen values as §2 says): an unsigned integer
-        expression of codes, the code of a null in it, and for a string feature with a training
-        null an expression "the input is null" (Boolean), whose rows get the null code instead.
+    def plugin_inputs(self) -> tuple[pl.Expr, dict[str, Any] | None]:
+        """What the plugin reads for this feature: an expression, and for a string feature what
+        the plugin needs to encode it itself (docs/semantics.md §1-2).
 
-        A string feature hands over its Enum cast's physical codes (as UInt32: the plugin's polars
-        crates are built without the smaller integer types) with their nulls (unseen
-        values and nulls alike) and the plugin fills them while it reads the codes, instead of
-        two more passes of Polars (``fill_null``, ``when``) over the column.
-        Other features hand over :meth:`expr`, which has no nulls.
+        A string feature hands over its column as it is (String, Categorical or Enum: the plugin
+        reads a Categorical's or an Enum's codes and categories without a cast) with
+        ``{"values": training values in code order, "null": the code of a null, "unseen": the
+        code of any other value}``. Any other feature hands over :meth:`expr` (its codes, no
+        nulls) and ``None``.
 
         Example:
             >>> import polars as pl
             >>> enc = FeatureEncoder.fit(pl.Series("a", ["y", "x", None]), bins=10)
-            >>> df = pl.DataFrame({"a": ["x", "z", None]})
-            >>> codes, fill, is_null = enc.plugin_inputs()
-            >>> df.select(codes).to_series().to_list(), fill, df.select(is_null).to_series().to_list()
-            ([0, None, None], 3, [False, False, True])
+            >>> expr, strings = enc.plugin_inputs()
+            >>> expr.meta.output_name(), strings
+            ('a', {'values': ['x', 'y'], 'null': 2, 'unseen': 3})
 
         Raises:
-            Nothing: the expressions raise when run on a column the feature does not accept.
+            Nothing: the plugin raises when run on a column the feature does not accept.
         """
         if self.kind != "categorical" or self.family != "string":
-            return self.expr(), self.domain_size, None
-        return self._plugin_codes
+            return self.expr(), None
+        return self._plugin_strings
 
     @functools.cached_property
-    def _plugin_codes(self) -> tuple[pl.Expr, int, pl.Expr | None]:
-        col = column(self.name)
+    def _plugin_strings(self) -> tuple[pl.Expr, dict[str, Any]]:
+        unseen = self.domain_size
         known = [v for v in self.values if v is not None]
-        key = col if _enum_cast_refuses_numbers() else col.cast(pl.String)
-        codes = key.cast(pl.Enum(known), strict=False).to_physical().cast(pl.UInt32).alias(self.name)
-        if not self.has_null:
-            return codes, self.domain_size, None  # a null is an unseen value too
-        return codes, self.domain_size, col.is_null()
+        return column(self.name).alias(self.name), {"values": known, "null": unseen - 1 if self.has_null else unseen, "unseen": unseen}
 
     def _interval_expr(self, col: pl.Expr) -> pl.Expr:
         """Gap codes (see the module docs): ``left + right`` of the value's two insertion points

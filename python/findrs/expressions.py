@@ -1,11 +1,12 @@
 """A model as Polars expressions: the Rust plugin and the compiled plain-Polars form.
 
-Both start from the same encoders (``FeatureEncoder.expr``: Polars expressions that turn each
-feature column into codes, unseen values included), so there is one encoder and the two forms
-can only differ in how they evaluate the rules on the codes:
+Both start from the same encoders (``FeatureEncoder``: the codes of each feature, unseen values
+included) and differ in how they evaluate the rules on the codes:
 
-- the **plugin** (in findrs' Rust extension module, a Polars expression plugin) receives the code columns
-  batch by batch and predicts with the Rust core; the model travels in the kwargs (the core's
+- the **plugin** (in findrs' Rust extension module, a Polars expression plugin) receives, batch
+  by batch, each string feature's column as it is (String, Categorical or Enum, which it encodes
+  itself with the training strings, docs/semantics.md §1) and every other feature's code column
+  (``FeatureEncoder.expr``), and predicts with the Rust core; the model travels in the kwargs (the core's
   JSON of its voting rules) and is parsed once per model, then cached. Eager prediction
   (``model.predict``) runs it too: it is findrs' one prediction path;
 - the **compiled** form prints the model's public view (:class:`findrs.view.Vote`) as plain
@@ -52,20 +53,14 @@ def check_engine(engine: Any) -> bool:
 def plugin_expr(function: str, encoders: Sequence[FeatureEncoder], kwargs: dict[str, str]) -> pl.Expr:
     """The plugin ``function`` (``findrs_predict``, ``findrs_decision`` or ``findrs_fired``) on
     the encoded features; ``kwargs`` carry the model (``key`` and ``model``)."""
+    # A string feature's column goes to the plugin as it is, with its training strings (the
+    # plugin encodes it, docs/semantics.md §2); any other feature's codes.
     inputs = [enc.plugin_inputs() for enc in encoders]
-    args = [codes for codes, _, _ in inputs]
-    # The plugin fills a null code with fills[i], or with the null code domain - 1 where the
-    # Boolean input null_inputs[i] (an index into args) says the input was null.
-    null_inputs: list[int | None] = []
-    for _, _, is_null in inputs:
-        null_inputs.append(len(args) if is_null is not None else None)
-        if is_null is not None:
-            args.append(is_null)
     return register_plugin_function(
         plugin_path=_LIB,
         function_name=function,
-        args=args,
-        kwargs={**kwargs, "fills": [fill for _, fill, _ in inputs], "null_inputs": null_inputs},
+        args=[expr for expr, _ in inputs],
+        kwargs={**kwargs, "strings": [strings for _, strings in inputs]},
         is_elementwise=True,
     )
 

@@ -12,6 +12,7 @@ mod model;
 mod multiclass;
 mod plugin;
 mod plugin_abi;
+mod plugin_input;
 
 // Polars plugins must allocate with the allocator of the Python polars that calls them.
 #[global_allocator]

@@ -1,8 +1,8 @@
 //! Polars expression plugins: the prediction, decision value and fired rules of a model (and a
 //! multiclass model's class, `findrs_class`),
-//! applied to the feature columns already encoded to codes by Polars expressions (the encoders'
-//! `plugin_inputs()`: a string feature's Enum-cast codes still hold nulls for unseen values and
-//! nulls, which the plugin fills as it reads them, see `codes_of`), batch by batch
+//! applied to the feature columns (the encoders' `plugin_inputs()`: a string feature's column
+//! itself, String, Categorical or Enum, which `plugin_input` reads into codes with no Polars
+//! cast; any other feature's codes from a Polars expression), batch by batch
 //! (`is_elementwise`: the streaming engine may call them per chunk). Their C entry points are
 //! declared with `plugin_function!` (`plugin_abi.rs`).
 //! This is findrs' one prediction path: eager `predict` runs these too.
@@ -15,6 +15,7 @@
 use findrs_core::{any_model_from_json, model_from_json, AnyModel, Columns, MulticlassModel, RuleModel, Schema};
 use polars::prelude::*;
 use crate::plugin_abi::plugin_function;
+use crate::plugin_input::{code_column, string_codes, Codes, Input, StringFeature};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -24,13 +25,10 @@ struct ModelKwargs {
     /// Identifies the model (a digest of `model`, computed on the Python side).
     key: String,
     model: String,
-    /// Per feature, the code of a null in its code column (empty: code columns have no nulls).
+    /// Per feature, its training strings when its input is the column itself (a string
+    /// feature), None when the input is a code column.
     #[serde(default)]
-    fills: Vec<u32>,
-    /// Per feature, the index of a Boolean input "the value was null": its rows get the code
-    /// `fills[i] - 1` (the null value's code, the last training code) instead of `fills[i]`.
-    #[serde(default)]
-    null_inputs: Vec<Option<usize>>,
+    strings: Vec<Option<StringFeature>>,
 }
 
 const CACHE_SIZE: usize = 32;
@@ -65,102 +63,32 @@ fn multiclass(kw: &ModelKwargs) -> PolarsResult<Arc<MulticlassModel>> {
     })
 }
 
-/// The codes of one feature: its column as is when it holds `u32` codes without nulls (no
-/// copy), otherwise read once into `u32`, a null becoming `fill`, or `null_code` where
-/// `was_null` says the input value was null (a string feature: the Enum cast's physical codes,
-/// null for values never seen in training and for nulls alike).
-enum Codes<'a> {
-    Borrowed(&'a [u32]),
-    Owned(Vec<u32>),
-}
-
-fn codes_of<'a>(s: &'a Series, fill: Option<u32>, was_null: Option<&Series>, null_code: u32) -> PolarsResult<Codes<'a>> {
-    let bad = || polars_err!(ComputeError: "findrs: column {} must hold unsigned integer codes, got {}", s.name(), s.dtype());
-    if s.null_count() == 0 {
-        if let Ok(ca) = s.u32() {
-            if let Ok(slice) = ca.cont_slice() {
-                return Ok(Codes::Borrowed(slice));
-            }
-        }
-    } else if fill.is_none() {
-        polars_bail!(ComputeError: "findrs: code column {} has nulls", s.name());
-    }
-    let fill = fill.unwrap_or(0);
-    let flags = match was_null {
-        Some(w) => Some(w.bool().map_err(|_| polars_err!(ComputeError: "findrs: null flags of {} must be Boolean", s.name()))?),
-        None => None,
-    };
-    let mut out = Vec::with_capacity(s.len());
-    fn push<T: PolarsNumericType>(ca: &ChunkedArray<T>, out: &mut Vec<u32>, fill: u32)
-    where
-        T::Native: Into<u64>,
-    {
-        let no_nulls = ca.null_count() == 0;
-        for arr in ca.downcast_iter() {
-            if no_nulls {
-                out.extend(arr.values().iter().map(|&v| Into::<u64>::into(v) as u32));
-            } else {
-                out.extend(arr.iter().map(|v| v.map_or(fill, |&v| Into::<u64>::into(v) as u32)));
-            }
-        }
-    }
-    match s.dtype() {
-        DataType::UInt8 => push(s.u8()?, &mut out, fill),
-        DataType::UInt16 => push(s.u16()?, &mut out, fill),
-        DataType::UInt32 => push(s.u32()?, &mut out, fill),
-        _ => return Err(bad()),
-    }
-    if let Some(flags) = flags {
-        if flags.len() != out.len() {
-            polars_bail!(ComputeError: "findrs: null flags of {} have {} rows, not {}", s.name(), flags.len(), out.len());
-        }
-        let mut r = 0;
-        for arr in flags.downcast_iter() {
-            for v in arr.iter() {
-                if v == Some(true) {
-                    out[r] = null_code;
-                }
-                r += 1;
-            }
-        }
-    }
-    Ok(Codes::Owned(out))
-}
-
-/// Calls `f` with the code columns as slices (checked for nulls and type; see [`codes_of`]).
-fn with_codes<T>(inputs: &[Series], kw: &ModelKwargs, schema: &Schema, f: impl FnOnce(&Columns) -> T) -> PolarsResult<T> {
+/// Calls `f` with the features' codes (see `plugin_input`: a string feature reads its column
+/// itself, any other its code column).
+fn with_codes<T>(inputs: &[Input], kw: &ModelKwargs, schema: &Schema, f: impl FnOnce(&Columns) -> T) -> PolarsResult<T> {
     let n_features = schema.n_features();
-    if inputs.len() < n_features {
+    if inputs.len() != n_features {
         polars_bail!(ComputeError: "findrs: {} input columns for {} features", inputs.len(), n_features);
     }
-    let owned: Vec<Series> = inputs[..n_features].iter().map(|s| s.rechunk()).collect();
     let mut codes = Vec::with_capacity(n_features);
-    for (i, s) in owned.iter().enumerate() {
-        let fill = kw.fills.get(i).copied();
-        let was_null = match kw.null_inputs.get(i).copied().flatten() {
-            Some(j) => Some(inputs.get(j).ok_or_else(|| polars_err!(ComputeError: "findrs: no input {}", j))?),
-            None => None,
-        };
-        codes.push(codes_of(s, fill, was_null, fill.unwrap_or(1).saturating_sub(1))?);
+    for (i, input) in inputs.iter().enumerate() {
+        codes.push(match kw.strings.get(i).and_then(Option::as_ref) {
+            Some(feature) => Codes::Owned(string_codes(input, feature)?),
+            None => code_column(input)?,
+        });
     }
-    let slices: Vec<&[u32]> = codes
-        .iter()
-        .map(|c| match c {
-            Codes::Borrowed(s) => *s,
-            Codes::Owned(v) => v.as_slice(),
-        })
-        .collect();
+    let slices: Vec<&[u32]> = codes.iter().map(Codes::as_slice).collect();
     let data = Columns::new(schema, slices).map_err(|e| polars_err!(ComputeError: "findrs: {}", e))?;
     Ok(f(&data))
 }
 
-fn name_of(inputs: &[Series]) -> PlSmallStr {
-    inputs.first().map(|s| s.name().clone()).unwrap_or_else(|| "findrs".into())
+fn name_of(inputs: &[Input]) -> PlSmallStr {
+    inputs.first().map(|s| s.name.clone()).unwrap_or_else(|| "findrs".into())
 }
 
 plugin_function!(_polars_plugin_findrs_predict, _polars_plugin_field_findrs_predict, findrs_predict, |name| Field::new(name, DataType::Boolean));
 
-fn findrs_predict(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_predict(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
     let pred = with_codes(inputs, &kwargs, m.schema(), |d| m.predict(d))?;
     Ok(BooleanChunked::from_slice(name_of(inputs), &pred).into_series())
@@ -168,7 +96,7 @@ fn findrs_predict(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series
 
 plugin_function!(_polars_plugin_findrs_decision, _polars_plugin_field_findrs_decision, findrs_decision, |name| Field::new(name, DataType::Float64));
 
-fn findrs_decision(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_decision(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
     let values = with_codes(inputs, &kwargs, m.schema(), |d| m.decisions(d))?;
     Ok(Float64Chunked::from_vec(name_of(inputs), values).into_series())
@@ -176,7 +104,7 @@ fn findrs_decision(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Serie
 
 plugin_function!(_polars_plugin_findrs_fired, _polars_plugin_field_findrs_fired, findrs_fired, |_| Field::new("fired".into(), DataType::List(Box::new(DataType::UInt32))));
 
-fn findrs_fired(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_fired(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = model(&kwargs)?;
     let (offsets, ids) = with_codes(inputs, &kwargs, m.schema(), |d| m.fired(d))?;
     let n = offsets.len() - 1;
@@ -191,7 +119,7 @@ plugin_function!(_polars_plugin_findrs_class, _polars_plugin_field_findrs_class,
 
 /// A multiclass model's class of each row (an index into the model's classes,
 /// docs/semantics.md §10).
-fn findrs_class(inputs: &[Series], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_class(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
     let m = multiclass(&kwargs)?;
     let classes = with_codes(inputs, &kwargs, m.schema(), |d| m.predict(d))?;
     Ok(UInt32Chunked::from_vec(name_of(inputs), classes).into_series())

@@ -13,7 +13,8 @@
 
 use polars_arrow::ffi::{export_field_to_c, import_field_from_c, ArrowSchema};
 use polars_core::prelude::*;
-use polars_ffi::version_0::{export_series, import_series_buffer, SeriesExport};
+use crate::plugin_input::{import_inputs, Input};
+use polars_ffi::version_0::{export_series, SeriesExport};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;
 use std::ffi::CString;
@@ -65,10 +66,10 @@ pub unsafe fn call<K: DeserializeOwned>(
     kwargs: *const u8,
     kwargs_len: usize,
     out: *mut SeriesExport,
-    f: fn(&[Series], K) -> PolarsResult<Series>,
+    f: fn(&[Input], K) -> PolarsResult<Series>,
 ) {
     let run = AssertUnwindSafe(|| -> PolarsResult<Series> {
-        let series = import_series_buffer(inputs, n_inputs)?;
+        let series = import_inputs(inputs, n_inputs)?;
         let bytes = std::slice::from_raw_parts(kwargs, kwargs_len);
         let kw: K = serde_pickle::from_slice(bytes, Default::default())
             .map_err(|e| polars_err!(InvalidOperation: "could not parse kwargs: '{}'", e))?;
