@@ -239,15 +239,19 @@ class FeatureEncoder:
         codes = key.replace_strict(old, new, default=unseen, return_dtype=pl.UInt32)
         return pl.when(key.is_null()).then(null_code).otherwise(codes).alias(self.name)
 
-    def plugin_inputs(self) -> tuple[pl.Expr, dict[str, Any] | None]:
+    def plugin_inputs(self, dtype: pl.DataType | None = None) -> tuple[pl.Expr, dict[str, Any] | None]:
         """What the plugin reads for this feature: an expression, and for a string feature what
         the plugin needs to encode it itself (docs/semantics.md §1-2).
 
         A string feature hands over its column as it is (String, Categorical or Enum: the plugin
         reads a Categorical's or an Enum's codes and categories without a cast) with
         ``{"values": training values in code order, "null": the code of a null, "unseen": the
-        code of any other value}``. Any other feature hands over :meth:`expr` (its codes, no
-        nulls) and ``None``.
+        code of any other value}``. When the column's ``dtype`` is known (eager prediction) and
+        is a Categorical of Polars' categories model (1.32 on), whose codes mean the same
+        strings in the whole process, it hands over the column's codes instead, with
+        ``"codes"``: the code of each training value in that Categorical (Polars exports a
+        Categorical column by renumbering its codes row by row; the codes themselves need no
+        work). Any other feature hands over :meth:`expr` (its codes, no nulls) and ``None``.
 
         Example:
             >>> import polars as pl
@@ -261,6 +265,10 @@ class FeatureEncoder:
         """
         if self.kind != "categorical" or self.family != "string":
             return self.expr(), None
+        if isinstance(dtype, pl.Categorical) and hasattr(pl, "Categories"):
+            expr, strings = self._plugin_strings
+            codes = pl.Series(strings["values"], dtype=dtype).to_physical().cast(pl.UInt32).to_list()
+            return column(self.name).to_physical().alias(self.name), {**strings, "codes": codes}
         return self._plugin_strings
 
     @functools.cached_property

@@ -21,8 +21,10 @@ Both are elementwise, so the streaming engine runs them per batch.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Iterator, Literal, Sequence
 
 import polars as pl
 from polars.plugins import register_plugin_function
@@ -50,12 +52,29 @@ def check_engine(engine: Any) -> bool:
     return engine != "compiled"
 
 
+# The schema of the frame an eager method is about to run the plugin on (None in a lazy query,
+# whose input dtypes the expression does not know): lets plugin_expr hand over a Categorical
+# column's codes (FeatureEncoder.plugin_inputs).
+_INPUT_SCHEMA: ContextVar[pl.Schema | None] = ContextVar("findrs_input_schema", default=None)
+
+
+@contextmanager
+def input_schema(schema: pl.Schema) -> Iterator[None]:
+    """Within it, :func:`plugin_expr` builds expressions for frames of this ``schema`` only."""
+    token = _INPUT_SCHEMA.set(schema)
+    try:
+        yield
+    finally:
+        _INPUT_SCHEMA.reset(token)
+
+
 def plugin_expr(function: str, encoders: Sequence[FeatureEncoder], kwargs: dict[str, str]) -> pl.Expr:
     """The plugin ``function`` (``findrs_predict``, ``findrs_decision`` or ``findrs_fired``) on
     the encoded features; ``kwargs`` carry the model (``key`` and ``model``)."""
     # A string feature's column goes to the plugin as it is, with its training strings (the
     # plugin encodes it, docs/semantics.md §2); any other feature's codes.
-    inputs = [enc.plugin_inputs() for enc in encoders]
+    schema = _INPUT_SCHEMA.get()
+    inputs = [enc.plugin_inputs(schema.get(enc.name) if schema is not None else None) for enc in encoders]
     return register_plugin_function(
         plugin_path=_LIB,
         function_name=function,

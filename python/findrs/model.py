@@ -567,7 +567,8 @@ class RuleSetModel:
             [True, True, True]
         """
         df = self._frame(data)
-        return df.select(self.predict_expr(labels=labels)).to_series().alias(self.target.name)
+        with expressions.input_schema(df.schema):
+            return df.select(self.predict_expr(labels=labels)).to_series().alias(self.target.name)
 
     def _class_index_expr(self, engine: expressions.Engine) -> pl.Expr:
         """A multiclass model's class of each row, as an index into :attr:`classes`."""
@@ -598,9 +599,10 @@ class RuleSetModel:
             [0.5, 0.5, 0.5]
         """
         df = self._frame(data)
-        if self.target.classes is not None:
-            return df.select(self.decision_expr()).unnest(f"{self.target.name}_decision")
-        return df.select(self.decision_expr()).to_series().alias("decision")
+        with expressions.input_schema(df.schema):
+            if self.target.classes is not None:
+                return df.select(self.decision_expr()).unnest(f"{self.target.name}_decision")
+            return df.select(self.decision_expr()).to_series().alias("decision")
 
     def score(self, data: Any, target: str | None = None) -> float:
         """Accuracy on a labelled frame (the target column defaults to the training one); a row
@@ -825,7 +827,9 @@ class RuleSetModel:
     def _explained(self, frame: Any, top: int | None, *, keep: bool) -> Any:
         """``frame`` (a DataFrame or LazyFrame; only the explanation when not ``keep``) with the
         explanation columns, in :meth:`explain`'s order."""
-        out = frame.with_columns(self._explain_exprs(top)) if keep else frame.select(self._explain_exprs(top))
+        with expressions.input_schema(frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema):
+            exprs = self._explain_exprs(top)
+        out = frame.with_columns(exprs) if keep else frame.select(exprs)
         if self.target.classes is not None:
             return out.with_columns(self._texts_expr())
         out = out.with_columns(self._texts_expr()).unnest("why_not")

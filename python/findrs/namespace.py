@@ -18,7 +18,7 @@ from typing import Any, Literal, Sequence
 import polars as pl
 
 from .encode import check_columns
-from .expressions import Engine
+from .expressions import Engine, input_schema
 from .learn import Auto, BinEdges, Direction, Encoding, IntervalEnds, Method, Numeric, Pair
 from .learn import fit as _fit
 from .model import ModelPair, RuleSetModel
@@ -108,7 +108,8 @@ class DataFrameNamespace:
             'positive'
         """
         check_columns(self._df, model.encoders)
-        expr = model.predict_expr(engine=engine)
+        with input_schema(self._df.schema):
+            expr = model.predict_expr(engine=engine)
         return self._df.with_columns(expr.alias(name) if name else expr)
 
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.DataFrame:
@@ -211,7 +212,8 @@ class LazyFrameNamespace:
             'class_predicted'
         """
         check_columns(self._lf, model.encoders)
-        expr = model.predict_expr(engine=engine)
+        with input_schema(self._lf.collect_schema()):
+            expr = model.predict_expr(engine=engine)
         return self._lf.with_columns(expr.alias(name) if name else expr)
 
     def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.LazyFrame:

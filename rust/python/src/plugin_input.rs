@@ -6,7 +6,8 @@
 //! ([`StringFeature`]) reads the column itself, whatever holds its strings (String,
 //! Categorical, Enum, or a Null column): a value equal to the k-th training value gets `k`, a
 //! null the feature's null code, any other value the unseen code; a dictionary's categories
-//! are looked up once per batch, its rows through that table. Any other feature reads an
+//! are looked up once per batch, its rows through that table; given a Categorical's codes with
+//! the codes of the training values in it, rows go through that table. Any other feature reads an
 //! unsigned integer code column without nulls (the encoders' expressions), borrowed when it is
 //! one `u32` chunk. Any other dtype is an error naming the column, never a guess.
 
@@ -65,6 +66,10 @@ pub struct StringFeature {
     values: Vec<String>,
     null: u32,
     unseen: u32,
+    /// When the input is a Categorical's codes (eager prediction, whose frame's dtype is known):
+    /// the code of each training value in that Categorical.
+    #[serde(default)]
+    codes: Option<Vec<u32>>,
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -261,8 +266,59 @@ macro_rules! dictionary_keys {
     }};
 }
 
+/// The codes of a string feature given as a Categorical's codes: each training value's code in
+/// that Categorical becomes its training code, any other code is unseen, a null is null.
+fn categorical_codes(input: &Input, feature: &StringFeature, codes: &[u32]) -> PolarsResult<Vec<u32>> {
+    // A dense table up to 2^16 codes, a hash table beyond (a process may hold many categories).
+    let max = codes.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let dense: Option<Vec<u32>> = (max <= 1 << 16).then(|| {
+        let mut t = vec![feature.unseen; max];
+        for (code, &c) in codes.iter().enumerate().rev() {
+            t[c as usize] = code as u32;
+        }
+        t
+    });
+    let mut table = Table::new(codes.len());
+    if dense.is_none() {
+        for (code, &c) in codes.iter().enumerate() {
+            table.insert(c as u128, code as u32);
+        }
+    }
+    let map = |c: u32| match &dense {
+        Some(t) => t.get(c as usize).copied().unwrap_or(feature.unseen),
+        None => table.get(c as u128).unwrap_or(feature.unseen),
+    };
+    let mut out = Vec::with_capacity(input.chunks.iter().map(|c| c.len()).sum());
+    for chunk in &input.chunks {
+        let start = out.len();
+        let any = chunk.as_any();
+        if let Some(a) = any.downcast_ref::<PrimitiveArray<u32>>() {
+            out.extend(a.values().iter().map(|&c| map(c)));
+        } else if let Some(a) = any.downcast_ref::<PrimitiveArray<u16>>() {
+            out.extend(a.values().iter().map(|&c| map(c as u32)));
+        } else if let Some(a) = any.downcast_ref::<PrimitiveArray<u8>>() {
+            out.extend(a.values().iter().map(|&c| map(c as u32)));
+        } else {
+            polars_bail!(ComputeError: "findrs: column {} must hold a Categorical's codes, got {:?}", input.name, input.dtype);
+        }
+        if let Some(valid) = chunk.validity() {
+            if valid.unset_bits() > 0 {
+                for (o, ok) in out[start..].iter_mut().zip(valid.iter()) {
+                    if !ok {
+                        *o = feature.null;
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The codes of a string feature's column (see the module docs).
 pub fn string_codes(input: &Input, feature: &StringFeature) -> PolarsResult<Vec<u32>> {
+    if let Some(codes) = &feature.codes {
+        return categorical_codes(input, feature, codes);
+    }
     let codes = StringCodes::new(feature);
     let n: usize = input.chunks.iter().map(|c| c.len()).sum();
     let mut out = Vec::with_capacity(n);
