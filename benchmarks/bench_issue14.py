@@ -10,7 +10,8 @@ The UCI files (connect-4.data, adult.data, adult.test) come from ``--data-dir DI
 - one FIND-RS run against training rows (connect-4 subsamples): seconds per size and the
   exponent of the growth (least squares on log-log);
 - ``predict_expr`` at automatic K over connect-4 replicated 30 times in memory (2.03M rows),
-  streaming, against casting the 42 string columns to Enum; eager ``model.predict(df)``; both
+  streaming, against casting the 42 string columns to Enum; eager ``model.predict(df)``;
+  ``lf.findrs.predict(model)``; all three
   with String, Enum and Categorical inputs (``bench_predict.in_memory``);
 - BO and BP of the same data: ``method="bo+bp"`` (one set of runs) against two fits;
 - Adult BP100 fit (AV and OH, paper's settings, ``adult.data``);
