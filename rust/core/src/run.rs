@@ -78,6 +78,10 @@ struct RunState<'a> {
     blocked: Vec<u64>,
     near: Vec<u64>,
     counts: Vec<Vec<u32>>,
+    /// Relative test without interval features: per rule and slot, the near-miss *positives*
+    /// (covered by the rule but for one feature's constraint) allowing the slot would bring in,
+    /// as `counts` does for negatives (empty otherwise).
+    pos_counts: Vec<Vec<u32>>,
     /// Per rule, the negatives' word where its last rejected candidate found covered rows.
     witness: Vec<usize>,
     /// Per rule, `WITNESSES` slots: negative index (`NONE` if empty), features it fails in the
@@ -175,6 +179,7 @@ impl<'a> RunState<'a> {
             blocked: Vec::new(),
             near: Vec::new(),
             counts: Vec::new(),
+            pos_counts: Vec::new(),
             witness: Vec::new(),
             wit_neg: Vec::new(),
             wit_need: Vec::new(),
@@ -202,6 +207,7 @@ impl<'a> RunState<'a> {
         self.spare_terms.append(&mut self.terms);
         self.spare_buckets.append(&mut self.buckets);
         self.spare_counts.append(&mut self.counts);
+        self.spare_counts.append(&mut self.pos_counts);
         self.covered.clear();
         self.pos_cov.clear();
         self.allowed.clear();
@@ -250,8 +256,17 @@ impl<'a> RunState<'a> {
             if lower > cap {
                 continue;
             }
-            if !IV && !self.acc.is_absolute() && self.was_rejected(i, pm) {
-                continue;
+            if !IV && !self.acc.is_absolute() {
+                if let Some((n, pos)) = self.one_slot_counts(i, pm) {
+                    if self.acc.accepts(n, pos) {
+                        self.absorb::<IV>(i, p, n, pos);
+                        return;
+                    }
+                    continue;
+                }
+                if self.was_rejected(i, pm) {
+                    continue;
+                }
             }
             self.build_candidate::<IV>(i, p);
             let at = if self.acc.is_absolute() {
@@ -388,7 +403,8 @@ impl<'a> RunState<'a> {
                 .map(|&s| self.ts.pos_suffix(ip, s))
                 .fold(rest, u32::min)
         };
-        if lower > self.acc.limit(unseen(0)) {
+        // `!accepts(n, q)` is `n > limit(q)` (acceptance.rs) without limit's u128 division.
+        if !self.acc.accepts(lower, unseen(0)) {
             // Any word will do: a witness is only recorded where the candidate covers a
             // negative.
             return Err(0);
@@ -409,11 +425,41 @@ impl<'a> RunState<'a> {
                 p += pos.covered_word(&self.candidate, w).count_ones();
             }
             ip = p_end;
-            if n.max(lower) > self.acc.limit(p + unseen(ip)) {
+            if !self.acc.accepts(n.max(lower), p + unseen(ip)) {
                 return Err(hit);
             }
         }
         Ok((n, p))
+    }
+
+    /// Relative test without interval features: the exact `(negatives, positives)` that
+    /// generalize(rule i, p) covers when the positive has exactly one slot outside the rule's
+    /// allowed slots (`None` otherwise). That candidate relaxes one feature's constraint only
+    /// (AV: drops it; OH: adds that slot), so it covers the rule's rows plus exactly the near
+    /// misses of that slot: `covered + counts[s]` negatives and `pos_cov + pos_counts[s]`
+    /// positives, the same numbers a count over the bitsets gives.
+    #[inline]
+    fn one_slot_counts(&self, i: usize, pm: &[u64]) -> Option<(u32, u32)> {
+        if !self.keep_counts() {
+            return None;
+        }
+        let sw = self.sw;
+        let a = &self.allowed[i * sw..(i + 1) * sw];
+        let (mut ones, mut slot) = (0u32, 0usize);
+        for w in 0..sw {
+            let o = pm[w] & !a[w];
+            if o != 0 {
+                ones += o.count_ones();
+                slot = w * WORD_BITS + o.trailing_zeros() as usize;
+            }
+        }
+        if ones != 1 {
+            return None;
+        }
+        Some((
+            self.covered[i] + self.counts[i][slot],
+            self.pos_cov[i] + self.pos_counts[i][slot],
+        ))
     }
 
     /// Whether generalize(rule i, p) was already counted and rejected since rule `i` last
@@ -640,6 +686,9 @@ impl<'a> RunState<'a> {
         self.blocked.extend(std::iter::repeat_n(0, self.sw));
         self.near.extend(std::iter::repeat_n(0, self.sw));
         self.counts.push(counts);
+        let mut pos_counts = self.spare_counts.pop().unwrap_or_default();
+        pos_counts.clear();
+        self.pos_counts.push(pos_counts);
         self.witness.push(0);
         self.wit_neg.extend([NONE; WITNESSES]);
         self.wit_need.extend([0; WITNESSES]);
@@ -686,8 +735,44 @@ impl<'a> RunState<'a> {
     }
 
     /// Recomputes `blocked`, `near` and `counts` of rule `i` from the negatives' bitsets (and
-    /// with `IV` its interval thresholds).
+    /// with `IV` its interval thresholds; with a relative test and no interval features also
+    /// `pos_counts` from the positives' bitsets).
     fn refresh_near_misses<const IV: bool>(&mut self, i: usize) {
+        self.count_near_misses::<IV>(i, false);
+        let sw = self.sw;
+        let blocked = &mut self.blocked[i * sw..(i + 1) * sw];
+        let near = &mut self.near[i * sw..(i + 1) * sw];
+        blocked.iter_mut().for_each(|x| *x = 0);
+        near.iter_mut().for_each(|x| *x = 0);
+        let covered = self.covered[i];
+        for (s, &c) in self.slot_counts.iter().enumerate() {
+            if c > 0 {
+                bitset::set(near, s);
+                if covered + c > self.cap {
+                    bitset::set(blocked, s);
+                }
+            }
+        }
+        if self.keep_counts() {
+            self.counts[i].clear();
+            self.counts[i].extend_from_slice(&self.slot_counts);
+        }
+        if IV {
+            self.ivf.finish_refresh(i, covered, self.cap);
+        }
+        if !IV && !self.acc.is_absolute() && self.keep_counts() {
+            self.count_near_misses::<false>(i, true);
+            self.pos_counts[i].clear();
+            self.pos_counts[i].extend_from_slice(&self.slot_counts);
+        }
+    }
+
+    /// `slot_counts[s]` := the near misses of rule `i` among the negatives (or, with
+    /// `positives`, the positives) that allowing slot `s` would bring in: rows satisfying every
+    /// term of the rule but one, that one being `s`'s feature (AV: any disallowed slot of the
+    /// feature counts all of them, since allowing it drops the constraint; OH: by the row's
+    /// slot). With `IV` (negatives only) the interval terms' near misses go to the filter.
+    fn count_near_misses<const IV: bool>(&mut self, i: usize, positives: bool) {
         let ts = self.ts;
         let schema = &ts.schema;
         let terms = &self.terms[i];
@@ -710,7 +795,7 @@ impl<'a> RunState<'a> {
             };
             self.term_disallowed.push(n as u32);
         }
-        let negs = &ts.negatives;
+        let negs = if positives { &ts.positives } else { &ts.negatives };
         for w in 0..negs.n_words() {
             let valid = negs.valid(w);
             let slots = negs.word(w);
@@ -771,7 +856,7 @@ impl<'a> RunState<'a> {
                         // Each near miss holds one disallowed slot of f: count them by slot,
                         // visiting the near misses or the disallowed slots, whichever are fewer
                         // (the slot loop alone made OH runs ~20x slower than AV on Adult).
-                        if near.count_ones() < self.term_disallowed[j] {
+                        if !positives && near.count_ones() < self.term_disallowed[j] {
                             let codes = ts.neg_codes(f);
                             let mut x = near;
                             while x != 0 {
@@ -812,27 +897,6 @@ impl<'a> RunState<'a> {
                     }
                 }
             }
-        }
-        let sw = self.sw;
-        let blocked = &mut self.blocked[i * sw..(i + 1) * sw];
-        let near = &mut self.near[i * sw..(i + 1) * sw];
-        blocked.iter_mut().for_each(|x| *x = 0);
-        near.iter_mut().for_each(|x| *x = 0);
-        let covered = self.covered[i];
-        for (s, &c) in self.slot_counts.iter().enumerate() {
-            if c > 0 {
-                bitset::set(near, s);
-                if covered + c > self.cap {
-                    bitset::set(blocked, s);
-                }
-            }
-        }
-        if self.keep_counts() {
-            self.counts[i].clear();
-            self.counts[i].extend_from_slice(&self.slot_counts);
-        }
-        if IV {
-            self.ivf.finish_refresh(i, covered, self.cap);
         }
     }
 }
