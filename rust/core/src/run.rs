@@ -15,7 +15,10 @@
 //! - with a relative test (a share epsilon > 0), `pos_cov[r]` is the exact number of training
 //!   positives `r` covers. A rule that covers the positive presented is `generalize(r, p)`
 //!   itself and absorbs it only if `(covered[r], pos_cov[r])` passes the test (a grown rule
-//!   always does; a new rule need not).
+//!   always does; a new rule need not). Without interval features `pos_counts[r][s]` is then the
+//!   number of near-miss *positives* of slot `s`, as `counts[r][s]` is for negatives: a
+//!   candidate with exactly one slot outside the rule covers `covered[r] + counts[r][s]`
+//!   negatives and `pos_cov[r] + pos_counts[r][s]` positives, decided without a scan.
 //!
 //! - `witnesses[r]` are a few negatives, not covered by `r`, that recently made a generalization
 //!   of `r` cover too many negatives, each with the slot mask that tells in one AND + popcount
