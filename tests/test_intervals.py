@@ -585,6 +585,10 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
     assert raw.height == 10 and set(raw["dataset"]) == {"banknote"}
     assert raw.filter(pl.col("model") == "FIND-RS default")["chosen"].to_list()[0] in ("bins", "interval")
     assert "Default fits (`numeric` chosen by CV on the training half): intervals in " in text
+    curves = tmp_path / "curves.md"
+    assert intervals.main([*argv[:2], "--out", str(curves), "--datasets", "banknote", "--splits", "1", "--curves"]) == 0
+    text = curves.read_text()
+    assert "## banknote" in text and text.count("| paper, ") == 2 and "| default (bins or intervals by CV) | 0." in text
 
 
 def test_huge_integers_round_trip() -> None:
