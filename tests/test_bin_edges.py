@@ -189,9 +189,11 @@ def test_forms_agree_on_random_frames(df: pl.DataFrame) -> None:
 
 
 # --------------------------------------------------------------------------- bin edges by CV
+# With numeric="bins" given: the bin edge axis alone (numeric=None adds bins against intervals,
+# tests/test_intervals.py).
 def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     train = _frame(400, 0)
-    model = findrs.fit(train, "y", random_state=0)
+    model = findrs.fit(train, "y", random_state=0, numeric="bins")
     assert model.params["auto"][-1] == "bin_edges"
     table = model.cv_results
     assert set(table["bin_edges"]) == {"uniform", "supervised"}
@@ -201,7 +203,7 @@ def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     # The winner has the most held-out rows right of all candidates of both placements.
     assert chosen["cv_accuracy"][0] == table["cv_accuracy"].max()
     # It is the model a fit with that placement given gives, with the same candidates.
-    fixed = findrs.fit(train, "y", random_state=0, bin_edges=model.params["bin_edges"])
+    fixed = findrs.fit(train, "y", random_state=0, bin_edges=model.params["bin_edges"], numeric="bins")
     assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
     part = table.filter(pl.col("bin_edges") == model.params["bin_edges"]).drop("bin_edges")
     assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))
@@ -212,8 +214,8 @@ def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
 
 def test_edges_choice_does_not_depend_on_threads() -> None:
     train = _frame(300, 2)
-    one = findrs.fit(train, "y", random_state=5, n_jobs=1)
-    two = findrs.fit(train, "y", random_state=5, n_jobs=2)
+    one = findrs.fit(train, "y", random_state=5, n_jobs=1, numeric="bins")
+    two = findrs.fit(train, "y", random_state=5, n_jobs=2, numeric="bins")
     assert one.params == two.params and one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results)
 
 
@@ -227,7 +229,7 @@ def test_no_binned_column_or_paper_settings_means_uniform_and_no_extra_cv() -> N
 
 
 def test_a_file_whose_chosen_edges_disagree_is_refused() -> None:
-    model = findrs.fit(_frame(400, 0), "y", random_state=0)
+    model = findrs.fit(_frame(400, 0), "y", random_state=0, numeric="bins")
     data = json.loads(model.to_json())
     other = "uniform" if model.params["bin_edges"] == "supervised" else "supervised"
     data["params"]["bin_edges"] = other

@@ -384,6 +384,76 @@ def test_rules_read_as_intervals_on_banknote(data_dir) -> None:
         assert model.n_rules < 15
 
 
+# --------------------------------------------------------------------------- bins or intervals by CV
+def _banknote_half(data_dir) -> pl.DataFrame:
+    from experiments.uci import load_uci
+
+    return findrs.datasets.train_test_split(load_uci("banknote", data_dir), 0.5, 1)[0]
+
+
+def test_default_cross_validates_bins_against_intervals_and_records_it(data_dir) -> None:
+    """docs/semantics.md §9.4: numeric=None runs the cross-validation once more on interval
+    features, keeps the kind whose winner has the most held-out rows right, and records both."""
+    train = _banknote_half(data_dir)
+    model = findrs.fit(train, "class", random_state=1)
+    assert model.params["auto"][-1] == "numeric"
+    table = model.cv_results
+    assert set(table["numeric"]) == {"bins", "interval"}
+    assert set(table.filter(pl.col("numeric") == "bins")["bin_edges"]) == {"uniform", "supervised"}
+    chosen = table.filter(pl.col("chosen"))
+    assert chosen.height == 1 and chosen["numeric"][0] == model.params["numeric"]
+    assert chosen["cv_accuracy"][0] == table["cv_accuracy"].max()
+    # On this half intervals cross-validate better than either bin placement.
+    assert model.params["numeric"] == "interval" and all(e.kind != "binned" for e in model.encoders)
+    # It is the model a fit with numeric="interval" given gives, with the same candidates.
+    fixed = findrs.fit(train, "class", random_state=1, numeric="interval")
+    assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
+    part = table.filter(pl.col("numeric") == "interval").drop("numeric", "bin_edges")
+    assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))
+    loaded = RuleSetModel.from_json(model.to_json())
+    assert loaded.cv_results.equals(table) and loaded.params == model.params
+    assert loaded.predict(train).equals(model.predict(train))
+    # A file whose chosen kind disagrees with its params is refused.
+    data = json.loads(model.to_json())
+    data["cv"]["chosen"] = int(table.with_row_index().filter(pl.col("numeric") == "bins")["index"][0])
+    with pytest.raises(FindRSInputError, match="numeric|chosen"):
+        RuleSetModel.from_json(json.dumps(data))
+    data = json.loads(model.to_json())
+    data["cv"]["candidates"][0]["numeric"] = "splines"
+    with pytest.raises(FindRSInputError, match="numeric"):
+        RuleSetModel.from_json(json.dumps(data))
+
+
+def test_bins_keep_a_tie_and_the_choice_does_not_depend_on_threads() -> None:
+    rng = np.random.default_rng(3)
+    n = 240
+    x = rng.random(n)
+    df = pl.DataFrame({"x": x, "z": rng.normal(size=n), "y": x > 0.5})
+    one = findrs.fit(df, "y", random_state=4, n_jobs=1)
+    two = findrs.fit(df, "y", random_state=4, n_jobs=2)
+    assert one.params == two.params and one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results)
+    # x > 0.5 is a uniform bin edge: bins are exact, so intervals cannot win and the tie (if any)
+    # goes to fewer conditions, then to bins.
+    table = one.cv_results
+    best = table.filter(pl.col("numeric") == "bins")["cv_accuracy"].max()
+    assert best >= table.filter(pl.col("numeric") == "interval")["cv_accuracy"].max()
+    assert one.params["numeric"] == "bins" or table.filter(pl.col("chosen"))["conditions"][0] < table.filter(
+        (pl.col("numeric") == "bins") & (pl.col("cv_accuracy") == best))["conditions"].min()
+
+
+def test_no_cv_or_no_binned_column_means_the_given_or_paper_numeric() -> None:
+    df = pl.DataFrame({"x": [0.1, 0.7, 0.3, 0.9, 0.2, 0.8, 0.25, 0.75], "y": [False, True] * 4})
+    paper = findrs.fit(df, "y", random_state=0, auto=False)
+    assert paper.params["numeric"] == "bins" and paper.cv_results is None
+    given_ = findrs.fit(df, "y", random_state=0, numeric="interval")
+    assert given_.params["numeric"] == "interval" and "numeric" not in given_.params["auto"]
+    assert "numeric" not in given_.cv_results.columns
+    monks = findrs.fit(findrs.datasets.monks(1), "class", random_state=0)  # no binned column
+    assert "numeric" not in monks.params["auto"] and monks.params["numeric"] == "bins"
+    multi = findrs.fit(pl.DataFrame({"x": [0.1, 0.5, 0.9] * 4, "y": ["a", "b", "c"] * 4}), "y", random_state=0)
+    assert multi.params["numeric"] == "bins" and not multi.params["auto"]
+
+
 # --------------------------------------------------------------------------- model files
 def _interval_model() -> RuleSetModel:
     df = pl.DataFrame(
@@ -509,10 +579,16 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
     argv = ["--data-dir", str(data_dir), "--out", str(out), "--datasets", "banknote", "--splits", "1", "--methods", "find-rs"]
     assert intervals.main(argv) == 0
     text = out.read_text()
-    for row in ("FIND-RS bins", "FIND-RS interval-open", "LR one-hot bins", "CART raw"):
+    for row in ("FIND-RS default", "FIND-RS bins", "FIND-RS interval-open", "LR one-hot bins", "CART raw"):
         assert f"| {row} | 0.9" in text, row
     raw = pl.read_csv(out.with_suffix(".raw.csv"))
-    assert raw.height == 9 and set(raw["dataset"]) == {"banknote"}
+    assert raw.height == 10 and set(raw["dataset"]) == {"banknote"}
+    assert raw.filter(pl.col("model") == "FIND-RS default")["chosen"].to_list()[0] in ("bins", "interval")
+    assert "Default fits (`numeric` chosen by CV on the training half): intervals in " in text
+    curves = tmp_path / "curves.md"
+    assert intervals.main([*argv[:2], "--out", str(curves), "--datasets", "banknote", "--splits", "1", "--curves"]) == 0
+    text = curves.read_text()
+    assert "## banknote" in text and text.count("| paper, ") == 2 and "| default (bins or intervals by CV) | 0." in text
 
 
 def test_huge_integers_round_trip() -> None:

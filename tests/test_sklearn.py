@@ -79,7 +79,7 @@ def test_params_round_trip_and_clone() -> None:
     assert FindRSClassifier().get_params() == dict(
         method="find-rs", T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=True,
         n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=None, max_rules=None, random_state=None,
-        n_jobs=None, cv=None, cv_T=None, verbose=False, numeric="bins", interval_ends="open", multiclass="auto",
+        n_jobs=None, cv=None, cv_T=None, verbose=False, numeric=None, interval_ends="open", multiclass="auto",
         cv_rows=4000, bin_edges=None,
     )
     # clone of a fitted estimator is unfitted

@@ -130,6 +130,34 @@ def merge_edge_records(recs: list[Mapping[str, Any]], placements: tuple[str, ...
     return {"folds": first["folds"], "sampled": first["sampled"], "chosen": chosen, "candidates": cands}
 
 
+def merge_numeric_records(binned: Mapping[str, Any], binned_edges: str, interval: Mapping[str, Any],
+                          interval_edges: str, best: int) -> dict[str, Any]:
+    """One record of the cross-validations of ``numeric="bins"`` (``binned``, whose candidates
+    may already carry their ``bin_edges``; else all have ``binned_edges``) and
+    ``numeric="interval"`` (``interval``, candidates given ``interval_edges``, the value the
+    interval fit's params hold) on the same folds (docs/semantics.md §9.4): every candidate with
+    its ``numeric`` and ``bin_edges``, the chosen one that of record ``best`` (0 bins, 1 interval).
+
+    Raises:
+        ValueError: the records' folds or samples differ (they cannot be compared).
+
+    Example:
+        >>> r = {"folds": 2, "sampled": 4, "chosen": 0, "candidates": [{"tolerance": 0, "correct": [1, 2],
+        ...      "rows": [2, 2], "rules": [1, 1], "conditions": [1, 1]}]}
+        >>> m = merge_numeric_records(r, "uniform", r, "uniform", 1)
+        >>> m["chosen"], [c["numeric"] for c in m["candidates"]]
+        (1, ['bins', 'interval'])
+    """
+    if (binned["folds"], binned["sampled"], binned["candidates"][0]["rows"]) != (
+        interval["folds"], interval["sampled"], interval["candidates"][0]["rows"]
+    ):
+        raise ValueError("the cross-validations of bins and intervals used different folds")
+    cands = [{"bin_edges": binned_edges, **c, "numeric": "bins"} for c in binned["candidates"]]
+    cands += [{**c, "bin_edges": interval_edges, "numeric": "interval"} for c in interval["candidates"]]
+    chosen = binned["chosen"] if best == 0 else len(binned["candidates"]) + interval["chosen"]
+    return {"folds": binned["folds"], "sampled": binned["sampled"], "chosen": chosen, "candidates": cands}
+
+
 def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, Any]:
     """A model file's cross-validation record, checked against the model's ``params`` and its
     number of training rows: the counts per fold, the settings' ranges, the chosen candidate's
@@ -156,8 +184,9 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
         raise FindRSInputError("it lists no candidate")
     if isinstance(chosen, bool) or not isinstance(chosen, int) or not 0 <= chosen < len(cands):
         raise FindRSInputError(f"chosen must be a candidate's index, from 0 to {len(cands) - 1}, got {chosen!r}")
-    edges = "bin_edges" in params["auto"]
-    fields = sorted([*AUTOMATIC, *_COUNTS, *(["bin_edges"] if edges else [])])
+    numeric = "numeric" in params["auto"]
+    edges = "bin_edges" in params["auto"] or numeric
+    fields = sorted([*AUTOMATIC, *_COUNTS, *(["bin_edges"] if edges else []), *(["numeric"] if numeric else [])])
     held_out = None
     for i, c in enumerate(cands):
         if not isinstance(c, dict) or sorted(c) != fields:
@@ -165,6 +194,8 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
         if edges:
             try:
                 PARAMETERS["bin_edges"].check("bin_edges", c["bin_edges"])
+                if numeric:
+                    PARAMETERS["numeric"].check("numeric", c["numeric"])
             except FindRSInputError as e:
                 raise FindRSInputError(f"candidate {i}: {e}") from None
         for name in ("encoding", "tolerance", "min_support", "direction", "simplify"):
@@ -213,16 +244,16 @@ def table(rec: Mapping[str, Any]) -> pl.DataFrame:
     """The cross-validation as a table: one row per candidate with its settings (``tolerance``
     and ``n_rules`` as text: ``"2"`` is a count of negatives, ``"0.1"`` a share), the held-out
     accuracy over all folds (``cv_accuracy``) (and, when the bin edges were cross-validated
-    too, each candidate's ``bin_edges``), its standard deviation over the folds, the mean
+    too, each candidate's ``bin_edges``; when bins and intervals were, its ``numeric``), its standard deviation over the folds, the mean
     voting ``rules`` and ``conditions`` per fold, and whether it was ``chosen``."""
     cands = rec["candidates"]
     out: dict[str, Any] = {}
-    for k in (*AUTOMATIC, *(["bin_edges"] if "bin_edges" in cands[0] else [])):
+    for k in (*AUTOMATIC, *(["bin_edges"] if "bin_edges" in cands[0] else []), *(["numeric"] if "numeric" in cands[0] else [])):
         values = [c[k] for c in cands]
         if k in ("tolerance", "n_rules"):
             out[k] = pl.Series(k, [None if v is None else str(v) for v in values], dtype=pl.String)
         else:
-            dtype = pl.String if k in ("encoding", "direction", "bin_edges") else pl.Boolean if k == "simplify" else pl.UInt32
+            dtype = pl.String if k in ("encoding", "direction", "bin_edges", "numeric") else pl.Boolean if k == "simplify" else pl.UInt32
             out[k] = pl.Series(k, values, dtype=dtype)
     acc, std, rules, conds = [], [], [], []
     for c in cands:

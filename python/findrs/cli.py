@@ -481,8 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", metavar="a,b,c", help="feature columns (default: all but the target)")
     p.add_argument("--bins", type=_positive_int, default=10, metavar="N", help="equal-width bins of numeric columns (default 10)")
     p.add_argument(
-        "--numeric", choices=["bins", "interval"], default="bins",
-        help="numeric columns as equal-width bins or as intervals of their values (default bins)",
+        "--numeric", choices=["bins", "interval"], default=None,
+        help="numeric columns as equal-width bins or as intervals of their values "
+             "(default: chosen by the cross-validation of automatic settings; bins with --paper)",
     )
     p.add_argument(
         "--bin-edges", choices=["uniform", "quantile", "supervised"], default=None,

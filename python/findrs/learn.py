@@ -60,7 +60,7 @@ def fit(
     max_rules: int | None = None,
     cv: int | None = None,
     cv_T: int | None = None,
-    numeric: Numeric = "bins",
+    numeric: Numeric | None = None,
     interval_ends: IntervalEnds = "open",
     multiclass: Multiclass = _MULTICLASS_DEFAULT,
     cv_rows: int | None = DEFAULTS["cv_rows"],
@@ -139,7 +139,10 @@ def fit(
         numeric: how the other numeric columns become constraints: ``"bins"`` (``bins``
             equal-width bins, the paper's) or ``"interval"`` (their training values kept, a
             rule constrains each to an interval such as ``2.31 <= variance <= 5.07``; FIND-S
-            widens ``[min, max]``; docs/semantics.md §11).
+            widens ``[min, max]``; docs/semantics.md §11); ``None`` (the default) chooses
+            between them by the same cross-validation as the automatic settings when there
+            are any (a binary target, a numeric column binned), else ``"bins"``
+            (docs/semantics.md §9.4).
         bin_edges: where a binned column's bin edges sit (docs/semantics.md §1.1): ``None``
             (the default) chooses between ``"uniform"`` and ``"supervised"`` by the same
             cross-validation as the automatic settings when there are any (a binary target,
@@ -219,7 +222,7 @@ def fit(
             "direction": direction, "auto": auto, "shuffle": shuffle, "random_state": random_state,
             "bins": bins, "T": T, "n_rules": n_rules, "accuracy_ratio": accuracy_ratio, "simplify": simplify,
             "max_rules": max_rules, "cv": cv, "cv_T": cv_T, "cv_rows": cv_rows,
-            "numeric": numeric, "interval_ends": interval_ends,
+            "numeric": "bins" if numeric is None else numeric, "interval_ends": interval_ends,
             "bin_edges": "uniform" if bin_edges is None else bin_edges,
         }
     )
@@ -337,8 +340,11 @@ def fit(
             model = models[-1]
         else:
             model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
-            if bin_edges is None and model.params["auto"] and any(e.kind == "binned" for e in encoders):
+            binned = model.params["auto"] and any(e.kind == "binned" for e in encoders)
+            if bin_edges is None and binned:
                 model = _choose_bin_edges(df, features, y, tgt, params, model, n_jobs)
+            if numeric is None and binned:
+                model = _choose_numeric(df, features, y, tgt, params, model, n_jobs)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -436,3 +442,33 @@ def _choose_bin_edges(
         scores.append((sum(c["correct"]), -sum(c["conditions"])))
     best = max(range(len(fits)), key=lambda i: (*scores[i], -i))
     return fits[best]._with_edges_record(_auto.merge_edge_records([m._cv for m in fits], EDGE_CANDIDATES, best))
+
+
+def _choose_numeric(
+    df: pl.DataFrame,
+    features: Sequence[str],
+    y: np.ndarray,
+    tgt: Any,
+    params: dict[str, Any],
+    binned: RuleSetModel,
+    n_jobs: int | None,
+) -> RuleSetModel:
+    """``numeric`` as one more axis of the automatic cross-validation (docs/semantics.md §9.4):
+    ``binned`` is the model with bins (its bin edges chosen already, when they were); the same
+    cross-validation (same sample and folds) runs with ``numeric="interval"`` and the fit's
+    ``interval_ends``, and the model whose chosen candidate has the most held-out rows right is
+    kept, a tie to fewer conditions, then to bins. Its record lists both cross-validations'
+    candidates, each with its ``numeric`` and ``bin_edges``."""
+    from . import auto as _auto
+
+    p = {**params, "numeric": "interval"}
+    encoders = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
+                            bin_edges=p["bin_edges"], labels=y)
+    interval = RuleSetModel._fit(encode_frame(df, encoders), y, encoders, tgt, p, n_jobs, None)
+    scores = []
+    for m in (binned, interval):
+        c = m._cv["candidates"][m._cv["chosen"]]
+        scores.append((sum(c["correct"]), -sum(c["conditions"])))
+    best = 1 if scores[1] > scores[0] else 0
+    rec = _auto.merge_numeric_records(binned._cv, binned.params["bin_edges"], interval._cv, p["bin_edges"], best)
+    return (binned, interval)[best]._with_edges_record(rec, ("numeric",))

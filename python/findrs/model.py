@@ -37,7 +37,7 @@ from .multiclass import Combination
 from .frames import as_polars
 from .memory import check_fit_memory, memory_error
 from .nearest import Nearest
-from .params import MAX_T, check_params
+from .params import AUTOMATIC, CHOSEN_BESIDES, MAX_T, check_params
 from .sql import model_to_sql
 from .target import Target
 from .text import constraint_labels, constraint_text
@@ -1211,10 +1211,12 @@ class RuleSetModel:
         training = {key: v for key, v in self._training.items() if key != "budget"}
         return RuleSetModel(core, self.encoders, self.target, params, training, self._cv)
 
-    def _with_edges_record(self, rec: dict[str, Any]) -> "RuleSetModel":
-        """This model with ``rec`` as its cross-validation record and ``bin_edges`` listed as
-        chosen (learn.py ``_choose_bin_edges``)."""
-        params = {**self.params, "auto": [*self.params["auto"], "bin_edges"]}
+    def _with_edges_record(self, rec: dict[str, Any], chosen: tuple[str, ...] = ("bin_edges",)) -> "RuleSetModel":
+        """This model with ``rec`` as its cross-validation record and ``chosen`` (of
+        ``bin_edges`` and ``numeric``) listed as chosen too (learn.py ``_choose_bin_edges``,
+        ``_choose_numeric``)."""
+        names = {*self.params["auto"], *chosen}
+        params = {**self.params, "auto": [k for k in (*AUTOMATIC, *CHOSEN_BESIDES) if k in names]}
         return RuleSetModel(self._core, self.encoders, self.target, params, self._training, rec)
 
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:

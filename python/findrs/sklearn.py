@@ -97,7 +97,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         max_rules: a rule budget: at most this many voting rules (``None``: no budget; see
             :func:`findrs.fit`).
         numeric: ``"bins"`` or ``"interval"``: numeric columns as equal-width bins or as
-            intervals of their values (see :func:`findrs.fit`).
+            intervals of their values; ``None`` (the default) chooses by the cross-validation
+            of automatic settings, else bins (see :func:`findrs.fit`).
         interval_ends: with ``numeric="interval"``: ``"tight"``, ``"midpoint"``, ``"open"`` or
             ``"widened"`` (see :func:`findrs.fit`).
         random_state: ``None`` (a fresh seed per fit), an integer seed, or a
@@ -179,7 +180,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         bins: int = 10,
         simplify: bool | str | None = None,
         max_rules: int | None = None,
-        numeric: str = "bins",
+        numeric: str | None = None,
         interval_ends: str = "open",
         random_state: Any = None,
         n_jobs: int | None = None,
