@@ -95,30 +95,34 @@ def splits(name: str, data_dir: str, n: int) -> list[tuple[int, pl.DataFrame, pl
 
 
 # --------------------------------------------------------------------------- findrs
-def findrs_rows(train: pl.DataFrame, test: pl.DataFrame, seed: int, methods: list[str]) -> list[dict[str, Any]]:
+_LABELS = {"find-rs": "FIND-RS", "bp": "BP100", "bo": "BO100"}
+
+
+def _row(train: pl.DataFrame, test: pl.DataFrame, label: str, **kw: Any) -> dict[str, Any]:
+    """One findrs fit of ``train`` with ``kw`` (warnings silenced, timed) as a result row."""
     import findrs
 
-    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        model = findrs.fit(train, "class", **kw)
+        seconds = time.perf_counter() - t
+    v = model.vote
+    return {
+        "model": f"{_LABELS[kw['method']]} {label}",
+        "accuracy": model.score(test),
+        "rules": float(model.n_rules),
+        "conditions": sum(len(r) for r in v.rules) / max(len(v.rules), 1),
+        "seconds": seconds,
+        "chosen": model.params["numeric"],
+    }
+
+
+def findrs_rows(train: pl.DataFrame, test: pl.DataFrame, seed: int, methods: list[str]) -> list[dict[str, Any]]:
     # The default fit (automatic settings, bins or intervals chosen by CV on the training half,
     # docs/semantics.md §9.4), for FIND-RS and each ensemble measured.
-    for method in methods:
-        kw = {"method": method, "random_state": seed, **({"T": 100} if method != "find-rs" else {})}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t = time.perf_counter()
-            model = findrs.fit(train, "class", **kw)
-            seconds = time.perf_counter() - t
-        v = model.vote
-        out.append(
-            {
-                "model": f"{ {'find-rs': 'FIND-RS', 'bp': 'BP100', 'bo': 'BO100'}[method]} default",
-                "accuracy": model.score(test),
-                "rules": float(model.n_rules),
-                "conditions": sum(len(r) for r in v.rules) / max(len(v.rules), 1),
-                "seconds": seconds,
-                "chosen": model.params["numeric"],
-            }
-        )
+    out = [_row(train, test, "default", method=m, random_state=seed, **({"T": 100} if m != "find-rs" else {}))
+           for m in methods]
     configs = [("bins", "open")] + [("interval", e) for e in ENDS]
     for method in methods:
         # BO (the vote of all 100 runs' rules) only with bins and the default ends.
@@ -127,23 +131,9 @@ def findrs_rows(train: pl.DataFrame, test: pl.DataFrame, seed: int, methods: lis
                                   "auto": False}
             if method != "find-rs":
                 kw["T"] = 100
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                t = time.perf_counter()
-                model = findrs.fit(train, "class", **kw)
-                seconds = time.perf_counter() - t
-            v = model.vote
-            conditions = sum(len(r) for r in v.rules) / max(len(v.rules), 1)
-            label = "bins" if numeric == "bins" else f"interval-{ends}"
-            out.append(
-                {
-                    "model": f"{ {'find-rs': 'FIND-RS', 'bp': 'BP100', 'bo': 'BO100'}[method]} {label}",
-                    "accuracy": model.score(test),
-                    "rules": float(model.n_rules),
-                    "conditions": conditions,
-                    "seconds": seconds,
-                }
-            )
+            row = _row(train, test, "bins" if numeric == "bins" else f"interval-{ends}", **kw)
+            del row["chosen"]
+            out.append(row)
     return out
 
 

@@ -413,6 +413,13 @@ EDGE_CANDIDATES: tuple[str, ...] = ("uniform", "supervised")
 order: a tie goes to the earlier."""
 
 
+def _chosen_score(model: RuleSetModel) -> tuple[int, int]:
+    """How the CV axes besides the core's compare fits (docs/semantics.md §9.4): the held-out
+    rows the chosen candidate got right, then fewer conditions."""
+    c = model._cv["candidates"][model._cv["chosen"]]
+    return sum(c["correct"]), -sum(c["conditions"])
+
+
 def _choose_bin_edges(
     df: pl.DataFrame,
     features: Sequence[str],
@@ -436,10 +443,7 @@ def _choose_bin_edges(
         encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
                                 bin_edges=how, labels=y)
         fits.append(RuleSetModel._fit(encode_frame(df, encoders), y, encoders, tgt, p, n_jobs, None))
-    scores = []
-    for m in fits:
-        c = m._cv["candidates"][m._cv["chosen"]]
-        scores.append((sum(c["correct"]), -sum(c["conditions"])))
+    scores = [_chosen_score(m) for m in fits]
     best = max(range(len(fits)), key=lambda i: (*scores[i], -i))
     return fits[best]._with_edges_record(_auto.merge_edge_records([m._cv for m in fits], EDGE_CANDIDATES, best))
 
@@ -465,10 +469,6 @@ def _choose_numeric(
     encoders = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
                             bin_edges=p["bin_edges"], labels=y)
     interval = RuleSetModel._fit(encode_frame(df, encoders), y, encoders, tgt, p, n_jobs, None)
-    scores = []
-    for m in (binned, interval):
-        c = m._cv["candidates"][m._cv["chosen"]]
-        scores.append((sum(c["correct"]), -sum(c["conditions"])))
-    best = 1 if scores[1] > scores[0] else 0
+    best = 1 if _chosen_score(interval) > _chosen_score(binned) else 0
     rec = _auto.merge_numeric_records(binned._cv, binned.params["bin_edges"], interval._cv, p["bin_edges"], best)
     return (binned, interval)[best]._with_edges_record(rec, ("numeric",))
