@@ -522,6 +522,57 @@ def test_auto_picks_the_combination_with_the_most_held_out_rows_right() -> None:
     assert findrs.fit(df, "y", multiclass="one-vs-rest", auto=False).combination_cv is None
 
 
+def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
+    # docs/semantics.md §10: on a multiclass target with auto=True, numeric=None counts each
+    # kind's held-out rows right on the same folds as multiclass="auto" (each kind with its best
+    # combination), so its counts are the explicit fits' combination_cv maxima and the model is
+    # the explicit fit of the winner; a tie goes to bins.
+    rng = np.random.default_rng(5)
+    n = 240
+    x, z = rng.normal(size=n), rng.normal(size=n)
+    # Class edges at cuts no equal-width bin edge meets: intervals describe them exactly.
+    y = np.where(x < -0.37, "lo", np.where(x < 0.41, "mid", "hi"))
+    df = pl.DataFrame({"x": x, "z": z, "y": y})
+    m = findrs.fit(df, "y", random_state=2)
+    table = m.numeric_cv
+    assert table is not None and table["folds"].to_list() == [3, 3]
+    explicit = {k: findrs.fit(df, "y", random_state=2, numeric=k) for k in ("bins", "interval")}
+    assert table["correct"].to_list() == [explicit[k].combination_cv["correct"].max() for k in ("bins", "interval")]
+    counts = dict(zip(table["numeric"], table["correct"]))
+    winner = "interval" if counts["interval"] > counts["bins"] else "bins"
+    assert winner == "interval" and m.params["numeric"] == winner == table.filter("chosen")["numeric"].item()
+    assert m.multiclass == explicit[winner].multiclass and m.combination_cv.equals(explicit[winner].combination_cv)
+    assert m.predict(df).to_list() == explicit[winner].predict(df).to_list()
+    assert m.rules["text"].to_list() == explicit[winner].rules["text"].to_list()
+    # Kept by the model file, deterministic; a given combination counts only itself.
+    assert RuleSetModel.from_json(m.to_json()).numeric_cv.equals(table)
+    assert findrs.fit(df, "y", random_state=2).to_json() == m.to_json()
+    ovr = findrs.fit(df, "y", random_state=2, multiclass="one-vs-rest")
+    assert ovr.combination_cv is None and ovr.numeric_cv is not None
+    assert ovr.numeric_cv["correct"].to_list() == [
+        findrs.fit(df, "y", random_state=2, numeric=k).combination_cv.filter(pl.col("multiclass") == "one-vs-rest")["correct"].item()
+        for k in ("bins", "interval")
+    ]
+    # A tie goes to bins: 11 float values, each a bin of its own, classes cut between them.
+    x = np.repeat(np.arange(11.0), 9) + 0.5
+    cut = pl.DataFrame({"x": x, "y": np.where(x < 3, "a", np.where(x < 7, "b", "c"))})
+    tie = findrs.fit(cut, "y", random_state=0)
+    assert tie.numeric_cv["correct"].to_list() == [99, 99] and tie.params["numeric"] == "bins"
+    assert tie.encoders[0].kind == "binned"
+    # The paper's settings, a given numeric and no binned column choose nothing.
+    assert findrs.fit(df, "y", random_state=2, auto=False).numeric_cv is None
+    assert findrs.fit(df, "y", random_state=2, auto=False).params["numeric"] == "bins"
+    assert explicit["bins"].numeric_cv is None and explicit["interval"].numeric_cv is None
+    assert findrs.fit(df.with_columns(pl.col("x").round(0).cast(pl.String)).drop("z"), "y", random_state=2).numeric_cv is None
+    # A bad record in a file is refused.
+    import json
+
+    d = json.loads(m.to_json())
+    d["training"]["numeric_cv"]["correct"] = [1]
+    with pytest.raises(FindRSInputError, match="numeric_cv"):
+        RuleSetModel.from_json(json.dumps(d))
+
+
 def test_stratified_folds_deal_each_class_round_robin() -> None:
     classes = np.array([0] * 7 + [1] * 3 + [2] * 5)
     folds = multiclass.stratified_folds(classes, 5)

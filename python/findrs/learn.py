@@ -141,8 +141,10 @@ def fit(
             rule constrains each to an interval such as ``2.31 <= variance <= 5.07``; FIND-S
             widens ``[min, max]``; docs/semantics.md §11); ``None`` (the default) chooses
             between them by the same cross-validation as the automatic settings when there
-            are any (a binary target, a numeric column binned), else ``"bins"``
-            (docs/semantics.md §9.4).
+            are any (a binary target, a numeric column binned; docs/semantics.md §9.4), on a
+            multiclass target with ``auto=True`` by the cross-validation of
+            ``multiclass="auto"`` (``model.numeric_cv``; docs/semantics.md §10), else
+            ``"bins"``.
         bin_edges: where a binned column's bin edges sit (docs/semantics.md §1.1): ``None``
             (the default) chooses between ``"uniform"`` and ``"supervised"`` by the same
             cross-validation as the automatic settings when there are any (a binary target,
@@ -325,15 +327,19 @@ def fit(
         bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
     )
     codes = encode_frame(df, encoders)
-    chosen = None
-    if multi is not None and combine == "auto":
+    chosen = numeric_cv = None
+    if multi is not None and numeric is None and auto and any(e.kind == "binned" for e in encoders):
+        params, encoders, codes, combine, chosen, numeric_cv = _choose_numeric_multiclass(
+            df, features, classes, tgt, params, encoders, codes, combine, n_jobs)
+    elif multi is not None and combine == "auto":
         combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs)
     n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest") if multi is not None else 1
     runs = params["T"] * n_sets if params["method"] != "find-rs" else 0
     progress = progress_bar() if verbose and (runs or params["auto"]) else None
     try:
         if multi is not None:
-            model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen)
+            model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen,
+                                                 numeric_cv)
         elif pair or chunks is not None:
             params_list = [check_params({**params, "auto": False, "method": "bo", "n_rules": None}), params] if pair else [params]
             models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, progress, chunks)
@@ -382,14 +388,16 @@ def _check_target_is_a_name(data: Any, target: Any) -> None:
 def _choose_combination(
     df: Any, codes: list[np.ndarray], classes: np.ndarray, encoders: Any, tgt: Any, params: dict[str, Any],
     n_jobs: int | None,
+    combinations: Sequence[str] = COMBINATIONS,
 ) -> tuple[str, dict[str, Any] | None]:
     """``multiclass="auto"`` (docs/semantics.md §10): the combination whose FIND-RS model (the
     fit's settings, one run) classifies the most held-out rows in stratified cross-validation
     on the training rows, and the record of it (``None`` when a class has fewer than 2 rows:
-    then the first of :data:`~findrs.multiclass.COMBINATIONS`)."""
+    then the first of :data:`~findrs.multiclass.COMBINATIONS`). ``combinations``: those
+    counted (the record's ``correct`` holds 0 for the others)."""
     folds = stratified_folds(classes, params["random_state"])
     if folds is None:
-        return COMBINATIONS[0], None
+        return combinations[0], None
     k = int(folds.max()) + 1
     p = {**params, "method": "find-rs", "T": 1, "n_rules": None}
     correct = {c: 0 for c in COMBINATIONS}
@@ -398,13 +406,46 @@ def _choose_combination(
         part = [np.ascontiguousarray(c[fit_rows]) for c in codes]
         truth = df.filter(pl.Series(held)).get_column(tgt.name)
         frame = df.filter(pl.Series(held))
-        for c in COMBINATIONS:
+        for c in combinations:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ContradictionWarning)
                 m = RuleSetModel._fit_multiclass(part, np.ascontiguousarray(classes[fit_rows]), encoders, tgt, p, c, n_jobs, None)
             correct[c] += int(m.predict(frame).cast(truth.dtype).eq_missing(truth).sum())
-    best = max(COMBINATIONS, key=lambda c: (correct[c], -COMBINATIONS.index(c)))
+    best = max(combinations, key=lambda c: (correct[c], -COMBINATIONS.index(c)))
     return best, {"folds": k, "correct": [correct[c] for c in COMBINATIONS]}
+
+
+def _choose_numeric_multiclass(
+    df: pl.DataFrame,
+    features: Sequence[str],
+    classes: np.ndarray,
+    tgt: Any,
+    params: dict[str, Any],
+    encoders: Any,
+    codes: list[np.ndarray],
+    combine: str,
+    n_jobs: int | None,
+) -> tuple[dict[str, Any], Any, list[np.ndarray], str, dict[str, Any] | None, dict[str, Any] | None]:
+    """``numeric=None`` on a multiclass target with ``auto=True`` (docs/semantics.md §10):
+    bins (``params``, ``encoders``, ``codes``) or intervals, whichever's FIND-RS classifies
+    more held-out rows in ``_choose_combination``'s cross-validation (the same folds; with
+    ``multiclass="auto"`` each kind's best combination, else the given one), a tie to bins.
+    Returns the fit's params, encoders, codes, combination, ``combination_cv`` (with
+    ``multiclass="auto"``, else ``None``) and ``numeric_cv`` (the folds and the counts of bins
+    and intervals); bins and no records when a class has fewer than 2 rows."""
+    given = (combine,) if combine != "auto" else COMBINATIONS
+    p = {**params, "numeric": "interval"}
+    enc = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
+                       bin_edges=p["bin_edges"], labels=classes)
+    fits = [(params, encoders, codes), (p, enc, encode_frame(df, enc))]
+    picks = [_choose_combination(df, c, classes, e, tgt, q, n_jobs, given) for q, e, c in fits]
+    if picks[0][1] is None:
+        return (*fits[0], picks[0][0], None, None)
+    counts = [max(rec["correct"]) for _, rec in picks]  # type: ignore[index]
+    best = int(counts[1] > counts[0])
+    combination, rec = picks[best]
+    numeric_cv = {"folds": rec["folds"], "correct": counts}  # type: ignore[index]
+    return (*fits[best], combination, rec if combine == "auto" else None, numeric_cv)
 
 
 

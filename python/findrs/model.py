@@ -277,10 +277,12 @@ class RuleSetModel:
         n_jobs: int | None,
         progress: Callable[[int, int], None] | None,
         combination_cv: dict[str, Any] | None = None,
+        numeric_cv: dict[str, Any] | None = None,
     ) -> "RuleSetModel":
         """Fits one rule set per class (``classes``: each row's class index into
         ``target.classes``), combined by ``combine`` (docs/semantics.md §10);
-        ``combination_cv`` records how ``multiclass="auto"`` chose it."""
+        ``combination_cv`` records how ``multiclass="auto"`` chose it, ``numeric_cv`` how
+        ``numeric=None`` chose bins or intervals."""
         p = params
         tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:7]
         if p["method"] != "bp":
@@ -317,6 +319,8 @@ class RuleSetModel:
         }
         if combination_cv is not None:
             training["combination_cv"] = combination_cv
+        if numeric_cv is not None:
+            training["numeric_cv"] = numeric_cv
         return cls(core, encoders, target, params, training)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -370,6 +374,27 @@ class RuleSetModel:
                 "correct": pl.Series(cv["correct"], dtype=pl.UInt32),
                 "folds": pl.Series([cv["folds"]] * len(cv["correct"]), dtype=pl.UInt32),
                 "chosen": [c == self.multiclass for c in multiclass.COMBINATIONS],
+            }
+        )
+
+    @property
+    def numeric_cv(self) -> pl.DataFrame | None:
+        """How ``numeric=None`` chose bins or intervals for a multiclass model
+        (docs/semantics.md §10): per kind (``numeric``) the held-out rows its FIND-RS classified
+        correctly in ``multiclass="auto"``'s stratified cross-validation (with the combination
+        ``multiclass`` chose for that kind), and ``chosen``; ``None`` when ``numeric`` was given,
+        with ``auto=False``, for a binary model (its record is :attr:`cv_results`), when no
+        column was binned or a class had fewer than 2 rows."""
+        cv = self._training.get("numeric_cv")
+        if cv is None:
+            return None
+        kinds = ["bins", "interval"]
+        return pl.DataFrame(
+            {
+                "numeric": kinds,
+                "correct": pl.Series(cv["correct"], dtype=pl.UInt32),
+                "folds": pl.Series([cv["folds"]] * 2, dtype=pl.UInt32),
+                "chosen": [k == self.params["numeric"] for k in kinds],
             }
         )
 
@@ -1533,8 +1558,8 @@ def _count(x: Any) -> bool:
 
 def _check_multiclass_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "class_counts", "contradictions", "set_contradictions"]
-    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv"}) != sorted(keys):
-        raise FindRSInputError(f"must be an object with the fields {keys} (and 'combination_cv'), got {t!r}")
+    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv", "numeric_cv"}) != sorted(keys):
+        raise FindRSInputError(f"must be an object with the fields {keys} (and 'combination_cv', 'numeric_cv'), got {t!r}")
     lists = [t[k] if isinstance(t[k], list) else [None] for k in ("class_counts", "set_contradictions")]
     numbers = [t["rows"], t["contradictions"], *lists[0], *lists[1]]
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
@@ -1557,6 +1582,16 @@ def _check_multiclass_training(t: Any) -> dict[str, Any]:
                 f"{list(multiclass.COMBINATIONS)}, got {cv!r}"
             )
         out["combination_cv"] = {"folds": int(cv["folds"]), "correct": [int(c) for c in cv["correct"]]}
+    if "numeric_cv" in t:
+        cv = t["numeric_cv"]
+        ok = isinstance(cv, dict) and sorted(cv) == ["correct", "folds"] and isinstance(cv["correct"], list)
+        ok = ok and _count(cv["folds"]) and cv["folds"] >= 2 and len(cv["correct"]) == 2
+        if not ok or not all(_count(c) and c <= t["rows"] for c in cv["correct"]):
+            raise FindRSInputError(
+                f"'numeric_cv' must hold 'folds' (2 or more) and the held-out rows right with bins and with "
+                f"intervals, got {cv!r}"
+            )
+        out["numeric_cv"] = {"folds": int(cv["folds"]), "correct": [int(c) for c in cv["correct"]]}
     return out
 
 
