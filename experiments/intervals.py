@@ -23,7 +23,9 @@ half, accuracy; the paper's grids; refit on the training half): logistic regress
 paper's features (one-hot columns of findrs' codes with 10 bins: for banknote and wine the "LR"
 of results/README.md) and on the raw features (numeric columns standardized, categorical
 one-hot), and CART on the ordinal codes of those bins and on the raw features (numeric as they
-are, categorical ordinal). CART's rules are its leaves.
+are, categorical ordinal). CART's rules are its leaves. RIPPER (wittgenstein, default
+parameters, one fit on the raw features; it bins numbers itself) is the other learner of
+axis-aligned rules beside CART. The summary compares each findrs row with LR split by split.
 
 No setting is chosen on a test half. Raw rows go to ``<out>.raw.csv`` (one row per dataset,
 split and model); ``--tables-only`` rebuilds the Markdown from them. Timings are wall-clock on
@@ -210,7 +212,31 @@ def baseline_rows(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> list[di
                 "seconds": r["fit_seconds"],
             }
         )
+    out.append(ripper_row(train, test, seed))
     return out
+
+
+def ripper_row(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str, Any]:
+    """RIPPER (wittgenstein, its default parameters: a rule learner over axis-aligned
+    conditions that bins numbers itself) on the raw features; its rules and conditions per rule."""
+    import wittgenstein as lw
+
+    x_tr, x_te = train.drop("class").to_pandas(), test.drop("class").to_pandas()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        model = lw.RIPPER(random_state=seed)
+        model.fit(x_tr, train["class"].to_numpy(), pos_class=True)
+        seconds = time.perf_counter() - t
+        pred = np.asarray(model.predict(x_te), dtype=bool)
+    rules = model.ruleset_.rules
+    return {
+        "model": "RIPPER raw",
+        "accuracy": float((pred == test["class"].to_numpy()).mean()),
+        "rules": float(len(rules)),
+        "conditions": sum(len(r.conds) for r in rules) / max(len(rules), 1),
+        "seconds": seconds,
+    }
 
 
 # --------------------------------------------------------------------------- report
@@ -218,7 +244,7 @@ ORDER = [
     f"{m} {c}"
     for m in ("FIND-RS", "BP100", "BO100")
     for c in ("default", "bins", *(f"interval-{e}" for e in ENDS))
-] + ["LR one-hot bins", "LR raw", "CART ordinal bins", "CART raw"]
+] + ["LR one-hot bins", "LR raw", "CART ordinal bins", "CART raw", "RIPPER raw"]
 
 
 def table(raw: pl.DataFrame, command: str) -> str:
@@ -230,7 +256,8 @@ def table(raw: pl.DataFrame, command: str) -> str:
         "one split). rules: voting rules (CART: leaves); cond.: conditions per voting rule; s: fit seconds",
         "(findrs: the whole fit from the frame; baselines: the refit of the chosen setting, not the grid",
         "search; wall clock on a shared 2-core machine, rough). The baselines are tuned by 5-fold CV on",
-        "the training half; `LR one-hot bins` is the paper's LR (results/README.md) on findrs' 10 bins.",
+        "the training half (`RIPPER raw`: wittgenstein's defaults, untuned; rules and conditions its own);",
+        "`LR one-hot bins` is the paper's LR (results/README.md) on findrs' 10 bins.",
         "`<method> default` is findrs' default fit (settings, bins or intervals, and bin edges chosen by",
         "5-fold CV on the training half, docs/semantics.md §9.4); the other findrs rows use the paper's",
         "settings (`auto=False`: AV, tolerance 0) with the `numeric` / `interval_ends` named.",
@@ -296,9 +323,34 @@ def summary(raw: pl.DataFrame) -> list[str]:
                 lines.append(
                     f"- {ds}, {method} {label}: accuracy {a:.3f} vs LR {lr:.3f} ({'reached' if a >= lr else 'not reached'}), "
                     f"rules {r:.1f} vs {bins_rules:.1f} with bins ({'fewer' if r < bins_rules else 'not fewer'})"
+                    + _paired(raw, ds, f"{method} {label}")
                 )
     lines.append("")
+    axis = ("CART raw", "CART ordinal bins", "RIPPER raw")
+    for ds in ("banknote", "wine"):
+        if (ds, "LR one-hot bins") not in acc:
+            continue
+        found = [(m, acc[(ds, m)]) for m in axis if (ds, m) in acc]
+        if found:
+            lines.append(f"- {ds}, the other learners of axis-aligned rules: " + "; ".join(
+                f"{m} {a:.3f}" + (f" ({r:.1f} {'leaves' if m.startswith('CART') else 'rules'})" if r is not None and r == r else "")
+                for m, (a, r) in found)
+                + f"; LR one-hot bins {acc[(ds, 'LR one-hot bins')][0]:.3f}")
+    lines.append("")
     return lines
+
+
+def _paired(raw: pl.DataFrame, ds: str, model: str) -> str:
+    """Split by split against LR one-hot bins: the splits where ``model`` is at least as
+    accurate, and the mean and standard deviation of the difference (accuracy minus LR's)."""
+    ours = raw.filter((pl.col("dataset") == ds) & (pl.col("model") == model)).select("split", "accuracy")
+    lr = raw.filter((pl.col("dataset") == ds) & (pl.col("model") == "LR one-hot bins")).select("split", "accuracy")
+    j = ours.join(lr, on="split", suffix="_lr")
+    if j.is_empty():
+        return ""
+    d = j["accuracy"] - j["accuracy_lr"]
+    sd = f" ± {d.std():.3f}" if j.height > 1 else ""
+    return f"; split by split at least LR's on {int((d >= -1e-12).sum())} of {j.height}, difference {d.mean():+.3f}{sd}"
 
 
 CURVE_KS = (5, 10, 20, 30, 50, 100, 200)

@@ -62,6 +62,7 @@ DATASETS = ("car", "connect-4", "wine", "iris", "digits")
 RAW_COLUMNS: dict[str, Any] = {
     "dataset": pl.String, "split": pl.Int64, "method": pl.String, "status": pl.String, "accuracy": pl.Float64,
     "n_rules": pl.Int64, "n_conditions": pl.Int64, "fit_seconds": pl.Float64, "T": pl.Int64, "note": pl.String,
+    "numeric": pl.String,
 }
 
 
@@ -111,6 +112,7 @@ def run_findrs(train: pl.DataFrame, test: pl.DataFrame, seed: int, T: int) -> li
             rows.append(dict(
                 method=f"{name} {SHORT[combine]}", status="ok", accuracy=model.score(test), n_rules=n_rules,
                 n_conditions=n_cond, fit_seconds=seconds, T=t, note=model.multiclass if combine == "auto" else "",
+                numeric=model.params["numeric"],
             ))
     return rows
 
@@ -251,7 +253,9 @@ def report(raw: pl.DataFrame, out: Path, command: str, info: list[str]) -> str:
         "Columns: `ff` = `multiclass=\"frequent-first\"`, `rf` = `\"rarest-first\"` (RIPPER's order), "
         "`ovr` = `\"one-vs-rest\"`, `auto` = `\"auto\"`, findrs' default: the combination whose FIND-RS "
         "classifies the most held-out rows in 3-fold stratified cross-validation on the training half "
-        "(its time included). BP: T = 100, connect-4 T = 10. Mean ± standard deviation over the splits; "
+        "(its time included). Every findrs column leaves `numeric` to the default: bins or intervals chosen "
+        "by that cross-validation too (docs/semantics.md §10; table below; its time included). "
+        "BP: T = 100, connect-4 T = 10. Mean ± standard deviation over the splits; "
         "† one split only; – not run. Bold: the best accuracy of the row (3 decimals).",
         "",
     ]
@@ -284,6 +288,17 @@ def report(raw: pl.DataFrame, out: Path, command: str, info: list[str]) -> str:
     for d in datasets:
         notes = raw.filter((pl.col("dataset") == d) & (pl.col("method") == "FIND-RS auto"))["note"].to_list()
         lines.append(f"| `{d}` | " + " | ".join(str(notes.count(c)) for c in COMBOS) + " |")
+    lines.append("")
+    lines.extend(["## Bins or intervals the default (`numeric=None`) chose (splits with intervals)", "",
+                  "–: rows from before the choice existed (car and connect-4 have no numeric column: nothing to "
+                  "choose there).", "",
+                  "| dataset | " + " | ".join(methods[:8]) + " |", "|:---|" + "---:|" * 8])
+    for d in datasets:
+        cells = []
+        for m in methods[:8]:
+            kinds = raw.filter((pl.col("dataset") == d) & (pl.col("method") == m))["numeric"].to_list()
+            cells.append("–" if all(k is None for k in kinds) else f"{kinds.count('interval')}/{len(kinds)}")
+        lines.append(f"| `{d}` | " + " | ".join(cells) + " |")
     lines.append("")
     lines.extend(["## Against CART (issue 13's target: multiclass accuracy on car and connect-4 at least CART's)", ""])
     for d in datasets:
@@ -326,8 +341,13 @@ def main(argv: list[str] | None = None) -> int:
     command = command_line("experiments.multiclass", sys.argv[1:] if argv is None else argv)
     if args.tables_only:
         info = info_path.read_text().splitlines() if info_path.exists() else []
-        print(report(pl.read_csv(raw_path, schema_overrides=RAW_COLUMNS), out, info[0] if info else command, info[1:]))
+        print(report(_read_raw(raw_path), out, info[0] if info else command, info[1:]))
         return 0
+    # A run of some data sets keeps the rows (and the run line) of the others.
+    kept = _read_raw(raw_path).filter(~pl.col("dataset").is_in(args.datasets)) if raw_path.exists() else None
+    if kept is not None and kept.is_empty():
+        kept = None
+    old_info = info_path.read_text().splitlines() if kept is not None and info_path.exists() else []
     import findrs
     import sklearn
     import wittgenstein
@@ -355,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({**{k: None for k in RAW_COLUMNS}, **r, "dataset": name, "split": s})
             acc = {r["method"]: r.get("accuracy") for r in done}
             print(f"{name} split {s}: " + ", ".join(f"{m} {a:.3f}" for m, a in acc.items() if a is not None), flush=True)
-            pl.DataFrame(rows, schema=RAW_COLUMNS).write_csv(raw_path)
+            _with_kept(pl.DataFrame(rows, schema=RAW_COLUMNS), kept).write_csv(raw_path)
     finished = _dt.datetime.now(_dt.timezone.utc)
     info = [
         f"- Run {started:%Y-%m-%d %H:%M} to {finished:%H:%M} UTC ({(finished - started).total_seconds() / 60:.0f} min) "
@@ -371,9 +391,25 @@ def main(argv: list[str] | None = None) -> int:
         f"`predict_proba` (a child process, at most {args.ripper_budget:.0f} s per split; a data set that "
         "exceeds it on one split is not run on the others).",
     ]
+    if kept is not None:
+        names = ", ".join(d for d in DATASETS if d in set(kept["dataset"].to_list()))
+        earlier = old_info[1].removeprefix("- ") if len(old_info) > 1 else "an earlier run"
+        info.append(f"- Rows of {names}: kept from the earlier run (`{old_info[0] if old_info else '?'}`): {earlier}")
     info_path.write_text("\n".join([command, *info]))
-    print(report(pl.DataFrame(rows, schema=RAW_COLUMNS), out, command, info))
+    print(report(_with_kept(pl.DataFrame(rows, schema=RAW_COLUMNS), kept), out, command, info))
     return 0
+
+
+def _read_raw(path: Path) -> pl.DataFrame:
+    """The raw rows; files written before the ``numeric`` column get it null."""
+    raw = pl.read_csv(path, schema_overrides={k: v for k, v in RAW_COLUMNS.items() if k != "numeric"})
+    if "numeric" not in raw.columns:
+        raw = raw.with_columns(pl.lit(None, pl.String).alias("numeric"))
+    return raw.select([pl.col(k).cast(v) for k, v in RAW_COLUMNS.items()])
+
+
+def _with_kept(new: pl.DataFrame, kept: pl.DataFrame | None) -> pl.DataFrame:
+    return new if kept is None else pl.concat([kept, new])
 
 
 if __name__ == "__main__":

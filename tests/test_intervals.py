@@ -579,10 +579,11 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
     argv = ["--data-dir", str(data_dir), "--out", str(out), "--datasets", "banknote", "--splits", "1", "--methods", "find-rs"]
     assert intervals.main(argv) == 0
     text = out.read_text()
-    for row in ("FIND-RS default", "FIND-RS bins", "FIND-RS interval-open", "LR one-hot bins", "CART raw"):
+    for row in ("FIND-RS default", "FIND-RS bins", "FIND-RS interval-open", "LR one-hot bins", "CART raw", "RIPPER raw"):
         assert f"| {row} | 0.9" in text, row
     raw = pl.read_csv(out.with_suffix(".raw.csv"))
-    assert raw.height == 10 and set(raw["dataset"]) == {"banknote"}
+    assert raw.height == 11 and set(raw["dataset"]) == {"banknote"}
+    assert "split by split at least LR's on " in text and "the other learners of axis-aligned rules: CART raw 0.9" in text
     assert raw.filter(pl.col("model") == "FIND-RS default")["chosen"].to_list()[0] in ("bins", "interval")
     assert "Default fits (`numeric` chosen by CV on the training half): intervals in " in text
     curves = tmp_path / "curves.md"
