@@ -590,6 +590,10 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
     assert intervals.main([*argv[:2], "--out", str(curves), "--datasets", "banknote", "--splits", "1", "--curves"]) == 0
     text = curves.read_text()
     assert "## banknote" in text and text.count("| paper, ") == 2 and "| default (bins or intervals by CV) | 0." in text
+    wine = tmp_path / "wine.md"
+    assert intervals.main([*argv[:2], "--out", str(wine), "--splits", "1", "--wine-errors"]) == 0
+    rows = [line for line in wine.read_text().splitlines() if line.startswith("| ") and "errors" not in line]
+    assert len(rows) == 9 and all(float(r.split(" | ")[5]) > 0.7 for r in rows)
 
 
 def test_huge_integers_round_trip() -> None:
