@@ -544,6 +544,9 @@ def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
     assert m.multiclass == explicit[winner].multiclass and m.combination_cv.equals(explicit[winner].combination_cv)
     assert m.predict(df).to_list() == explicit[winner].predict(df).to_list()
     assert m.rules["text"].to_list() == explicit[winner].rules["text"].to_list()
+    assert f"numeric='interval' chosen by 3-fold cross-validation (held-out rows right: bins {counts['bins']}, " \
+        f"intervals {counts['interval']}" in str(m)
+    assert "chosen by" not in str(explicit["interval"]) and "chosen by" in m.to_markdown()
     # Kept by the model file, deterministic; a given combination counts only itself.
     assert RuleSetModel.from_json(m.to_json()).numeric_cv.equals(table)
     assert findrs.fit(df, "y", random_state=2).to_json() == m.to_json()

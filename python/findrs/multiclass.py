@@ -222,6 +222,11 @@ def _summaries(
         default = comb.classes[comb.default]
         lines = [f"the first class below whose rules say so; a row none says: {default!r}:"]
         closing = f"else: class {default!r}"
+    cv = model._training.get("numeric_cv")
+    if cv is not None:
+        bins, intervals = cv["correct"]
+        lines.insert(0, f"numeric={model.params['numeric']!r} chosen by {cv['folds']}-fold cross-validation (held-out rows "
+                        f"right: bins {bins}, intervals {intervals}; docs/semantics.md §10)")
     summaries, notes, at = [], [], 0
     for m in sets:
         s = report.summary(m, max_rules, rule_width)
