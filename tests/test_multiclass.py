@@ -550,6 +550,8 @@ def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
     # Kept by the model file, deterministic; a given combination counts only itself.
     assert RuleSetModel.from_json(m.to_json()).numeric_cv.equals(table)
     assert findrs.fit(df, "y", random_state=2).to_json() == m.to_json()
+    assert findrs.fit(df, "y", random_state=2, method="bp", T=5, n_jobs=1).to_json() == findrs.fit(
+        df, "y", random_state=2, method="bp", T=5, n_jobs=2).to_json()
     ovr = findrs.fit(df, "y", random_state=2, multiclass="one-vs-rest")
     assert ovr.combination_cv is None and ovr.numeric_cv is not None
     assert ovr.numeric_cv["correct"].to_list() == [
