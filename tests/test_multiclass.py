@@ -588,3 +588,27 @@ def test_stratified_folds_deal_each_class_round_robin() -> None:
     assert (multiclass.stratified_folds(classes, 5) == folds).all()
     assert multiclass.stratified_folds(np.array([0, 0, 1, 1, 2]), 0) is None
     assert multiclass.stratified_folds(np.array([0, 0, 1, 1, 2, 2]), 0).max() == 1  # 2 folds
+
+
+def test_the_multiclass_script_keeps_the_rows_it_does_not_rerun(tmp_path: Path) -> None:
+    # experiments/multiclass.py --datasets iris keeps car's rows of an earlier file (written
+    # before the numeric column existed) and records the numeric each default fit chose.
+    from experiments import multiclass as script
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    old = {k: [None] for k in script.RAW_COLUMNS if k != "numeric"}
+    old.update(dataset=["car"], split=[0], method=["FIND-RS ff"], status=["ok"], accuracy=[0.97], n_rules=[34],
+               n_conditions=[112], fit_seconds=[0.01], T=[1], note=[""])
+    pl.DataFrame(old).write_csv(raw / "multiclass.csv")
+    (raw / "multiclass_info.txt").write_text("python -m experiments.multiclass --out results/\n- Run earlier")
+    argv = ["--out", str(tmp_path), "--datasets", "iris", "--splits", "1", "--T", "3", "--skip-baselines"]
+    assert script.main(argv) == 0
+    rows = pl.read_csv(raw / "multiclass.csv")
+    assert rows.filter(pl.col("dataset") == "car")["accuracy"].to_list() == [0.97]
+    iris = rows.filter(pl.col("dataset") == "iris")
+    assert iris.height == 8 and set(iris["numeric"]) <= {"bins", "interval"}
+    text = (tmp_path / "multiclass.md").read_text()
+    assert "- Rows of car: kept from the earlier run (`python -m experiments.multiclass --out results/`): Run earlier" in text
+    table = text.split("## Bins or intervals")[1].split("## Against")[0]
+    assert "| `car` | – |" in table and "| `iris` | " in table and "/1 |" in table
