@@ -14,6 +14,12 @@ Example:
 
 from __future__ import annotations
 
+import polars as _polars
+
+from .polars_floor import check_polars as _check_polars
+
+_check_polars(_polars.__version__)  # before anything builds a Polars query
+
 from . import datasets
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
 from .config import Config

@@ -208,10 +208,16 @@ class FeatureEncoder:
         if self.family == "string":
             # A non-strict Enum cast is a hash lookup that maps values outside the domain to
             # null (3-4x faster than replace_strict); a null input is told apart below. Polars
-            # refuses to cast numbers to an Enum (older versions read them as codes: there the
-            # column is cast to String first).
-            key = col if _enum_cast_refuses_numbers() else col.cast(pl.String)
-            codes = key.cast(pl.Enum(known), strict=False).to_physical().cast(pl.UInt32).fill_null(unseen)
+            # refuses to cast numbers to an Enum (and booleans and dates). Older versions (to
+            # 1.44) read numbers as the Enum's codes: there the cast runs under a comparison
+            # with a string, which those versions refuse on numbers, and whose rows give the
+            # cast's own value (a String cast first would turn 1 into "1" and compute).
+            enum = pl.Enum(known)
+            cast = col.cast(enum, strict=False)
+            if not _enum_cast_refuses_numbers():
+                empty = pl.lit("", pl.String)
+                cast = pl.when(col == empty).then(empty.cast(enum, strict=False)).otherwise(cast)
+            codes = cast.to_physical().cast(pl.UInt32).fill_null(unseen)
             if not self.has_null:
                 return codes.alias(self.name)  # a null is an unseen value too
             return pl.when(col.is_null()).then(null_code).otherwise(codes).alias(self.name)
@@ -763,8 +769,8 @@ def _float(col: pl.Expr, *, numeric_only: bool = False) -> pl.Expr:
 
 @functools.lru_cache(maxsize=1)
 def _enum_cast_refuses_numbers() -> bool:
-    """Whether this Polars refuses to cast integers to an Enum (newer versions do; 1.25 reads
-    them as the Enum's codes)."""
+    """Whether this Polars refuses to cast integers to an Enum (2.0 on does; older versions
+    read them as the Enum's codes)."""
     try:
         pl.Series([0]).cast(pl.Enum(["a"]), strict=False)
     except Exception:  # noqa: BLE001 - the refusal is what we probe for
