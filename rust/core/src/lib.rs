@@ -34,6 +34,7 @@ mod budget;
 mod constraints;
 mod cv;
 mod data;
+mod distinct;
 mod ensemble;
 mod error;
 mod fit;

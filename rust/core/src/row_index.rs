@@ -31,6 +31,12 @@ impl RowIndex {
         Self::build(schema, rows.len(), |f, i| data.column(f)[rows[i] as usize])
     }
 
+    /// Index of `n_rows` rows, row `i` holding `code(f, i)` on feature `f`; an error when its
+    /// memory cannot be allocated.
+    pub fn from_fn(schema: &Schema, n_rows: usize, code: impl Fn(usize, usize) -> u32) -> Result<Self> {
+        Self::build(schema, n_rows, code)
+    }
+
     /// Index of every row of `data`; an error when its memory cannot be allocated.
     pub fn from_all(schema: &Schema, data: &Columns) -> Result<Self> {
         Self::build(schema, data.n_rows(), |f, i| data.column(f)[i])

@@ -394,6 +394,10 @@ impl<'a> RunState<'a> {
     /// hold every single-slot term): a proven rejection, `Err(a negatives' word holding covered
     /// rows, if one was seen)`. Else `Ok((n, p))`, exact, with `n <= limit(p)`.
     fn count_relative(&self, lower: u32) -> std::result::Result<(u32, u32), usize> {
+        if let Some(d) = self.ts.distinct() {
+            // The same verdict and exact counts, once per distinct feature vector.
+            return d.count_relative(&self.candidate, &self.acc, lower);
+        }
         const STEP: usize = 4;
         let (pos, neg) = (&self.ts.positives, &self.ts.negatives);
         let (pw, nw) = (pos.n_words(), neg.n_words());
@@ -1017,6 +1021,22 @@ pub(crate) mod tests {
         check_against_naive(&[2, 3, 4, 2, 3], 60);
         // A feature with more than 64 slots and masks spanning several words.
         check_against_naive(&[70, 3, 2, 130], 25);
+    }
+
+    /// Few distinct feature vectors among many rows: the relative test then counts once per
+    /// distinct vector (distinct.rs), which must give the same run.
+    #[test]
+    fn matches_naive_algorithm_1_on_repeated_rows() {
+        let domains = [2u32, 3, 2, 2];
+        check_against_naive(&domains, 60);
+        let collapsed = (0..60u64)
+            .filter(|&seed| {
+                let (rows, labels) = random_data(seed, 20 + (seed as usize % 50), &domains);
+                training_set(&rows, &labels, &domains, ConstraintKind::AttributeValue)
+                    .is_some_and(|(_, ts)| ts.distinct().is_some())
+            })
+            .count();
+        assert!(collapsed > 40, "only {collapsed} training sets collapsed");
     }
 
     fn check_against_naive(domains: &[u32], seeds: u64) {

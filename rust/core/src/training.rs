@@ -11,6 +11,7 @@
 
 use crate::bitset::{self, words_for};
 use crate::data::Columns;
+use crate::distinct::Distinct;
 use crate::error::{zeroed_words, FindRsError, Result};
 use crate::row_index::RowIndex;
 use crate::schema::{ConstraintKind, Schema};
@@ -37,6 +38,9 @@ pub struct TrainingSet {
     /// Built on first use: `[w * n_slots + slot]` = positives holding `slot` in words `>= w` of
     /// the positives' index (`w` up to the number of words, where it is 0).
     pos_suffix: OnceLock<Vec<u32>>,
+    /// Built on first use: the distinct feature vectors with their label counts, when there
+    /// are few enough of them for counting over them to pay.
+    distinct: OnceLock<Option<Distinct>>,
 }
 
 impl TrainingSet {
@@ -127,6 +131,7 @@ impl TrainingSet {
             positives,
             slot_rows: OnceLock::new(),
             pos_suffix: OnceLock::new(),
+            distinct: OnceLock::new(),
         })
     }
 
@@ -195,6 +200,33 @@ impl TrainingSet {
             t
         });
         table[w * n + slot as usize]
+    }
+
+    /// The training rows collapsed to their distinct feature vectors ([`Distinct`]), built on
+    /// first use; `None` when they are not few enough to pay (or could not be allocated: the
+    /// per-row count gives the same numbers).
+    pub fn distinct(&self) -> Option<&Distinct> {
+        self.distinct
+            .get_or_init(|| {
+                let (np, m) = (self.pos_rows.len(), self.schema.n_features());
+                let nn = self.neg_rows.len();
+                let code = |r: usize, f: usize| {
+                    if r < np {
+                        self.pos_codes[r * m + f]
+                    } else {
+                        self.neg_codes[f * nn + (r - np)]
+                    }
+                };
+                let row = |r: usize| {
+                    if r < np {
+                        self.pos_rows[r]
+                    } else {
+                        self.neg_rows[r - np]
+                    }
+                };
+                Distinct::build(&self.schema, np, nn, code, row).ok().flatten()
+            })
+            .as_ref()
     }
 
     /// Training rows holding `slot` (an AV or OH slot).

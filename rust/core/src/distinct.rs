@@ -1,0 +1,244 @@
+//! The training rows collapsed to their distinct feature vectors, each with the number of
+//! positive and negative training rows that hold it: a relative acceptance test (docs/semantics.md
+//! §9.1) counts a candidate's negatives `n` and positives `p` once per distinct vector instead of
+//! once per row, which on data with many repeated rows (replicated or low-cardinality tables) is
+//! several times fewer words to visit.
+//!
+//! Invariants: `index` holds one row per distinct feature vector (every feature, interval
+//! features included), in the order of each vector's first training row; vector `j`'s positive
+//! and negative rows are `sum_b 2^b * bit j of pos_planes[b]` (resp. `neg_planes`), so for any
+//! terms the rows they cover are exactly `sum_j covered(j) * weight(j)` of each label: the same
+//! `(n, p)` as a count over the training rows, since whether terms cover a row depends only on
+//! its feature vector. `neg_word[j]` is the word, in the negatives' own row index, of a negative
+//! row holding vector `j` (for a vector that some negative holds). Built only when the distinct
+//! vectors are at most [`WORTH`] of the rows: otherwise the per-row count is as fast.
+
+use crate::acceptance::Acceptance;
+use crate::bitset::WORD_BITS;
+use crate::error::Result;
+use crate::row_index::RowIndex;
+use crate::rule::Terms;
+use crate::schema::Schema;
+
+/// Collapse only when the distinct vectors are at most this share of the rows (numerator / 4).
+const WORTH: usize = 3;
+
+pub struct Distinct {
+    index: RowIndex,
+    /// Weight bit planes, `[w * n_pos_planes + b]` (`n_neg_planes` for negatives).
+    pos_planes: Vec<u64>,
+    neg_planes: Vec<u64>,
+    n_pos_planes: usize,
+    n_neg_planes: usize,
+    /// Per vector: a word of the negatives' row index holding one of its negative rows.
+    neg_word: Vec<u32>,
+    /// `[w * n_slots + slot]`: positive rows whose vector holds `slot` in index words `>= w`.
+    pos_suffix: Vec<u32>,
+    /// `[w]`: positive rows whose vector is in index words `>= w`.
+    pos_rest: Vec<u32>,
+    n_slots: usize,
+}
+
+impl Distinct {
+    /// The distinct vectors of `n_pos + n_neg` rows: row `r < n_pos` is positive `r`, else
+    /// negative `r - n_pos`; `code(r, f)` its code of feature `f`, `data_row(r)` its training
+    /// row (which orders the vectors). `None` when collapsing would not pay.
+    pub fn build(
+        schema: &Schema,
+        n_pos: usize,
+        n_neg: usize,
+        code: impl Fn(usize, usize) -> u32,
+        data_row: impl Fn(usize) -> u32,
+    ) -> Result<Option<Self>> {
+        let n = n_pos + n_neg;
+        let m = schema.n_features();
+        let mut hash = vec![0xcbf2_9ce4_8422_2325u64; n];
+        for f in 0..m {
+            for (r, h) in hash.iter_mut().enumerate() {
+                *h = (h.rotate_left(23) ^ code(r, f) as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&r| (hash[r as usize], data_row(r as usize)));
+        let same = |a: usize, b: usize| (0..m).all(|f| code(a, f) == code(b, f));
+        // Groups: (first row by data order = representative, positives, negatives, a negative).
+        let mut groups: Vec<(u32, u32, u32, u32)> = Vec::new();
+        let mut start = 0;
+        while start < n {
+            let h = hash[order[start] as usize];
+            let end = start
+                + order[start..]
+                    .iter()
+                    .take_while(|&&r| hash[r as usize] == h)
+                    .count();
+            let first = groups.len();
+            // Within one hash, rows in data order: the first of each vector represents it.
+            for &r in &order[start..end] {
+                let r = r as usize;
+                let g = match groups[first..].iter().position(|g| same(g.0 as usize, r)) {
+                    Some(k) => first + k,
+                    None => {
+                        groups.push((r as u32, 0, 0, u32::MAX));
+                        groups.len() - 1
+                    }
+                };
+                if r < n_pos {
+                    groups[g].1 += 1;
+                } else {
+                    groups[g].2 += 1;
+                    if groups[g].3 == u32::MAX {
+                        groups[g].3 = (r - n_pos) as u32;
+                    }
+                }
+            }
+            start = end;
+        }
+        if groups.len() * 4 > n * WORTH {
+            return Ok(None);
+        }
+        groups.sort_unstable_by_key(|g| data_row(g.0 as usize));
+        let reps: Vec<usize> = groups.iter().map(|g| g.0 as usize).collect();
+        let index = RowIndex::from_fn(schema, reps.len(), |f, i| code(reps[i], f))?;
+        let planes = |max: u32| (u32::BITS - max.leading_zeros()).max(1) as usize;
+        let n_pos_planes = planes(groups.iter().map(|g| g.1).max().unwrap_or(0));
+        let n_neg_planes = planes(groups.iter().map(|g| g.2).max().unwrap_or(0));
+        let words = index.n_words();
+        let mut pos_planes = vec![0u64; words * n_pos_planes];
+        let mut neg_planes = vec![0u64; words * n_neg_planes];
+        for (j, g) in groups.iter().enumerate() {
+            let (w, bit) = (j / WORD_BITS, 1u64 << (j % WORD_BITS));
+            for b in 0..n_pos_planes {
+                if g.1 >> b & 1 == 1 {
+                    pos_planes[w * n_pos_planes + b] |= bit;
+                }
+            }
+            for b in 0..n_neg_planes {
+                if g.2 >> b & 1 == 1 {
+                    neg_planes[w * n_neg_planes + b] |= bit;
+                }
+            }
+        }
+        let neg_word = groups
+            .iter()
+            .map(|g| if g.3 == u32::MAX { 0 } else { g.3 / WORD_BITS as u32 })
+            .collect();
+        let n_slots = schema.n_slots();
+        let mut pos_suffix = vec![0u32; (words + 1) * n_slots];
+        let mut pos_rest = vec![0u32; words + 1];
+        for w in (0..words).rev() {
+            let word = index.word(w);
+            let mut rest = pos_rest[w + 1];
+            for j in w * WORD_BITS..((w + 1) * WORD_BITS).min(groups.len()) {
+                rest += groups[j].1;
+            }
+            pos_rest[w] = rest;
+            for s in 0..n_slots {
+                let mut x = word[s];
+                let mut sum = pos_suffix[(w + 1) * n_slots + s];
+                while x != 0 {
+                    sum += groups[w * WORD_BITS + x.trailing_zeros() as usize].1;
+                    x &= x - 1;
+                }
+                pos_suffix[w * n_slots + s] = sum;
+            }
+        }
+        Ok(Some(Self {
+            index,
+            pos_planes,
+            neg_planes,
+            n_pos_planes,
+            n_neg_planes,
+            neg_word,
+            pos_suffix,
+            pos_rest,
+            n_slots,
+        }))
+    }
+
+    /// Number of distinct feature vectors.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn len(&self) -> usize {
+        self.index.n_rows()
+    }
+
+    /// The relative test's count of `candidate` (run.rs `count_relative`, over the distinct
+    /// vectors): its training negatives `n` and positives `p`, stopping as soon as
+    /// `max(n so far, lower)` exceeds the limit of every positive count still possible (`p` so
+    /// far plus the positive rows of the vectors not yet visited that hold every single-slot
+    /// term): `Err(a word of the negatives' row index holding a negative the candidate covers,
+    /// or 0 if none was seen)`. Else `Ok((n, p))`, exact, with `n <= limit(p)`.
+    pub fn count_relative(
+        &self,
+        candidate: &Terms,
+        acc: &Acceptance,
+        lower: u32,
+    ) -> std::result::Result<(u32, u32), usize> {
+        const STEP: usize = 4;
+        let singles = candidate.singles();
+        let unseen = |w: usize| {
+            singles
+                .iter()
+                .map(|&s| self.pos_suffix[w * self.n_slots + s as usize])
+                .fold(self.pos_rest[w], u32::min)
+        };
+        if !acc.accepts(lower, unseen(0)) {
+            return Err(0);
+        }
+        let (pp, np) = (self.n_pos_planes, self.n_neg_planes);
+        let words = self.index.n_words();
+        let (mut n, mut p, mut hit) = (0u32, 0u32, None::<usize>);
+        let mut w = 0;
+        while w < words {
+            let end = (w + STEP).min(words);
+            for v in w..end {
+                let c = self.index.covered_word(candidate, v);
+                if c == 0 {
+                    continue;
+                }
+                let neg = &self.neg_planes[v * np..(v + 1) * np];
+                let mut any = 0u64;
+                for (b, &x) in neg.iter().enumerate() {
+                    let y = c & x;
+                    any |= y;
+                    n += y.count_ones() << b;
+                }
+                if hit.is_none() && any != 0 {
+                    hit = Some(v * WORD_BITS + any.trailing_zeros() as usize);
+                }
+                let pos = &self.pos_planes[v * pp..(v + 1) * pp];
+                for (b, &x) in pos.iter().enumerate() {
+                    p += (c & x).count_ones() << b;
+                }
+            }
+            w = end;
+            if !acc.accepts(n.max(lower), p + unseen(w)) {
+                return Err(hit.map_or(0, |j| self.neg_word[j] as usize));
+            }
+        }
+        Ok((n, p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::ConstraintKind;
+
+    #[test]
+    fn collapses_repeated_rows_with_their_label_counts() {
+        let schema = Schema::uniform(vec![2, 2], ConstraintKind::AttributeValue).unwrap();
+        // positives: (0,1) x3, (1,1); negatives: (0,1) x2, (1,0) x2.
+        let pos = [[0u32, 1], [0, 1], [1, 1], [0, 1]];
+        let neg = [[0u32, 1], [1, 0], [1, 0], [0, 1]];
+        let code = |r: usize, f: usize| if r < 4 { pos[r][f] } else { neg[r - 4][f] };
+        let d = Distinct::build(&schema, 4, 4, code, |r| r as u32)
+            .unwrap()
+            .expect("3 vectors of 8 rows");
+        assert_eq!(d.len(), 3);
+        let acc = Acceptance::new(0, 0.5).unwrap();
+        let all = Terms::new();
+        assert_eq!(d.count_relative(&all, &acc, 0), Ok((4, 4)));
+        let none_distinct = Distinct::build(&schema, 2, 1, |r, f| [[0u32, 0], [0, 1], [1, 1]][r][f], |r| r as u32);
+        assert!(none_distinct.unwrap().is_none());
+    }
+}
