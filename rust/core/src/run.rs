@@ -23,8 +23,8 @@
 //! - `witnesses[r]` are a few negatives, not covered by `r`, that recently made a generalization
 //!   of `r` cover too many negatives, each with the slot mask that tells in one AND + popcount
 //!   whether generalizing `r` to a positive would cover it again.
-//! - with a relative test, `rej_mask[r]` holds up to `REJECTED` masks `pm & !allowed[r]` of
-//!   positives whose generalization of `r`, as `r` is now, was counted and rejected; emptied
+//! - with a relative test, `rejected` holds every mask `pm & !allowed[r]` of a positive whose
+//!   generalization of `r`, as `r` is now, was counted and rejected ([`rejected`]); emptied
 //!   whenever `r` changes. Without interval features generalize(r, p) depends on `p` only
 //!   through that mask, so a positive with a remembered mask is rejected without counting (the
 //!   same candidate, the same exact counts: docs/semantics.md §9.1 is unchanged).
@@ -44,6 +44,7 @@
 //! schema without interval features compiles without that part (`IV = false`).
 
 mod intervals;
+mod rejected;
 #[cfg(test)]
 pub(crate) mod interval_tests;
 
@@ -54,6 +55,7 @@ use crate::rule::{generalize_into, Rule, TermRef, Terms};
 use crate::schema::ConstraintKind;
 use crate::training::TrainingSet;
 use intervals::{Check, IvFilter};
+use rejected::Rejected;
 
 /// The rules of one run before pruning, with their buckets (positive indices, in the order they
 /// were absorbed) and the number of training negatives each covers.
@@ -93,12 +95,9 @@ struct RunState<'a> {
     wit_need: Vec<u32>,
     wit_mask: Vec<u64>,
     wit_next: Vec<u8>,
-    /// Relative test only: per rule, `REJECTED` slot masks `pm & !allowed` of positives whose
-    /// generalization of the rule, as it is now, was counted and rejected (`rej_len` of them
-    /// valid, `rej_next` the ring position); emptied when the rule changes.
-    rej_mask: Vec<u64>,
-    rej_len: Vec<u8>,
-    rej_next: Vec<u8>,
+    /// Relative test only: per rule, the slot masks `pm & !allowed` of positives whose
+    /// generalization of the rule, as it is now, was counted and rejected.
+    rejected: Rejected,
     // scratch
     candidate: Terms,
     /// The interval features' filters (empty without interval features).
@@ -118,8 +117,6 @@ struct RunState<'a> {
 
 /// Witness negatives kept per rule.
 const WITNESSES: usize = 4;
-/// Rejected candidates remembered per rule (relative test).
-const REJECTED: usize = 4;
 const NONE: u32 = u32::MAX;
 
 /// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
@@ -188,9 +185,7 @@ impl<'a> RunState<'a> {
             wit_need: Vec::new(),
             wit_mask: Vec::new(),
             wit_next: Vec::new(),
-            rej_mask: Vec::new(),
-            rej_len: Vec::new(),
-            rej_next: Vec::new(),
+            rejected: Rejected::default(),
             candidate: Terms::new(),
             ivf: IvFilter::new(&ts.schema),
             slot_counts: vec![0; ts.schema.n_slots()],
@@ -221,9 +216,7 @@ impl<'a> RunState<'a> {
         self.wit_need.clear();
         self.wit_mask.clear();
         self.wit_next.clear();
-        self.rej_mask.clear();
-        self.rej_len.clear();
-        self.rej_next.clear();
+        self.rejected.reset();
         self.ivf.reset();
     }
 
@@ -475,26 +468,17 @@ impl<'a> RunState<'a> {
     /// reads nothing else of the positive), so an equal mask means the same candidate, the same
     /// counts, and the same rejection.
     #[inline]
-    fn was_rejected(&self, i: usize, pm: &[u64]) -> bool {
+    fn was_rejected(&mut self, i: usize, pm: &[u64]) -> bool {
         let sw = self.sw;
-        let a = &self.allowed[i * sw..(i + 1) * sw];
-        (0..self.rej_len[i] as usize).any(|k| {
-            let j = (i * REJECTED + k) * sw;
-            let m = &self.rej_mask[j..j + sw];
-            (0..sw).all(|w| pm[w] & !a[w] == m[w])
-        })
+        self.rejected
+            .contains(i, pm, &self.allowed[i * sw..(i + 1) * sw])
     }
 
     /// Records `pm & !allowed` of rule `i` as a rejected candidate (see `was_rejected`).
     fn remember_rejected(&mut self, i: usize, pm: &[u64]) {
         let sw = self.sw;
-        let k = self.rej_next[i] as usize;
-        let j = (i * REJECTED + k) * sw;
-        for w in 0..sw {
-            self.rej_mask[j + w] = pm[w] & !self.allowed[i * sw + w];
-        }
-        self.rej_next[i] = ((k + 1) % REJECTED) as u8;
-        self.rej_len[i] = (self.rej_len[i] + 1).min(REJECTED as u8);
+        self.rejected
+            .insert(i, pm, &self.allowed[i * sw..(i + 1) * sw]);
     }
 
     /// `covered[i]` plus the near-miss negatives generalize(rule i, p) would bring in: a lower
@@ -563,8 +547,7 @@ impl<'a> RunState<'a> {
         }
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
-        self.rej_len[i] = 0;
-        self.rej_next[i] = 0;
+        self.rejected.rule_changed(i);
         self.rules[i].terms(schema, &mut self.terms[i]);
         if !self.acc.is_absolute() {
             self.pos_cov[i] = pos;
@@ -702,10 +685,7 @@ impl<'a> RunState<'a> {
         self.wit_mask
             .extend(std::iter::repeat_n(0, WITNESSES * self.sw));
         self.wit_next.push(0);
-        self.rej_mask
-            .extend(std::iter::repeat_n(0, REJECTED * self.sw));
-        self.rej_len.push(0);
-        self.rej_next.push(0);
+        self.rejected.push_rule();
         if IV {
             self.ivf.push_rule(schema, &rule, covered > cap, WITNESSES);
         }
