@@ -212,6 +212,20 @@ def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     assert loaded.cv_results.equals(table) and loaded.params == model.params
 
 
+@pytest.mark.parametrize("how", ["uniform", "supervised"])
+def test_cross_validation_without_a_final_fit_is_the_fits_record(how: str) -> None:
+    # The placements that lose are only cross-validated (no fit on all rows): their record must
+    # be the one a fit would have made, or the comparison would not be the fit's.
+    train = _frame(400, 1)
+    y = train["y"].to_numpy()
+    enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
+    codes = encode_frame(train, enc)
+    model = findrs.fit(train, "y", random_state=3, bin_edges=how, numeric="bins")
+    rec = RuleSetModel._cross_validate(codes, y, enc, {**model.params, "auto": model.params["auto"],
+                                       **{k: "auto" for k in model.params["auto"]}}, None, None)
+    assert rec == model._cv
+
+
 def test_edges_choice_does_not_depend_on_threads() -> None:
     train = _frame(300, 2)
     one = findrs.fit(train, "y", random_state=5, n_jobs=1, numeric="bins")

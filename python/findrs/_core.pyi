@@ -211,15 +211,19 @@ def fit_auto(
     shuffle: bool,
     n_jobs: int | None,
     progress: Callable[[int, int], None] | None = None,
-    simplify: bool = False,
     widen: str = "no",
-) -> tuple[CoreModel, int, int, list[tuple[list[int], list[int], list[int], list[int]]]]:
+    max_rows: int | None = None,
+    scale_support: bool = True,
+    final_fit: bool = True,
+) -> tuple[CoreModel | None, int, int, list[tuple[list[int], list[int], list[int], list[int]]], int, int]:
     """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
-    n_rules, accuracy_ratio)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs per fit,
-    then fits the best whose fit keeps a rule on all rows with ``n_runs`` runs, every run's rules
-    simplified with ``simplify`` (docs/semantics.md §9.4). Returns the model (of the negative
-    rows for a negated candidate), the contradictory rows, the index of the candidate fitted,
-    and per candidate the per-fold ``(correct, rows, rules, conditions)``. Raises
+    n_rules, accuracy_ratio, simplify)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs
+    per fit (on a stratified sample of ``max_rows`` rows), then fits the best whose fit keeps a
+    rule on all rows with ``n_runs`` runs (docs/semantics.md §9.4). Returns the model (of the
+    negative rows for a negated candidate; ``None`` with ``final_fit=False``, which stops after
+    the cross-validation), the contradictory rows, the index of the candidate fitted (the
+    best-ranked without a fit), per candidate the per-fold ``(correct, rows, rules,
+    conditions)``, the rows cross-validated and the final ``min_support``. Raises
     ``ValueError``."""
 
 def fit_bytes(

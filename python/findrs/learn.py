@@ -345,12 +345,12 @@ def fit(
             models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, progress, chunks)
             model = models[-1]
         else:
-            model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
-            binned = model.params["auto"] and any(e.kind == "binned" for e in encoders)
-            if bin_edges is None and binned:
-                model = _choose_bin_edges(df, features, y, tgt, params, model, n_jobs)
-            if numeric is None and binned:
-                model = _choose_numeric(df, features, y, tgt, params, model, n_jobs)
+            binned = params["auto"] and any(e.kind == "binned" for e in encoders)
+            if binned and (bin_edges is None or numeric is None):
+                model = _choose_encoding(df, features, y, tgt, params, encoders, codes, n_jobs, progress,
+                                         edges=bin_edges is None, numeric=numeric is None)
+            else:
+                model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -454,62 +454,73 @@ EDGE_CANDIDATES: tuple[str, ...] = ("uniform", "supervised")
 order: a tie goes to the earlier."""
 
 
-def _chosen_score(model: RuleSetModel) -> tuple[int, int]:
-    """How the CV axes besides the core's compare fits (docs/semantics.md §9.4): the held-out
-    rows the chosen candidate got right, then fewer conditions."""
-    c = model._cv["candidates"][model._cv["chosen"]]
+def _chosen_score(rec: dict[str, Any]) -> tuple[int, int]:
+    """How the CV axes besides the core's compare cross-validations (docs/semantics.md §9.4):
+    the held-out rows the chosen candidate of the record ``rec`` got right, then fewer
+    conditions."""
+    c = rec["candidates"][rec["chosen"]]
     return sum(c["correct"]), -sum(c["conditions"])
 
 
-def _choose_bin_edges(
-    df: pl.DataFrame,
-    features: Sequence[str],
-    y: np.ndarray,
-    tgt: Any,
-    params: dict[str, Any],
-    first: RuleSetModel,
-    n_jobs: int | None,
-) -> RuleSetModel:
-    """``bin_edges`` as one more axis of the automatic cross-validation (docs/semantics.md
-    §9.4): ``first`` is the model with equal-width bins; the same cross-validation (same sample
-    and folds: they depend only on the labels and ``random_state``) runs on the codes of each
-    other placement, and the model whose chosen candidate has the most held-out rows right is
-    kept (a tie to fewer conditions, then to the earlier placement). Its record lists every placement's candidates, each
-    with its ``bin_edges``."""
-    from . import auto as _auto
-
-    fits = [first]
-    for how in EDGE_CANDIDATES[1:]:
-        p = {**params, "bin_edges": how}
-        encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
-                                bin_edges=how, labels=y)
-        fits.append(RuleSetModel._fit(encode_frame(df, encoders), y, encoders, tgt, p, n_jobs, None))
-    scores = [_chosen_score(m) for m in fits]
-    best = max(range(len(fits)), key=lambda i: (*scores[i], -i))
-    return fits[best]._with_edges_record(_auto.merge_edge_records([m._cv for m in fits], EDGE_CANDIDATES, best))
+Variant = tuple[dict[str, Any], list[Any], list[np.ndarray]]
+"""An encoding the automatic cross-validation compares: its params, encoders and codes."""
 
 
-def _choose_numeric(
-    df: pl.DataFrame,
-    features: Sequence[str],
-    y: np.ndarray,
-    tgt: Any,
-    params: dict[str, Any],
-    binned: RuleSetModel,
-    n_jobs: int | None,
-) -> RuleSetModel:
-    """``numeric`` as one more axis of the automatic cross-validation (docs/semantics.md §9.4):
-    ``binned`` is the model with bins (its bin edges chosen already, when they were); the same
-    cross-validation (same sample and folds) runs with ``numeric="interval"`` and the fit's
-    ``interval_ends``, and the model whose chosen candidate has the most held-out rows right is
-    kept, a tie to fewer conditions, then to bins. Its record lists both cross-validations'
-    candidates, each with its ``numeric`` and ``bin_edges``."""
-    from . import auto as _auto
-
-    p = {**params, "numeric": "interval"}
-    encoders = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
+def _encode_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p: dict[str, Any]) -> Variant:
+    """The frame encoded with ``p``'s ``bins``, ``numeric``, ``interval_ends`` and
+    ``bin_edges``."""
+    encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
                             bin_edges=p["bin_edges"], labels=y)
-    interval = RuleSetModel._fit(encode_frame(df, encoders), y, encoders, tgt, p, n_jobs, None)
-    best = 1 if _chosen_score(interval) > _chosen_score(binned) else 0
-    rec = _auto.merge_numeric_records(binned._cv, binned.params["bin_edges"], interval._cv, p["bin_edges"], best)
-    return (binned, interval)[best]._with_edges_record(rec, ("numeric",))
+    return p, encoders, encode_frame(df, encoders)
+
+
+def _choose_encoding(
+    df: pl.DataFrame,
+    features: Sequence[str],
+    y: np.ndarray,
+    tgt: Any,
+    params: dict[str, Any],
+    encoders: list[Any],
+    codes: list[np.ndarray],
+    n_jobs: int | None,
+    progress: Any,
+    *,
+    edges: bool,
+    numeric: bool,
+) -> RuleSetModel:
+    """``bin_edges`` (when ``edges``) and ``numeric`` (when ``numeric``) as more axes of the
+    automatic cross-validation (docs/semantics.md §9.4). ``encoders``/``codes`` are the
+    equal-width bins of ``params``. Every encoding is cross-validated on the same sample and
+    folds (they depend only on the labels and ``random_state``) without a final fit
+    (:meth:`RuleSetModel._cross_validate`): first the bin edge placements of
+    :data:`EDGE_CANDIDATES` (a tie to the earlier), then the winner against
+    ``numeric="interval"`` with the fit's ``interval_ends`` (a tie to bins). The winner whose
+    chosen candidate has the most held-out rows right (a tie to fewer conditions) is then the
+    only encoding fitted on all rows. Its record lists every encoding's candidates, each with its
+    ``bin_edges`` (and ``numeric``)."""
+    from . import auto as _auto
+
+    variants: list[Variant] = [(params, encoders, codes)]
+    if edges:
+        variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
+    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None) for p, e, c in variants]
+    e_best = max(range(len(recs)), key=lambda i: (*_chosen_score(recs[i]), -i))
+    interval: Variant | None = None
+    i_best = 0
+    if numeric:
+        interval = _encode_variant(df, features, y, {**params, "numeric": "interval"})
+        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None)
+        i_best = 1 if _chosen_score(i_rec) > _chosen_score(recs[e_best]) else 0
+    p, enc, cod = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
+    model = RuleSetModel._fit(cod, y, enc, tgt, p, n_jobs, progress)
+    if i_best == 0:
+        recs[e_best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
+    else:
+        i_rec = model._cv
+    edge_rec = _auto.merge_edge_records(recs, EDGE_CANDIDATES, e_best) if edges else recs[0]
+    if not numeric:
+        return model._with_edges_record(edge_rec)
+    if i_best == 0 and edges:
+        model = model._with_edges_record(edge_rec)
+    rec = _auto.merge_numeric_records(edge_rec, variants[e_best][0]["bin_edges"], i_rec, params["bin_edges"], i_best)
+    return model._with_edges_record(rec, ("numeric",))

@@ -224,6 +224,50 @@ class RuleSetModel:
         rows), at most the rows of the smaller class. With more than ``params["cv_rows"]``
         rows, the cross-validation uses a stratified sample of that many, and an automatic
         ``min_support`` is scaled to all rows (docs/semantics.md §9.4)."""
+        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True)
+        core, contradictions, cands, best, rows, folds, sampled, support = out
+        chosen = cands[best]
+        fitted = {**params, **chosen, "min_support": int(support), "cv": folds}
+        if params["method"] != "bp":
+            fitted["n_rules"] = None
+        negate = chosen["direction"] == "negative"
+        y = ~labels if negate else labels
+        rec = auto.record(cands, rows, best, folds, int(sampled))
+        return cls(core, encoders, _described(target, negate), fitted, _training(y, contradictions), rec)
+
+    @classmethod
+    def _cross_validate(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        params: dict[str, Any],
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> dict[str, Any]:
+        """The cross-validation of :meth:`_fit_auto` alone, without its final fit on all rows:
+        its record (the chosen candidate the best-ranked one). The same codes and parameters
+        give the same record as the fit's (docs/semantics.md §9.4), so the other CV axes
+        (bin edges, numeric kind) compare encodings and fit only the winner."""
+        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False)
+        _, _, cands, best, rows, folds, sampled, _ = out
+        return auto.record(cands, rows, best, folds, int(sampled))
+
+    @classmethod
+    def _auto_core(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        params: dict[str, Any],
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+        *,
+        final_fit: bool,
+    ) -> tuple[Any, ...]:
+        """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
+        contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
+        sampled, final support)."""
         n_pos = int(labels.sum())
         smaller = min(n_pos, len(labels) - n_pos)
         if smaller < 2:
@@ -255,15 +299,9 @@ class RuleSetModel:
                 widen=_WIDEN[params["interval_ends"]],
                 max_rows=params["cv_rows"],
                 scale_support="min_support" in params["auto"],
+                final_fit=final_fit,
             )
-        chosen = cands[best]
-        fitted = {**params, **chosen, "min_support": int(support), "cv": folds}
-        if params["method"] != "bp":
-            fitted["n_rules"] = None
-        negate = chosen["direction"] == "negative"
-        y = ~labels if negate else labels
-        rec = auto.record(cands, rows, best, folds, int(sampled))
-        return cls(core, encoders, _described(target, negate), fitted, _training(y, contradictions), rec)
+        return core, contradictions, cands, best, rows, folds, sampled, support
 
     @classmethod
     def _fit_multiclass(
@@ -1238,8 +1276,7 @@ class RuleSetModel:
 
     def _with_edges_record(self, rec: dict[str, Any], chosen: tuple[str, ...] = ("bin_edges",)) -> "RuleSetModel":
         """This model with ``rec`` as its cross-validation record and ``chosen`` (of
-        ``bin_edges`` and ``numeric``) listed as chosen too (learn.py ``_choose_bin_edges``,
-        ``_choose_numeric``)."""
+        ``bin_edges`` and ``numeric``) listed as chosen too (learn.py ``_choose_encoding``)."""
         names = {*self.params["auto"], *chosen}
         params = {**self.params, "auto": [k for k in (*AUTOMATIC, *CHOSEN_BESIDES) if k in names]}
         return RuleSetModel(self._core, self.encoders, self.target, params, self._training, rec)

@@ -5,7 +5,7 @@
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
 use findrs_core::{
-    cv_runs, final_support, fit_best, fit_bytes as core_fit_bytes, fit_from_runs, fit_methods, fit_run_range,
+    cross_validate, cv_runs, final_support, fit_best, fit_bytes as core_fit_bytes, fit_from_runs, fit_methods, fit_run_range,
     ConstraintKind, CvOptions, FitOptions, Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -238,9 +238,12 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// every candidate's scores, the rows the cross-validation used and the final fit's
 /// `min_support`. The model of a negated candidate describes the negative rows. `widen`
 /// ("no", "open", "nearest") widens every run's interval ends, in the cross-validation and the
-/// final fit.
+/// final fit. `final_fit=false` stops after the cross-validation: no model (`None`, 0
+/// contradictions), the index is the best-ranked candidate's and the support its scaled one
+/// (what a fit would use unless that support leaves no rule), so Python can compare the
+/// cross-validations of several encodings and fit only the winner's (docs/semantics.md §9.4).
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -261,7 +264,8 @@ pub fn fit_auto(
     widen: &str,
     max_rows: Option<usize>,
     scale_support: bool,
-) -> PyResult<(CoreModel, usize, usize, Vec<PyCvRow>, usize, u32)> {
+    final_fit: bool,
+) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32)> {
     let base = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&base, sl)?;
@@ -284,13 +288,23 @@ pub fn fit_auto(
     let widen = Widen::parse(widen).map_err(core_err)?;
     let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, max_rows, scale_support, widen };
     let options = FitOptions { method, n_runs, seed, shuffle, widen, ..FitOptions::default() };
-    let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
-    let (fitted, report) =
-        drive(py, n_jobs, progress, total, |state| fit_best(&base, &data, y, &settings, &cv, &options, state))?;
+    let (fitted, report) = if final_fit {
+        let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
+        let (fitted, report) =
+            drive(py, n_jobs, progress, total, |state| fit_best(&base, &data, y, &settings, &cv, &options, state))?;
+        (Some(fitted), report)
+    } else {
+        let total = cv_runs(&settings, &cv);
+        (None, drive(py, n_jobs, progress, total, |state| cross_validate(&base, &data, y, &settings, &cv, state))?)
+    };
     let support = final_support(&report.rows[report.best].setting, &cv, y.len(), report.sampled);
     let sampled = report.sampled;
     let rows = report.rows.into_iter().map(|r| (r.correct, r.rows, r.rules, r.conditions)).collect();
-    Ok((CoreModel::from_model(fitted.model), fitted.contradictions, report.best, rows, sampled, support))
+    let (model, contradictions) = match fitted {
+        Some(f) => (Some(CoreModel::from_model(f.model)), f.contradictions),
+        None => (None, 0),
+    };
+    Ok((model, contradictions, report.best, rows, sampled, support))
 }
 
 pub(crate) fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {
