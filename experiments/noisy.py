@@ -62,6 +62,7 @@ FINDRS = {
     "paper": lambda ds: dict(method="bp", T=100, tolerance=PAPER_TAU.get(ds, 0), **PAPER),
     "paper-run": lambda ds: dict(PAPER),
     "findrs": lambda ds: dict(),
+    "findrs-only": lambda ds: dict(method="find-rs"),  # the defaults without the budgeted vote (§9.5)
     "auto-tol": lambda ds: dict(tolerance="auto", **PAPER, cv_rows=None),
     "auto-tol-sup": lambda ds: dict(tolerance="auto", min_support="auto", **PAPER, cv_rows=None),
     "auto-tol-sup-dir": lambda ds: dict(tolerance="auto", min_support="auto", direction="auto", **PAPER, cv_rows=None),

@@ -486,3 +486,67 @@ def test_defaults_keep_tic_tac_toe_the_eight_winning_lines() -> None:
         m = findrs.fit(df, "class", "positive", random_state=seed)
         rules = m.rules.filter("kept")
         assert rules.height == 8 and all(len(c) == 3 for c in rules["constraints"].to_list()), seed
+
+
+# semantics §9.5: the budgeted vote against the FIND-RS winner.
+def _noisy_games(rate: float = 0.2, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
+    df = findrs.datasets.tic_tac_toe()
+    train, test = findrs.datasets.train_test_split(df, test_fraction=0.5, seed=0)
+    flip = np.random.default_rng(seed).random(train.height) < rate
+    y = train["class"] == "positive"
+    return train.with_columns(pl.Series("y", y.to_numpy() ^ flip)).drop("class"), test
+
+
+def test_the_vote_wins_only_by_cross_validation_and_is_the_fit_of_its_settings() -> None:
+    train, _ = _noisy_games()
+    model = findrs.fit(train, "y", random_state=0)
+    assert model.params["auto"][-1] == "method"
+    table = model.cv_results
+    assert set(table["method"]) == {"find-rs", "bp"}
+    chosen = table.filter(pl.col("chosen"))
+    assert chosen["method"][0] == model.method
+    best_rs = table.filter(pl.col("method") == "find-rs")["cv_accuracy"].max()
+    best_bp = table.filter(pl.col("method") == "bp")["cv_accuracy"].max()
+    assert model.method == "bp" and best_bp > best_rs  # this noisy set: the vote wins on training folds
+    assert model.T == 20 and model.params["cv_T"] == 20 and model.n_rules <= 100
+    assert model.params["n_rules"] in findrs.auto.VOTE_RULES and "n_rules" in model.params["auto"]
+    given = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify",
+                                          "bin_edges", "numeric")}
+    fixed = findrs.fit(train, "y", random_state=0, method="bp", T=20, n_rules=model.params["n_rules"], auto=False,
+                       **given)
+    assert fixed.rules.equals(model.rules)
+    assert f"method='bp'" in str(model)
+    loaded = findrs.RuleSetModel.from_json(model.to_json())
+    assert loaded.cv_results.equals(table) and loaded.params == model.params and loaded.rules.equals(model.rules)
+    two = findrs.fit(train, "y", random_state=0, n_jobs=2)
+    one = findrs.fit(train, "y", random_state=0, n_jobs=1)
+    assert one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results) and one.params == two.params
+
+
+def test_the_vote_loses_to_find_rs_on_clean_rules_and_keeps_its_model() -> None:
+    df = findrs.datasets.tic_tac_toe()
+    model = findrs.fit(df, "class", "positive", random_state=0)
+    alone = findrs.fit(df, "class", "positive", random_state=0, method="find-rs")
+    assert model.method == "find-rs" and model.params["auto"][-1] == "method"
+    assert model.rules.equals(alone.rules) and "method" not in alone.params["auto"]
+    # The FIND-RS part of the record is the fit's own.
+    assert model.cv_results.filter(pl.col("method") == "find-rs").drop("method").equals(alone.cv_results)
+    assert findrs.RuleSetModel.from_json(model.to_json()).params == model.params
+
+
+def test_no_vote_above_its_row_budget_or_with_a_method_given(monkeypatch) -> None:
+    train, _ = _noisy_games()
+    monkeypatch.setattr(findrs.auto, "VOTE_MAX_ROWS", train.height - 1)
+    model = findrs.fit(train, "y", random_state=0)
+    assert model.method == "find-rs" and "method" not in model.params["auto"] and "method" not in model.cv_results.columns
+    monkeypatch.undo()
+    given = findrs.fit(train, "y", random_state=0, method="find-rs")
+    assert given.rules.equals(model.rules) and given.params == model.params
+
+
+def test_a_record_naming_a_bad_method_is_refused() -> None:
+    train, _ = _noisy_games()
+    d = json.loads(findrs.fit(train, "y", random_state=0).to_json())
+    d["cv"]["candidates"][0]["method"] = "bo"
+    with pytest.raises(FindRSInputError, match="method must be"):
+        findrs.RuleSetModel.from_json(json.dumps(d))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import polars as pl
 
@@ -158,6 +158,57 @@ def merge_numeric_records(binned: Mapping[str, Any], binned_edges: str, interval
     return {"folds": binned["folds"], "sampled": binned["sampled"], "chosen": chosen, "candidates": cands}
 
 
+VOTE_T = 20
+"""Runs of the budgeted BP vote the automatic cross-validation tries against the FIND-RS winner
+(docs/semantics.md §9.5), in the cross-validation and in the final fit."""
+
+VOTE_RULES: tuple[int, ...] = (10, 25, 50, 100)
+"""The numbers of voting rules (BP's K) the budgeted vote tries; 100 caps a default model's
+voting rules."""
+
+VOTE_MAX_ROWS = 10_000
+"""The vote is tried only up to this many training rows: its final fit makes :data:`VOTE_T`
+runs on every row (Adult's 32,561 rows: about 25 s per run under load), over the time budget
+of a default fit."""
+
+
+def vote_candidates(chosen: Mapping[str, Any], automatic: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The budgeted BP vote's candidates (docs/semantics.md §9.5): the FIND-RS winner's
+    ``chosen`` settings (its record entry) with each K of :data:`VOTE_RULES`, ``method``
+    ``"bp"``; when ``min_support`` / ``simplify`` are among the ``automatic`` parameters, also
+    with no support filter / unsimplified rules (these share the runs, so cost no more runs).
+
+    Example:
+        >>> c = {"encoding": "av", "tolerance": 0.2, "min_support": 3, "direction": "positive",
+        ...      "simplify": False, "n_rules": None, "correct": [1], "rows": [2], "rules": [1], "conditions": [1]}
+        >>> [v["n_rules"] for v in vote_candidates(c)], vote_candidates(c)[0]["method"]
+        ([10, 25, 50, 100], 'bp')
+        >>> [(v["min_support"], v["simplify"]) for v in vote_candidates(c, ["min_support", "simplify"])][:2]
+        [(0, False), (3, False)]
+    """
+    keep = {k: v for k, v in chosen.items() if k not in _COUNTS}
+    supports = sorted({keep["min_support"], 0}) if "min_support" in automatic else [keep["min_support"]]
+    simplify = sorted({keep["simplify"], False}) if "simplify" in automatic else [keep["simplify"]]
+    return [{**keep, "min_support": s, "simplify": f, "n_rules": k, "method": "bp"}
+            for k in VOTE_RULES for s in supports for f in simplify]
+
+
+def merge_vote_records(findrs: Mapping[str, Any], vote: Mapping[str, Any], won: bool) -> dict[str, Any]:
+    """One record of the FIND-RS cross-validation and the budgeted vote's (same folds): every
+    candidate with its ``method``, the chosen one the vote's when ``won``.
+
+    Raises:
+        ValueError: the records' folds or samples differ (they cannot be compared).
+    """
+    if (findrs["folds"], findrs["sampled"], findrs["candidates"][0]["rows"]) != (
+        vote["folds"], vote["sampled"], vote["candidates"][0]["rows"]
+    ):
+        raise ValueError("the cross-validations of FIND-RS and the vote used different folds")
+    cands = [{**c, "method": "find-rs"} for c in findrs["candidates"]] + [dict(c) for c in vote["candidates"]]
+    chosen = len(findrs["candidates"]) + vote["chosen"] if won else findrs["chosen"]
+    return {"folds": findrs["folds"], "sampled": findrs["sampled"], "chosen": chosen, "candidates": cands}
+
+
 def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, Any]:
     """A model file's cross-validation record, checked against the model's ``params`` and its
     number of training rows: the counts per fold, the settings' ranges, the chosen candidate's
@@ -186,7 +237,9 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
         raise FindRSInputError(f"chosen must be a candidate's index, from 0 to {len(cands) - 1}, got {chosen!r}")
     numeric = "numeric" in params["auto"]
     edges = "bin_edges" in params["auto"] or numeric
-    fields = sorted([*AUTOMATIC, *_COUNTS, *(["bin_edges"] if edges else []), *(["numeric"] if numeric else [])])
+    method = "method" in params["auto"]
+    fields = sorted([*AUTOMATIC, *_COUNTS, *(["bin_edges"] if edges else []), *(["numeric"] if numeric else []),
+                     *(["method"] if method else [])])
     held_out = None
     for i, c in enumerate(cands):
         if not isinstance(c, dict) or sorted(c) != fields:
@@ -198,6 +251,8 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
                     PARAMETERS["numeric"].check("numeric", c["numeric"])
             except FindRSInputError as e:
                 raise FindRSInputError(f"candidate {i}: {e}") from None
+        if method and c["method"] not in ("find-rs", "bp"):
+            raise FindRSInputError(f"candidate {i}: method must be 'find-rs' or 'bp', got {c['method']!r}")
         for name in ("encoding", "tolerance", "min_support", "direction", "simplify"):
             try:
                 PARAMETERS[name].check(name, c[name])
@@ -244,16 +299,18 @@ def table(rec: Mapping[str, Any]) -> pl.DataFrame:
     """The cross-validation as a table: one row per candidate with its settings (``tolerance``
     and ``n_rules`` as text: ``"2"`` is a count of negatives, ``"0.1"`` a share), the held-out
     accuracy over all folds (``cv_accuracy``) (and, when the bin edges were cross-validated
-    too, each candidate's ``bin_edges``; when bins and intervals were, its ``numeric``), its standard deviation over the folds, the mean
+    too, each candidate's ``bin_edges``; when bins and intervals were, its ``numeric``; when the
+    budgeted vote was, its ``method``), its standard deviation over the folds, the mean
     voting ``rules`` and ``conditions`` per fold, and whether it was ``chosen``."""
     cands = rec["candidates"]
     out: dict[str, Any] = {}
-    for k in (*AUTOMATIC, *(["bin_edges"] if "bin_edges" in cands[0] else []), *(["numeric"] if "numeric" in cands[0] else [])):
+    extra = [k for k in ("bin_edges", "numeric", "method") if k in cands[0]]
+    for k in (*AUTOMATIC, *extra):
         values = [c[k] for c in cands]
         if k in ("tolerance", "n_rules"):
             out[k] = pl.Series(k, [None if v is None else str(v) for v in values], dtype=pl.String)
         else:
-            dtype = pl.String if k in ("encoding", "direction", "bin_edges", "numeric") else pl.Boolean if k == "simplify" else pl.UInt32
+            dtype = pl.String if k in ("encoding", "direction", "bin_edges", "numeric", "method") else pl.Boolean if k == "simplify" else pl.UInt32
             out[k] = pl.Series(k, values, dtype=dtype)
     acc, std, rules, conds = [], [], [], []
     for c in cands:

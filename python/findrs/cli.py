@@ -465,7 +465,8 @@ def build_parser() -> argparse.ArgumentParser:
     _header_option(p)
     p.add_argument("--target", required=True, metavar="COL", help="the label column")
     p.add_argument("--positive", metavar="V", help="the label the rules describe (read as the target's type)")
-    p.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs", help="default find-rs")
+    p.add_argument("--method", choices=["find-rs", "bo", "bp"], default=None,
+                   help="default find-rs, or a budgeted BP vote when the automatic settings' CV prefers it")
     p.add_argument("--encoding", choices=["av", "oh", "auto"], default=None, help="default auto (av with --paper)")
     p.add_argument("--tolerance", type=_tolerance, default=None, metavar="N|S|auto",
                    help="training negatives one rule may cover (N), or their largest share of the rows it covers (S in (0, 1)) (default auto; 0 with --paper)")

@@ -15,9 +15,11 @@ from .frames import as_polars
 from .model import ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
+from .params import CHOSEN_BESIDES as _CHOSEN_BESIDES
 from .params import DEFAULTS, NOT_GIVEN, NotGiven, _Int, check_n_jobs, check_params
 from .progress import progress_bar
 from .target import binarize, class_indices
+from . import auto as _auto_mod
 
 Method = Literal["find-rs", "bo", "bp"]
 Pair = Literal["bo+bp"]
@@ -34,7 +36,7 @@ def fit(data: Any, target: str, positive: Any | None = None, *, method: Pair, **
 
 
 @overload
-def fit(data: Any, target: str, positive: Any | None = None, *, method: Method = "find-rs", **kwargs: Any) -> RuleSetModel: ...
+def fit(data: Any, target: str, positive: Any | None = None, *, method: Method | None = None, **kwargs: Any) -> RuleSetModel: ...
 
 
 def fit(
@@ -42,7 +44,7 @@ def fit(
     target: str,
     positive: Any | None = None,
     *,
-    method: Method | Pair = "find-rs",
+    method: Method | Pair | None = None,
     encoding: Encoding | Auto = NOT_GIVEN["encoding"],
     tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
     min_support: int | Auto = NOT_GIVEN["min_support"],
@@ -83,7 +85,11 @@ def fit(
             of ``T`` runs, returned as a :class:`~findrs.ModelPair` ``(bo, bp)`` equal to
             separate ``"bo"`` and ``"bp"`` fits with the same ``random_state``
             (docs/semantics.md §5.1; needs ``auto=False``: not with automatic settings, nor on a
-            multiclass target).
+            multiclass target). ``None`` (the default): ``"find-rs"``, except that with
+            automatic settings on a binary target of at most 10,000 rows the cross-validation
+            also tries a budgeted BP vote (20 runs, at most 100 voting rules) on the FIND-RS
+            winner's settings and keeps it only when it has more held-out rows right
+            (docs/semantics.md §9.5).
         encoding: ``"av"`` (``a = v`` constraints, the default) or ``"oh"`` (value sets,
             docs/semantics.md §2), or ``"auto"``.
         tolerance: when a rule may absorb a positive. An ``int`` (default ``0``) is the
@@ -215,6 +221,9 @@ def fit(
         8
     """
     _check_target_is_a_name(data, target)
+    vote = method is None
+    if method is None:
+        method = "find-rs"
     pair = isinstance(method, str) and method == "bo+bp"
     if pair and random_state is None:
         random_state = secrets.randbits(63)  # one seed for both models
@@ -351,6 +360,8 @@ def fit(
                                          edges=bin_edges is None, numeric=numeric is None)
             else:
                 model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
+            if vote and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
+                model = _choose_vote(df, features, y, tgt, model, n_jobs, progress)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -524,3 +535,49 @@ def _choose_encoding(
         model = model._with_edges_record(edge_rec)
     rec = _auto.merge_numeric_records(edge_rec, variants[e_best][0]["bin_edges"], i_rec, params["bin_edges"], i_best)
     return model._with_edges_record(rec, ("numeric",))
+
+
+def _choose_vote(
+    df: pl.DataFrame,
+    features: Sequence[str],
+    y: np.ndarray,
+    tgt: Any,
+    model: RuleSetModel,
+    n_jobs: int | None,
+    progress: Any,
+) -> RuleSetModel:
+    """``method=None`` with automatic settings (docs/semantics.md §9.5): the budgeted BP vote
+    (:data:`~findrs.auto.VOTE_T` runs, K of :data:`~findrs.auto.VOTE_RULES`) with the settings and
+    encoding of ``model``, the FIND-RS winner, is cross-validated on the same sample and folds;
+    it replaces ``model`` only when its best K has more held-out rows right (a tie to fewer
+    conditions, then to FIND-RS). The record lists both, each candidate with its ``method``."""
+    rec = model._cv
+    chosen = rec["candidates"][rec["chosen"]]
+    p = model.params
+    cands = _auto_mod.vote_candidates(chosen, p["auto"])
+    encoders = model.encoders
+    codes = encode_frame(df, encoders)
+    cv_params = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "cv_T": _auto_mod.VOTE_T, "n_rules": None}
+    vrec = RuleSetModel._cross_validate(codes, y, encoders, cv_params, n_jobs, None, cands=cands)
+    won = _chosen_score(vrec) > _chosen_score(rec)
+    auto_list = [*p["auto"], "method"]
+    if won:
+        c = vrec["candidates"][vrec["chosen"]]
+        support = c["min_support"]
+        if "min_support" in p["auto"]:
+            support = _auto_mod.scaled_support(support, len(y), vrec["sampled"])
+        fp = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "n_rules": c["n_rules"], "min_support": support,
+              "simplify": c["simplify"], "auto": []}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
+                bp = RuleSetModel._fit_many(codes, y, encoders, tgt, [fp], n_jobs, progress)[0]
+        except FindRSInputError:  # its support leaves no rule on all rows: FIND-RS stays
+            won = False
+    merged = _auto_mod.merge_vote_records(rec, vrec, won)
+    if not won:
+        return model._with_record({**p, "auto": auto_list}, merged)
+    params = {**bp.params, "auto": [*p["auto"], "n_rules", "method"], "cv": p["cv"], "cv_T": _auto_mod.VOTE_T,
+              "cv_rows": p["cv_rows"]}
+    params["auto"] = [k for k in (*_auto_mod.AUTOMATIC, *_CHOSEN_BESIDES) if k in params["auto"]]
+    return bp._with_record(params, merged)

@@ -244,12 +244,14 @@ class RuleSetModel:
         params: dict[str, Any],
         n_jobs: int | None,
         progress: Callable[[int, int], None] | None,
+        cands: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """The cross-validation of :meth:`_fit_auto` alone, without its final fit on all rows:
         its record (the chosen candidate the best-ranked one). The same codes and parameters
         give the same record as the fit's (docs/semantics.md §9.4), so the other CV axes
-        (bin edges, numeric kind) compare encodings and fit only the winner."""
-        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False)
+        (bin edges, numeric kind) compare encodings and fit only the winner. ``cands``: the
+        candidates to try instead of those of ``params`` (the vote axis, §9.5)."""
+        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False, cands=cands)
         _, _, cands, best, rows, folds, sampled, _ = out
         return auto.record(cands, rows, best, folds, int(sampled))
 
@@ -264,10 +266,12 @@ class RuleSetModel:
         progress: Callable[[int, int], None] | None,
         *,
         final_fit: bool,
+        cands: list[dict[str, Any]] | None = None,
     ) -> tuple[Any, ...]:
         """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
-        sampled, final support)."""
+        sampled, final support). ``cands``: the candidates to try (default: those of
+        ``params``, :func:`findrs.auto.candidates`)."""
         n_pos = int(labels.sum())
         smaller = min(n_pos, len(labels) - n_pos)
         if smaller < 2:
@@ -281,7 +285,8 @@ class RuleSetModel:
         sample = params["cv_rows"] if params["cv_rows"] is not None and params["cv_rows"] < n else n
         # The candidates as the sample sees them (its positives decide the supports tried).
         s_pos = max(1, (n_pos * sample + n // 2) // n)
-        cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
+        if cands is None:
+            cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
         with _input_errors(), _memory_errors(encoders, "av", labels):
             core, contradictions, best, rows, sampled, support = _core.fit_auto(
                 codes,
@@ -1273,6 +1278,11 @@ class RuleSetModel:
         params = {**self.params, "n_rules": int(k), "max_rules": None}
         training = {key: v for key, v in self._training.items() if key != "budget"}
         return RuleSetModel(core, self.encoders, self.target, params, training, self._cv)
+
+    def _with_record(self, params: dict[str, Any], rec: dict[str, Any]) -> "RuleSetModel":
+        """This model with ``params`` and ``rec`` as its cross-validation record (learn.py
+        ``_choose_vote``)."""
+        return RuleSetModel(self._core, self.encoders, self.target, params, self._training, rec)
 
     def _with_edges_record(self, rec: dict[str, Any], chosen: tuple[str, ...] = ("bin_edges",)) -> "RuleSetModel":
         """This model with ``rec`` as its cross-validation record and ``chosen`` (of

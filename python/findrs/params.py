@@ -172,10 +172,10 @@ change."""
 AUTOMATIC = ("encoding", "tolerance", "min_support", "direction", "simplify", "n_rules")
 """The parameters cross-validation can choose, in the order a model lists them."""
 
-CHOSEN_BESIDES = ("bin_edges", "numeric")
+CHOSEN_BESIDES = ("bin_edges", "numeric", "method")
 """Parameters a model's ``auto`` may list after :data:`AUTOMATIC`: chosen by the same
-cross-validation, each value on codes of its own (``bin_edges=None``, ``numeric=None``,
-docs/semantics.md §9.4)."""
+cross-validation, each value on codes of its own (``bin_edges=None``, ``numeric=None``), or
+the budgeted BP vote against the FIND-RS winner (``method=None``, docs/semantics.md §9.4, §9.5)."""
 
 AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
 """The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""

@@ -68,9 +68,10 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     (strings, integers, booleans ...), of two or more classes.
 
     Parameters:
-        method: ``"find-rs"`` (one run, the default, as :func:`findrs.fit`), ``"bo"``
-            (majority vote of ``T`` runs) or ``"bp"`` (weighted rules of ``T`` runs, pruned to
-            the best ``n_rules``).
+        method: ``"find-rs"`` (one run), ``"bo"`` (majority vote of ``T`` runs) or ``"bp"``
+            (weighted rules of ``T`` runs, pruned to the best ``n_rules``); ``None`` (the
+            default, as :func:`findrs.fit`): ``"find-rs"``, or a budgeted BP vote when the
+            automatic settings' cross-validation prefers it (docs/semantics.md §9.5).
         T: number of runs for ``"bo"`` / ``"bp"`` (ignored by ``"find-rs"``).
         encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets), or ``"auto"``.
         tolerance: how many training negatives one rule may cover (an int), or the largest
@@ -168,7 +169,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        method: str = "find-rs",
+        method: str | None = None,
         T: int = 100,
         encoding: str | None = None,
         tolerance: int | float | str | None = None,
