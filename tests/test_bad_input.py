@@ -143,7 +143,6 @@ def test_feature_errors(case: str) -> None:
 PARAM_CASES: list[tuple[dict[str, Any], list[str]]] = [
     ({"method": "xx"}, ["method", "'xx'"]),
     ({"method": "BO"}, ["method", "'BO'"]),
-    ({"method": None}, ["method", "None"]),
     ({"encoding": "onehot"}, ["encoding", "'onehot'"]),
     ({"encoding": "AV"}, ["encoding", "'AV'"]),
     ({"encoding": None}, ["encoding"]),
