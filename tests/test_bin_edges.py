@@ -193,7 +193,7 @@ def test_forms_agree_on_random_frames(df: pl.DataFrame) -> None:
 # tests/test_intervals.py).
 def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     train = _frame(400, 0)
-    model = findrs.fit(train, "y", random_state=0, numeric="bins")
+    model = findrs.fit(train, "y", random_state=0, numeric="bins", method="find-rs")  # no vote (§9.5)
     assert model.params["auto"][-1] == "bin_edges"
     table = model.cv_results
     assert set(table["bin_edges"]) == {"uniform", "supervised"}
@@ -203,7 +203,7 @@ def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     # The winner has the most held-out rows right of all candidates of both placements.
     assert chosen["cv_accuracy"][0] == table["cv_accuracy"].max()
     # It is the model a fit with that placement given gives, with the same candidates.
-    fixed = findrs.fit(train, "y", random_state=0, bin_edges=model.params["bin_edges"], numeric="bins")
+    fixed = findrs.fit(train, "y", random_state=0, bin_edges=model.params["bin_edges"], numeric="bins", method="find-rs")
     assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
     part = table.filter(pl.col("bin_edges") == model.params["bin_edges"]).drop("bin_edges")
     assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))
@@ -220,7 +220,7 @@ def test_cross_validation_without_a_final_fit_is_the_fits_record(how: str) -> No
     y = train["y"].to_numpy()
     enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
     codes = encode_frame(train, enc)
-    model = findrs.fit(train, "y", random_state=3, bin_edges=how, numeric="bins")
+    model = findrs.fit(train, "y", random_state=3, bin_edges=how, numeric="bins", method="find-rs")
     rec = RuleSetModel._cross_validate(codes, y, enc, {**model.params, "auto": model.params["auto"],
                                        **{k: "auto" for k in model.params["auto"]}}, None, None)
     assert rec == model._cv

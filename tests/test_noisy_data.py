@@ -208,11 +208,12 @@ def test_auto_parameters_are_checked() -> None:
 
 def test_auto_true_means_every_unset_setting_is_auto() -> None:
     df = findrs.datasets.monks(2)
-    a = findrs.fit(df, "class", auto=True, random_state=3)
+    a = findrs.fit(df, "class", auto=True, random_state=3, method="find-rs")
     b = findrs.fit(df, "class", random_state=3, **AUTO, simplify="auto", auto=False)
-    assert a.to_json() == b.to_json()
+    assert a.to_json() == b.to_json() and "method" not in b.params["auto"]  # the vote needs auto=True (§9.5)
     # auto=True is the default.
-    assert findrs.fit(df, "class", random_state=3).to_json() == a.to_json()
+    assert findrs.fit(df, "class", random_state=3, method="find-rs").to_json() == a.to_json()
+    assert findrs.fit(df, "class", random_state=3).to_json() == findrs.fit(df, "class", auto=True, random_state=3).to_json()
     # An explicit value stays fixed.
     c = findrs.fit(df, "class", auto=True, encoding="oh", random_state=3)
     assert c.encoding == "oh" and "encoding" not in c.params["auto"]
@@ -381,7 +382,7 @@ def test_cli_fit_auto(tmp_path) -> None:
     assert main(["fit", str(data), "--target", "class", "--auto", "--tolerance", "0.1", "--random-state", "0",
                  "-o", str(out)]) == 0
     m = findrs.RuleSetModel.from_json(out)
-    assert m.params["tolerance"] == 0.1 and m.params["auto"] == ["encoding", "min_support", "direction", "simplify"]
+    assert m.params["tolerance"] == 0.1 and m.params["auto"] == ["encoding", "min_support", "direction", "simplify", "method"]
     # --auto is the default.
     assert main(["fit", str(data), "--target", "class", "--tolerance", "0.1", "--random-state", "0",
                  "-o", str(tmp_path / "d.json")]) == 0

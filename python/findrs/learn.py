@@ -360,7 +360,7 @@ def fit(
                                          edges=bin_edges is None, numeric=numeric is None)
             else:
                 model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
-            if vote and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
+            if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                 model = _choose_vote(df, features, y, tgt, model, n_jobs, progress)
     finally:
         if progress is not None:

@@ -536,7 +536,7 @@ class RuleSetModel:
             >>> import findrs
             >>> m = findrs.datasets.monks(3).findrs.fit("class", auto=True, random_state=0)
             >>> m.cv_results.filter("chosen").height, m.params["auto"]
-            (1, ['encoding', 'tolerance', 'min_support', 'direction', 'simplify'])
+            (1, ['encoding', 'tolerance', 'min_support', 'direction', 'simplify', 'method'])
         """
         return None if self._cv is None else auto.table(self._cv)
 
