@@ -667,10 +667,24 @@ impl Terms {
             .copied()
             .zip(self.single_features.iter().copied())
             .collect();
-        pairs.sort_by_key(|&(s, f)| (key(s), f));
+        // Features are distinct among the singles, so the keys are too: an unstable sort
+        // gives the one order.
+        pairs.sort_unstable_by_key(|&(s, f)| (key(s), f));
         for (i, (s, f)) in pairs.into_iter().enumerate() {
             self.singles[i] = s;
             self.single_features[i] = f;
+        }
+    }
+
+    /// Appends the single-slot terms of `from` whose slot is set in `mask` (the terms a row
+    /// with that slot mask satisfies), in their order.
+    #[inline]
+    pub fn extend_singles_held(&mut self, from: &Terms, mask: &[u64]) {
+        for (&s, &f) in from.singles.iter().zip(&from.single_features) {
+            if crate::bitset::get(mask, s as usize) {
+                self.singles.push(s);
+                self.single_features.push(f);
+            }
         }
     }
 

@@ -73,6 +73,11 @@ struct RunState<'a> {
     /// The most negatives an accepted generalization may cover: `acc.limit(positives)`.
     cap: u32,
     sw: usize,
+    /// Some feature is one-hot (a candidate then widens the single-slot terms the positive
+    /// fails instead of dropping them).
+    has_one_hot: bool,
+    /// Per feature, its slots as a slot mask (`sw` words each).
+    feature_masks: Vec<u64>,
     rules: Vec<Rule>,
     terms: Vec<Terms>,
     buckets: Vec<Vec<u32>>,
@@ -170,6 +175,8 @@ impl<'a> RunState<'a> {
             acc,
             cap: acc.limit(ts.n_positives() as u32),
             sw: ts.slot_words(),
+            has_one_hot: ts.schema.kinds().contains(&ConstraintKind::OneHot),
+            feature_masks: feature_masks(&ts.schema),
             rules: Vec::new(),
             terms: Vec::new(),
             buckets: Vec::new(),
@@ -514,8 +521,16 @@ impl<'a> RunState<'a> {
         let terms = &self.terms[i];
         self.candidate.clear();
         let candidate = &mut self.candidate;
-        for k in 0..terms.singles().len() {
-            patch_slot_term(candidate, schema, rule, codes, terms.single(k));
+        // A single-slot term the positive satisfies (its slot bit is set in the positive's
+        // mask) is kept as it is; only the others need the positive's code.
+        let pm = self.ts.pos_slots(p);
+        candidate.extend_singles_held(terms, pm);
+        if self.has_one_hot {
+            for (k, &s) in terms.singles().iter().enumerate() {
+                if !bitset::get(pm, s as usize) {
+                    patch_slot_term(candidate, schema, rule, codes, terms.single(k));
+                }
+            }
         }
         for q in 0..terms.n_spans() {
             patch_slot_term(candidate, schema, rule, codes, terms.span(q));
@@ -549,9 +564,9 @@ impl<'a> RunState<'a> {
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
         self.rules[i].terms(schema, &mut self.terms[i]);
+        self.sort_terms(i);
         if !self.acc.is_absolute() {
             self.pos_cov[i] = pos;
-            self.sort_terms(i);
         }
         self.refresh_near_misses::<IV>(i);
         for k in 0..WITNESSES {
@@ -629,10 +644,9 @@ impl<'a> RunState<'a> {
                 let f = schema.feature_of(slot);
                 match schema.kind(f) {
                     ConstraintKind::AttributeValue => {
-                        for s in schema.slots(f) {
-                            if !bitset::get(a, s) {
-                                bitset::set(mask, s);
-                            }
+                        let fm = &self.feature_masks[f * sw..(f + 1) * sw];
+                        for ((m, &fm), &a) in mask.iter_mut().zip(fm).zip(a) {
+                            *m |= fm & !a;
                         }
                     }
                     ConstraintKind::OneHot => bitset::set(mask, slot),
@@ -666,11 +680,10 @@ impl<'a> RunState<'a> {
         let mut counts = self.spare_counts.pop().unwrap_or_default();
         counts.clear();
         let cap = self.cap;
+        self.sort_singles(&mut terms);
         let covered = self.ts.negatives.count_covered(&terms, cap);
         if !self.acc.is_absolute() {
-            let ts = self.ts;
-            terms.sort_singles_by_key(|s| ts.slot_rows(s));
-            self.pos_cov.push(ts.positives.count_covered(&terms, u32::MAX));
+            self.pos_cov.push(self.ts.positives.count_covered(&terms, u32::MAX));
         }
         self.allowed.extend_from_slice(&rule.allowed()[..self.sw]);
         self.blocked.extend(std::iter::repeat_n(0, self.sw));
@@ -707,11 +720,24 @@ impl<'a> RunState<'a> {
         }
     }
 
-    /// Relative test: rule `i`'s single-slot terms, rarest slot first (a candidate's counting
-    /// then reaches an empty word sooner).
+    /// Rule `i`'s single-slot terms, rarest slot first (a candidate's counting then reaches an
+    /// empty word sooner, and a near-miss count a word where every row fails two terms).
     fn sort_terms(&mut self, i: usize) {
+        let mut terms = std::mem::take(&mut self.terms[i]);
+        self.sort_singles(&mut terms);
+        self.terms[i] = terms;
+    }
+
+    /// Sorts single-slot terms rarest slot first: among the negatives under the absolute test
+    /// (only negatives are counted), among all training rows under a relative one. The order
+    /// changes no count, only how soon a word's AND reaches zero.
+    fn sort_singles(&self, terms: &mut Terms) {
         let ts = self.ts;
-        self.terms[i].sort_singles_by_key(|s| ts.slot_rows(s));
+        if self.acc.is_absolute() {
+            terms.sort_singles_by_key(|s| ts.neg_slot_rows(s));
+        } else {
+            terms.sort_singles_by_key(|s| ts.slot_rows(s));
+        }
     }
 
     /// Whether rules keep their near-miss counts (needed by `near_bound`): only a cap above 0
@@ -886,6 +912,18 @@ impl<'a> RunState<'a> {
             }
         }
     }
+}
+
+/// Per feature of `schema`, the slot mask of its slots (`slot_words` words each; empty for an
+/// interval feature).
+fn feature_masks(schema: &crate::schema::Schema) -> Vec<u64> {
+    let sw = schema.slot_words();
+    let mut masks = vec![0u64; schema.n_features() * sw];
+    for f in 0..schema.n_features() {
+        let r = schema.slots(f);
+        bitset::set_range(&mut masks[f * sw..(f + 1) * sw], r.start, r.end);
+    }
+    masks
 }
 
 /// Appends to `candidate` the slot term `t` of `rule` generalized to the row `codes`: kept when

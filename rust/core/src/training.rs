@@ -35,6 +35,8 @@ pub struct TrainingSet {
     pub positives: RowIndex,
     /// Built on first use: training rows holding each slot.
     slot_rows: OnceLock<Vec<u32>>,
+    /// Built on first use: negatives holding each slot.
+    neg_slot_rows: OnceLock<Vec<u32>>,
     /// Built on first use: `[w * n_slots + slot]` = positives holding `slot` in words `>= w` of
     /// the positives' index (`w` up to the number of words, where it is 0).
     pos_suffix: OnceLock<Vec<u32>>,
@@ -130,6 +132,7 @@ impl TrainingSet {
             negatives,
             positives,
             slot_rows: OnceLock::new(),
+            neg_slot_rows: OnceLock::new(),
             pos_suffix: OnceLock::new(),
             distinct: OnceLock::new(),
         })
@@ -239,6 +242,20 @@ impl TrainingSet {
                     for (r, x) in rows.iter_mut().zip(index.word(w)) {
                         *r += x.count_ones();
                     }
+                }
+            }
+            rows
+        })[slot as usize]
+    }
+
+    /// Negatives holding `slot` (an AV or OH slot).
+    #[inline]
+    pub fn neg_slot_rows(&self, slot: u32) -> u32 {
+        self.neg_slot_rows.get_or_init(|| {
+            let mut rows = vec![0u32; self.schema.n_slots()];
+            for w in 0..self.negatives.n_words() {
+                for (r, x) in rows.iter_mut().zip(self.negatives.word(w)) {
+                    *r += x.count_ones();
                 }
             }
             rows

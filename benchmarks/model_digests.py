@@ -1,0 +1,70 @@
+"""Digests of the models of many fits, to prove that a speed change changed no rule.
+
+    python benchmarks/model_digests.py --data-dir "$FINDRS_DATA_DIR" > before.txt
+    # ... change the core, rebuild ...
+    python benchmarks/model_digests.py --data-dir "$FINDRS_DATA_DIR" > after.txt
+    diff before.txt after.txt        # empty: every model's to_json() is byte-identical
+
+Each line is one fit (data set, method, encoding, tolerance, numeric kind, n_jobs) and the
+SHA-256 of its ``model.to_json()``, with the number of rules. The fits cover the paper's
+settings on all 11 UCI data sets (BP100, AV and OH), connect-4 BP100 on its seed-0 training
+half with ``n_jobs`` 1 and 2 (which must agree), tolerances above 0 (counts and shares) and
+Adult with binned and interval features. ``--quick`` leaves out the connect-4 BP100 fits
+(about 40 CPU-seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+import findrs
+from findrs.datasets import train_test_split
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from experiments.noisy import load_adult  # noqa: E402
+from experiments.uci import UCI_FILES, load_uci, require_data_dir  # noqa: E402
+
+
+def digest(name: str, train, **kw) -> None:
+    model = findrs.fit(train, "class", random_state=0, auto=False, **kw)
+    h = hashlib.sha256(model.to_json().encode()).hexdigest()[:16]
+    args = " ".join(f"{k}={v}" for k, v in kw.items())
+    print(f"{name:12s} {args:55s} rules {len(model.rules):7d} sha256 {h}", flush=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=None, help="directory with the UCI files (default: $FINDRS_DATA_DIR)")
+    ap.add_argument("--quick", action="store_true", help="leave out the connect-4 BP100 fits")
+    args = ap.parse_args()
+    names = list(UCI_FILES)
+    data_dir = require_data_dir(args.data_dir, names, extra_files=("adult.data", "adult.test"))
+    for name in names:
+        train, _ = train_test_split(load_uci(name, data_dir), 0.5, 0)
+        big = name == "connect-4"
+        for encoding in ("av", "oh"):
+            if big and encoding == "av" and not args.quick:
+                for n_jobs in (1, 2):
+                    digest(name, train, method="bp", T=100, encoding=encoding, n_jobs=n_jobs)
+            elif not big:
+                digest(name, train, method="bp", T=100, encoding=encoding)
+            digest(name, train, method="bo", T=10, encoding=encoding)
+            for tolerance in (1, 3, 0.05):
+                digest(name, train.head(8000) if big else train, method="bo", T=5, encoding=encoding,
+                       tolerance=tolerance)
+        if name == "banknote":
+            digest(name, train, method="bp", T=20, numeric="interval")
+    adult, _ = load_adult(Path(data_dir))
+    for encoding in ("av", "oh"):
+        digest("adult", adult, method="bp", T=100, encoding=encoding)
+    digest("adult", adult.head(6000), method="bo", T=5, numeric="interval")
+    digest("adult", adult.head(6000), method="bo", T=5, tolerance=2, numeric="interval")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
