@@ -160,9 +160,13 @@ impl RowIndex {
         let n = self.n_words;
         let start = if start < n { start } else { 0 };
         for w in (start..n).chain(0..start) {
-            count += terms.eval_slots(self.word(w), self.valid(w)).count_ones();
-            if count > limit {
-                return (count, w);
+            // Most words hold no covered row: count only the others.
+            let x = terms.eval_slots(self.word(w), self.valid(w));
+            if x != 0 {
+                count += x.count_ones();
+                if count > limit {
+                    return (count, w);
+                }
             }
         }
         (count, start)

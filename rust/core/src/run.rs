@@ -21,8 +21,8 @@
 //!   negatives and `pos_cov[r] + pos_counts[r][s]` positives, decided without a scan.
 //!
 //! - `witnesses[r]` are a few negatives, not covered by `r`, that recently made a generalization
-//!   of `r` cover too many negatives, each with the slot mask that tells in one AND + popcount
-//!   whether generalizing `r` to a positive would cover it again.
+//!   of `r` cover too many negatives, each with the slot mask that tells in one XOR + AND per
+//!   word whether generalizing `r` to a positive would cover it again.
 //! - with a relative test, `rejected` holds every mask `pm & !allowed[r]` of a positive whose
 //!   generalization of `r`, as `r` is now, was counted and rejected ([`rejected`]); emptied
 //!   whenever `r` changes. Without interval features generalize(r, p) depends on `p` only
@@ -78,6 +78,8 @@ struct RunState<'a> {
     has_one_hot: bool,
     /// Per feature, its slots as a slot mask (`sw` words each).
     feature_masks: Vec<u64>,
+    /// The slots of the one-hot features (`sw` words).
+    one_hot_slots: Vec<u64>,
     rules: Vec<Rule>,
     terms: Vec<Terms>,
     buckets: Vec<Vec<u32>>,
@@ -177,6 +179,7 @@ impl<'a> RunState<'a> {
             sw: ts.slot_words(),
             has_one_hot: ts.schema.kinds().contains(&ConstraintKind::OneHot),
             feature_masks: feature_masks(&ts.schema),
+            one_hot_slots: one_hot_slots(&ts.schema),
             rules: Vec::new(),
             terms: Vec::new(),
             buckets: Vec::new(),
@@ -577,11 +580,11 @@ impl<'a> RunState<'a> {
         }
     }
 
-    /// Number of witnesses of rule `i` that generalize(rule i, p) covers.
+    /// Number of witnesses of rule `i` that generalize(rule i, p) covers: those whose mask
+    /// meets none of the positive's slots flipped on the one-hot slots (see `set_witness`).
     #[inline]
     fn witness_hits<const IV: bool>(&self, i: usize, p: usize, pm: &[u64]) -> u32 {
         let sw = self.sw;
-        let a = &self.allowed[i * sw..(i + 1) * sw];
         let mut hits = 0;
         for k in 0..WITNESSES {
             let j = i * WITNESSES + k;
@@ -589,14 +592,12 @@ impl<'a> RunState<'a> {
                 continue;
             }
             let mask = &self.wit_mask[j * sw..(j + 1) * sw];
-            let n: u32 = (0..sw)
-                .map(|w| (pm[w] & !a[w] & mask[w]).count_ones())
-                .sum();
+            let slots_pass = (0..sw).all(|w| (pm[w] ^ self.one_hot_slots[w]) & mask[w] == 0);
             if IV {
                 let covers = self.ivf.witness_covers(j, self.ts.pos_intervals(p));
-                hits += (n == self.wit_need[j] && covers) as u32;
+                hits += (slots_pass && covers) as u32;
             } else {
-                hits += (n == self.wit_need[j]) as u32;
+                hits += slots_pass as u32;
             }
         }
         hits
@@ -623,9 +624,12 @@ impl<'a> RunState<'a> {
     }
 
     /// Witness `k` of rule `i` := negative `n` with its mask relative to the rule now (empty if
-    /// the rule covers `n`). AV: the rule's disallowed slots of each feature `n` fails (the
-    /// positive must fail that feature too); OH: `n`'s own slot there (the positive must have
-    /// that value); an interval feature: the range of codes that widens over `n`'s.
+    /// the rule covers `n`). Generalizing the rule to a positive covers `n` iff it relaxes
+    /// every feature `n` fails: AV, the rule allows one slot of such a feature and the positive
+    /// must not hold it (the mask has that slot, which the positive's mask must miss); OH, the
+    /// positive must hold `n`'s own slot (the mask has it, which the positive's mask, flipped
+    /// on the one-hot slots, must miss); an interval feature: the range of codes that widens
+    /// over `n`'s. So the slot part is one XOR and AND per word, no count.
     fn set_witness<const IV: bool>(&mut self, i: usize, k: usize, n: u32) {
         let sw = self.sw;
         let schema = &self.ts.schema;
@@ -646,7 +650,7 @@ impl<'a> RunState<'a> {
                     ConstraintKind::AttributeValue => {
                         let fm = &self.feature_masks[f * sw..(f + 1) * sw];
                         for ((m, &fm), &a) in mask.iter_mut().zip(fm).zip(a) {
-                            *m |= fm & !a;
+                            *m |= fm & a;
                         }
                     }
                     ConstraintKind::OneHot => bitset::set(mask, slot),
@@ -924,6 +928,18 @@ fn feature_masks(schema: &crate::schema::Schema) -> Vec<u64> {
         bitset::set_range(&mut masks[f * sw..(f + 1) * sw], r.start, r.end);
     }
     masks
+}
+
+/// The slot mask of every slot of the one-hot features of `schema`.
+fn one_hot_slots(schema: &crate::schema::Schema) -> Vec<u64> {
+    let mut mask = vec![0u64; schema.slot_words()];
+    for f in 0..schema.n_features() {
+        if schema.kind(f) == ConstraintKind::OneHot {
+            let r = schema.slots(f);
+            bitset::set_range(&mut mask, r.start, r.end);
+        }
+    }
+    mask
 }
 
 /// Appends to `candidate` the slot term `t` of `rule` generalized to the row `codes`: kept when
