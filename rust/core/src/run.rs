@@ -123,7 +123,7 @@ struct RunState<'a> {
 }
 
 /// Witness negatives kept per rule.
-const WITNESSES: usize = 4;
+const WITNESSES: usize = 8;
 const NONE: u32 = u32::MAX;
 
 /// Runs FIND-RS over the positives of `ts` in `order` (indices into the positives).
