@@ -1,6 +1,6 @@
 """The table of issue 14 ("faster where users wait"), every row it can regenerate, in one run.
 
-    python benchmarks/bench_issue14.py [--data-dir DIR] [--cold-build]
+    python benchmarks/bench_issue14.py [--data-dir DIR] [--cold-build] [--fit-only]
 
 The UCI files (connect-4.data, adult.data, adult.test) come from ``--data-dir DIR`` or the
 ``FINDRS_DATA_DIR`` environment variable. Rows, each with its anchor from the same run:
@@ -15,6 +15,7 @@ The UCI files (connect-4.data, adult.data, adult.test) come from ``--data-dir DI
   with String, Enum and Categorical inputs (``bench_predict.in_memory``);
 - BO and BP of the same data: ``method="bo+bp"`` (one set of runs) against two fits;
 - Adult BP100 fit (AV and OH, paper's settings, ``adult.data``);
+- with ``--fit-only``, only the fit rows (connect-4 BP100, the growth of one run, Adult);
 - with ``--cold-build``: a cold ``cargo build --release`` of the extension in a new target
   directory (deleted afterwards): wall and CPU minutes (several minutes on 2 cores).
 Prints the load average with each row: timings on a shared machine are noisy.
@@ -66,6 +67,8 @@ def main() -> int:
     ap.add_argument("--data-dir", default=None, help="directory with the UCI files (default: $FINDRS_DATA_DIR)")
     ap.add_argument("--cold-build", action="store_true", help="also time a cold cargo build of the extension")
     ap.add_argument("--repeat", type=int, default=3, help="repeats of the prediction timings (best kept)")
+    ap.add_argument("--fit-only", action="store_true",
+                    help="only the fit rows: connect-4 BP100, the growth of one run, Adult BP100")
     args = ap.parse_args()
     data_dir = require_data_dir(args.data_dir, ["connect-4"], extra_files=("adult.data", "adult.test"))
     print(f"findrs issue 14 table; polars {pl.__version__}, {os.cpu_count()} cores, {load()}\n")
@@ -88,31 +91,37 @@ def main() -> int:
     print("one FIND-RS run: " + ", ".join(f"{n:,} rows {t:.2f} s" for n, t in zip(sizes, secs))
           + f"; time grows as rows^{slope:.2f}; {load()}")
 
-    in_memory(model, c4.drop("class"), 30, args.repeat)
+    if not args.fit_only:
+        in_memory(model, c4.drop("class"), 30, args.repeat)
+        bo_and_bp(train, wall)
+    adult, _ = load_adult(Path(data_dir))
+    for encoding in ("av", "oh"):
+        t, _, m = timed(lambda: findrs.fit(adult, "class", encoding=encoding, **bp))
+        print(f"Adult BP100 fit ({adult.height:,} rows), {encoding.upper()}: {t:.2f} s, {m.n_rules:,} voting rules; {load()}")
+    if args.cold_build:
+        cold_build()
+    return 0
 
+
+def bo_and_bp(train: pl.DataFrame, wall: float) -> None:
     t_pair, _, _ = timed(lambda: findrs.fit(train, "class", method="bo+bp", T=100, random_state=0, auto=False))
     t_bo, _, _ = timed(lambda: findrs.fit(train, "class", method="bo", T=100, random_state=0, auto=False))
     print(f"\nBO and BP of connect-4: method='bo+bp' {t_pair:.2f} s; separate fits {t_bo + wall:.2f} s "
           f"(BO {t_bo:.2f} + BP {wall:.2f}); {load()}")
 
-    adult, _ = load_adult(Path(data_dir))
-    for encoding in ("av", "oh"):
-        t, _, m = timed(lambda: findrs.fit(adult, "class", encoding=encoding, **bp))
-        print(f"Adult BP100 fit ({adult.height:,} rows), {encoding.upper()}: {t:.2f} s, {m.n_rules:,} voting rules; {load()}")
 
-    if args.cold_build:
-        target = Path(tempfile.mkdtemp(prefix="findrs-cold-"))
-        env = {**os.environ, "CARGO_TARGET_DIR": str(target), "PYO3_PYTHON": sys.executable}
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        subprocess.run(["cargo", "build", "--release", "-p", "findrs-python"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wall = time.perf_counter() - t
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        shutil.rmtree(target, ignore_errors=True)
-        print(f"cold cargo build --release of the extension: {wall / 60:.1f} min wall, {cpu / 60:.1f} CPU-min; {load()}")
-    return 0
+def cold_build() -> None:
+    target = Path(tempfile.mkdtemp(prefix="findrs-cold-"))
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target), "PYO3_PYTHON": sys.executable}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(["cargo", "build", "--release", "-p", "findrs-python"], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    shutil.rmtree(target, ignore_errors=True)
+    print(f"cold cargo build --release of the extension: {wall / 60:.1f} min wall, {cpu / 60:.1f} CPU-min; {load()}")
 
 
 if __name__ == "__main__":
