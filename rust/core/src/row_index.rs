@@ -159,9 +159,23 @@ impl RowIndex {
         let mut count = 0u32;
         let n = self.n_words;
         let start = if start < n { start } else { 0 };
-        for w in (start..n).chain(0..start) {
+        if terms.singles().is_empty() {
+            for w in (start..n).chain(0..start) {
+                count += terms.eval_slots(self.word(w), self.valid(w)).count_ones();
+                if count > limit {
+                    return (count, w);
+                }
+            }
+            return (count, start);
+        }
+        // A single-slot term's word is zero past the last row, so every word's rows are valid;
+        // words are visited as consecutive chunks of the index (no per-word bounds to check).
+        let ns = self.n_slots;
+        let (head, tail) = self.bits[..n * ns].split_at(start * ns);
+        let words = tail.chunks_exact(ns).zip(start..).chain(head.chunks_exact(ns).zip(0..));
+        for (word, w) in words {
             // Most words hold no covered row: count only the others.
-            let x = terms.eval_slots(self.word(w), self.valid(w));
+            let x = terms.eval_slots(word, !0);
             if x != 0 {
                 count += x.count_ones();
                 if count > limit {
