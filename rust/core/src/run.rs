@@ -43,6 +43,7 @@
 //! codes) lives in [`intervals`]; its thresholds are computed against `cap` too. A run over a
 //! schema without interval features compiles without that part (`IV = false`).
 
+mod blocked_index;
 mod intervals;
 mod rejected;
 #[cfg(test)]
@@ -54,6 +55,7 @@ use crate::interval::IntervalTerm;
 use crate::rule::{generalize_into, Rule, TermRef, Terms};
 use crate::schema::ConstraintKind;
 use crate::training::TrainingSet;
+use blocked_index::BlockedIndex;
 use intervals::{Check, IvFilter};
 use rejected::Rejected;
 
@@ -105,7 +107,12 @@ struct RunState<'a> {
     /// Relative test only: per rule, the slot masks `pm & !allowed` of positives whose
     /// generalization of the rule, as it is now, was counted and rejected.
     rejected: Rejected,
+    /// Without interval features: `blocked` transposed, to find a positive's candidates 64
+    /// rules at a time.
+    blocked_index: BlockedIndex,
     // scratch
+    /// The slots of the positive being presented.
+    pos_slot_list: Vec<u32>,
     candidate: Terms,
     /// The interval features' filters (empty without interval features).
     ivf: IvFilter,
@@ -196,6 +203,8 @@ impl<'a> RunState<'a> {
             wit_mask: Vec::new(),
             wit_next: Vec::new(),
             rejected: Rejected::default(),
+            blocked_index: BlockedIndex::new(ts.schema.n_slots()),
+            pos_slot_list: Vec::new(),
             candidate: Terms::new(),
             ivf: IvFilter::new(&ts.schema),
             slot_counts: vec![0; ts.schema.n_slots()],
@@ -228,6 +237,7 @@ impl<'a> RunState<'a> {
         self.wit_next.clear();
         self.rejected.reset();
         self.ivf.reset();
+        self.blocked_index.reset();
     }
 
     /// `IV`: the schema has interval features (checked once per run). Kept out of line so that
@@ -236,11 +246,18 @@ impl<'a> RunState<'a> {
     fn present<const IV: bool>(&mut self, p: usize) {
         let pm = self.ts.pos_slots(p);
         let mut from = 0;
+        // Without intervals: the positive's slots, and the last chunk of 64 rules looked up
+        // (the rules' blocked masks do not change until the positive is placed).
+        let mut chunk = (usize::MAX, 0u64);
+        if !IV {
+            self.pos_slot_list.clear();
+            bitset::for_each_one(pm, |s| self.pos_slot_list.push(s as u32));
+        }
         loop {
             let next = if IV {
                 self.scan_iv(p, pm, from)
             } else {
-                self.scan(pm, from)
+                self.scan(pm, from, &mut chunk)
             };
             let Some((i, covers)) = next else { break };
             from = i + 1;
@@ -332,61 +349,36 @@ impl<'a> RunState<'a> {
     }
 
     /// The first rule from `from` on that covers the positive with slot mask `pm` (`true`), or
-    /// whose blocked slots it avoids (`false`: a candidate worth a closer look). Dead rules have
-    /// no allowed slot and every slot blocked, so they are never returned.
+    /// whose blocked slots it avoids (`false`: a candidate worth a closer look). A rule's
+    /// blocked slots are disallowed ones, so a rule covering the positive is one of those.
+    /// Dead rules have every slot blocked, so they are never returned (unless the positive has
+    /// no slot at all, when every rule covers it). `chunk` caches the last chunk's
+    /// [`BlockedIndex::free_of`] for this positive.
     #[inline]
-    fn scan(&self, pm: &[u64], from: usize) -> Option<(usize, bool)> {
-        match self.sw {
-            1 => self.scan_n::<1>(pm, from),
-            2 => self.scan_n::<2>(pm, from),
-            3 => self.scan_n::<3>(pm, from),
-            4 => self.scan_n::<4>(pm, from),
-            _ => self.scan_any(pm, from),
-        }
-    }
-
-    /// [`scan`](Self::scan) for masks of exactly `N` words (unrolled, no bounds checks).
-    #[inline]
-    fn scan_n<const N: usize>(&self, pm: &[u64], from: usize) -> Option<(usize, bool)> {
-        let pm: &[u64; N] = pm.try_into().expect("slot mask width");
-        let allowed = self.allowed[from * N..].chunks_exact(N);
-        let blocked = self.blocked[from * N..].chunks_exact(N);
-        for (k, (a, b)) in allowed.zip(blocked).enumerate() {
-            let a: &[u64; N] = a.try_into().expect("slot mask width");
-            let b: &[u64; N] = b.try_into().expect("slot mask width");
-            let (mut out, mut hit) = (0u64, 0u64);
-            for w in 0..N {
-                let o = pm[w] & !a[w];
-                out |= o;
-                hit |= o & b[w];
-            }
-            if out == 0 {
-                return Some((from + k, true));
-            }
-            if hit == 0 {
-                return Some((from + k, false));
-            }
-        }
-        None
-    }
-
-    fn scan_any(&self, pm: &[u64], from: usize) -> Option<(usize, bool)> {
+    fn scan(&self, pm: &[u64], from: usize, chunk: &mut (usize, u64)) -> Option<(usize, bool)> {
+        let n = self.rules.len();
         let sw = self.sw;
-        let allowed = self.allowed[from * sw..].chunks_exact(sw);
-        let blocked = self.blocked[from * sw..].chunks_exact(sw);
-        for (k, (a, b)) in allowed.zip(blocked).enumerate() {
-            let (mut out, mut hit) = (0u64, 0u64);
-            for ((&p, &a), &b) in pm.iter().zip(a).zip(b) {
-                let o = p & !a;
-                out |= o;
-                hit |= o & b;
+        let mut c = from / WORD_BITS;
+        while c * WORD_BITS < n {
+            let free = if chunk.0 == c {
+                chunk.1
+            } else {
+                let f = self.blocked_index.free_of(c, n, &self.pos_slot_list);
+                *chunk = (c, f);
+                f
+            };
+            let m = if c == from / WORD_BITS {
+                free & (!0u64 << (from % WORD_BITS))
+            } else {
+                free
+            };
+            if m != 0 {
+                let k = c * WORD_BITS + m.trailing_zeros() as usize;
+                let a = &self.allowed[k * sw..(k + 1) * sw];
+                let covers = pm.iter().zip(a).all(|(&p, &a)| p & !a == 0);
+                return Some((k, covers));
             }
-            if out == 0 {
-                return Some((from + k, true));
-            }
-            if hit == 0 {
-                return Some((from + k, false));
-            }
+            c += 1;
         }
         None
     }
@@ -719,6 +711,10 @@ impl<'a> RunState<'a> {
             self.blocked[i * sw..(i + 1) * sw]
                 .iter_mut()
                 .for_each(|x| *x = !0);
+            if !IV {
+                self.blocked_index
+                    .set_rule(i, &self.blocked[i * sw..(i + 1) * sw]);
+            }
         } else {
             self.refresh_near_misses::<IV>(i);
         }
@@ -769,6 +765,10 @@ impl<'a> RunState<'a> {
                     bitset::set(blocked, s);
                 }
             }
+        }
+        if !IV {
+            self.blocked_index
+                .set_rule(i, &self.blocked[i * sw..(i + 1) * sw]);
         }
         if self.keep_counts() {
             self.counts[i].clear();
