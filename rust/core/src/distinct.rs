@@ -16,6 +16,7 @@
 use crate::acceptance::Acceptance;
 use crate::bitset::WORD_BITS;
 use crate::error::Result;
+use crate::identical::Groups;
 use crate::row_index::RowIndex;
 use crate::rule::Terms;
 use crate::schema::Schema;
@@ -52,51 +53,24 @@ impl Distinct {
     ) -> Result<Option<Self>> {
         let n = n_pos + n_neg;
         let m = schema.n_features();
-        let mut hash = vec![0xcbf2_9ce4_8422_2325u64; n];
-        for f in 0..m {
-            for (r, h) in hash.iter_mut().enumerate() {
-                *h = (h.rotate_left(23) ^ code(r, f) as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by_key(|&r| (hash[r as usize], data_row(r as usize)));
-        let same = |a: usize, b: usize| (0..m).all(|f| code(a, f) == code(b, f));
-        // Groups: (first row by data order = representative, positives, negatives, a negative).
-        let mut groups: Vec<(u32, u32, u32, u32)> = Vec::new();
-        let mut start = 0;
-        while start < n {
-            let h = hash[order[start] as usize];
-            let end = start
-                + order[start..]
-                    .iter()
-                    .take_while(|&&r| hash[r as usize] == h)
-                    .count();
-            let first = groups.len();
-            // Within one hash, rows in data order: the first of each vector represents it.
-            for &r in &order[start..end] {
-                let r = r as usize;
-                let g = match groups[first..].iter().position(|g| same(g.0 as usize, r)) {
-                    Some(k) => first + k,
-                    None => {
-                        groups.push((r as u32, 0, 0, u32::MAX));
-                        groups.len() - 1
-                    }
-                };
-                if r < n_pos {
-                    groups[g].1 += 1;
-                } else {
-                    groups[g].2 += 1;
-                    if groups[g].3 == u32::MAX {
-                        groups[g].3 = (r - n_pos) as u32;
-                    }
-                }
-            }
-            start = end;
-        }
-        if groups.len() * 4 > n * WORTH {
+        let ids = Groups::new(n, m, &code, &data_row);
+        if ids.len() * 4 > n * WORTH {
             return Ok(None);
         }
-        groups.sort_unstable_by_key(|g| data_row(g.0 as usize));
+        // Per vector, in the order of its first training row: (representative, positives,
+        // negatives, the negative with the least training row).
+        let mut groups: Vec<(u32, u32, u32, u32)> = ids.reps.iter().map(|&r| (r, 0, 0, u32::MAX)).collect();
+        for (r, &g) in ids.of_row.iter().enumerate() {
+            let g = &mut groups[g as usize];
+            if r < n_pos {
+                g.1 += 1;
+            } else {
+                g.2 += 1;
+                if g.3 == u32::MAX || data_row(r) < data_row(n_pos + g.3 as usize) {
+                    g.3 = (r - n_pos) as u32;
+                }
+            }
+        }
         let reps: Vec<usize> = groups.iter().map(|g| g.0 as usize).collect();
         let index = RowIndex::from_fn(schema, reps.len(), |f, i| code(reps[i], f))?;
         let planes = |max: u32| (u32::BITS - max.leading_zeros()).max(1) as usize;

@@ -17,8 +17,8 @@
 //! `bitset`, `error`, `interval` (interval constraints on ordered features: gap codes, bounds),
 //! `schema` (features, slots, constraint kinds), `data` (code columns), `rule` (rules as slot
 //! sets plus intervals), `row_index` (slot and prefix bitsets over rows), `acceptance` (when a
-//! run may generalize a rule), `distinct` (the rows as distinct feature vectors with their label
-//! counts), `training`, `run` (one FIND-RS run), `prune` (with the
+//! run may generalize a rule), `identical` (rows grouped by feature vector), `distinct` (the
+//! rows as distinct feature vectors with their label counts), `training`, `run` (one FIND-RS run), `prune` (with the
 //! support filter), `simplify` (a run's rules shortened, beyond the paper), `widen` (a run's
 //! interval ends widened toward the nearest negatives, beyond the paper), `ensemble` (seeded
 //! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best
@@ -39,6 +39,7 @@ mod distinct;
 mod ensemble;
 mod error;
 mod fit;
+mod identical;
 mod interval;
 mod interval_cells;
 mod json;

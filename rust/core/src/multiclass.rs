@@ -33,10 +33,10 @@ use crate::data::Columns;
 use crate::ensemble::Progress;
 use crate::error::{FindRsError, Result};
 use crate::fit::{fit, FitOptions};
+use crate::identical::Groups;
 use crate::model::{Method, RuleModel};
 use crate::schema::Schema;
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 /// How the class sets of a multiclass model decide a row (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -346,13 +346,8 @@ pub fn fit_multiclass(
 
 /// Rows identical in every feature to a row of another class.
 fn contradictions(data: &Columns, classes: &[u32]) -> usize {
-    let mut first: HashMap<Vec<u32>, (u32, bool, usize)> = HashMap::new();
-    for (r, &c) in classes.iter().enumerate() {
-        let e = first.entry(data.row(r)).or_insert((c, false, 0));
-        e.1 |= e.0 != c;
-        e.2 += 1;
-    }
-    first.values().filter(|e| e.1).map(|e| e.2).sum()
+    let groups = Groups::new(data.n_rows(), data.n_features(), |r, f| data.code(r, f), |r| r as u32);
+    groups.contradictions(|r| classes[r])
 }
 
 #[cfg(test)]

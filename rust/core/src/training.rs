@@ -13,6 +13,7 @@ use crate::bitset::{self, words_for};
 use crate::data::Columns;
 use crate::distinct::Distinct;
 use crate::error::{zeroed_words, FindRsError, Result};
+use crate::identical::Groups;
 use crate::row_index::RowIndex;
 use crate::schema::{ConstraintKind, Schema};
 use std::sync::OnceLock;
@@ -139,52 +140,9 @@ impl TrainingSet {
     }
 
     /// Rows identical in every feature to a row of the other label (semantics §1 contradictions).
-    /// Rows are hashed column by column, sorted by hash, and compared exactly within a hash.
     pub fn contradictions(data: &Columns, labels: &[bool]) -> usize {
-        let n = data.n_rows();
-        let mut hash = vec![0xcbf2_9ce4_8422_2325u64; n];
-        for f in 0..data.n_features() {
-            for (h, &c) in hash.iter_mut().zip(data.column(f)) {
-                *h = (h.rotate_left(23) ^ c as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by_key(|&r| hash[r as usize]);
-        let same = |a: u32, b: u32| {
-            (0..data.n_features()).all(|f| data.code(a as usize, f) == data.code(b as usize, f))
-        };
-        let mut total = 0;
-        let mut start = 0;
-        while start < n {
-            let h = hash[order[start] as usize];
-            let end = start
-                + order[start..]
-                    .iter()
-                    .take_while(|&&r| hash[r as usize] == h)
-                    .count();
-            // Within one hash: group identical rows (first member as representative).
-            let mut groups: Vec<(u32, usize, usize)> = Vec::new();
-            for &r in &order[start..end] {
-                let y = labels[r as usize];
-                match groups.iter_mut().find(|g| same(g.0, r)) {
-                    Some(g) => {
-                        if y {
-                            g.1 += 1
-                        } else {
-                            g.2 += 1
-                        }
-                    }
-                    None => groups.push((r, y as usize, (!y) as usize)),
-                }
-            }
-            total += groups
-                .iter()
-                .filter(|g| g.1 > 0 && g.2 > 0)
-                .map(|g| g.1 + g.2)
-                .sum::<usize>();
-            start = end;
-        }
-        total
+        let groups = Groups::new(data.n_rows(), data.n_features(), |r, f| data.code(r, f), |r| r as u32);
+        groups.contradictions(|r| labels[r] as u32)
     }
 
     /// Positives holding `slot` (an AV or OH slot) in the positives' index words `w..`.
