@@ -120,13 +120,21 @@ def merge_edge_records(recs: list[Mapping[str, Any]], placements: tuple[str, ...
     Raises:
         ValueError: the records' folds or samples differ (they cannot be compared).
     """
-    first = recs[0]
-    held_out = first["candidates"][0]["rows"]
-    for r in recs[1:]:
-        if r["folds"] != first["folds"] or r["sampled"] != first["sampled"] or r["candidates"][0]["rows"] != held_out:
-            raise ValueError("the cross-validations of the bin edge placements used different folds")
-    cands = [{**c, "bin_edges": how} for r, how in zip(recs, placements) for c in r["candidates"]]
-    chosen = sum(len(r["candidates"]) for r in recs[:best]) + recs[best]["chosen"]
+    return _merge([(r, {}, {"bin_edges": how}) for r, how in zip(recs, placements)], best, "the bin edge placements")
+
+
+def _merge(parts: list[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]], best: int,
+           what: str) -> dict[str, Any]:
+    """One record of cross-validations on the same folds: each part's record, the fields its
+    candidates get when they lack them, and the fields that tag them; every candidate in part
+    order, the chosen one that of part ``best``. Raises ValueError (naming ``what``) when the
+    records' folds or samples differ: they cannot be compared."""
+    first = parts[0][0]
+    key = (first["folds"], first["sampled"], first["candidates"][0]["rows"])
+    if any((r["folds"], r["sampled"], r["candidates"][0]["rows"]) != key for r, _, _ in parts[1:]):
+        raise ValueError(f"the cross-validations of {what} used different folds")
+    cands = [{**default, **c, **tag} for r, default, tag in parts for c in r["candidates"]]
+    chosen = sum(len(r["candidates"]) for r, _, _ in parts[:best]) + parts[best][0]["chosen"]
     return {"folds": first["folds"], "sampled": first["sampled"], "chosen": chosen, "candidates": cands}
 
 
@@ -148,14 +156,9 @@ def merge_numeric_records(binned: Mapping[str, Any], binned_edges: str, interval
         >>> m["chosen"], [c["numeric"] for c in m["candidates"]]
         (1, ['bins', 'interval'])
     """
-    if (binned["folds"], binned["sampled"], binned["candidates"][0]["rows"]) != (
-        interval["folds"], interval["sampled"], interval["candidates"][0]["rows"]
-    ):
-        raise ValueError("the cross-validations of bins and intervals used different folds")
-    cands = [{"bin_edges": binned_edges, **c, "numeric": "bins"} for c in binned["candidates"]]
-    cands += [{**c, "bin_edges": interval_edges, "numeric": "interval"} for c in interval["candidates"]]
-    chosen = binned["chosen"] if best == 0 else len(binned["candidates"]) + interval["chosen"]
-    return {"folds": binned["folds"], "sampled": binned["sampled"], "chosen": chosen, "candidates": cands}
+    parts = [(binned, {"bin_edges": binned_edges}, {"numeric": "bins"}),
+             (interval, {}, {"bin_edges": interval_edges, "numeric": "interval"})]
+    return _merge(parts, best, "bins and intervals")
 
 
 VOTE_T = 20
@@ -200,13 +203,7 @@ def merge_vote_records(findrs: Mapping[str, Any], vote: Mapping[str, Any], won: 
     Raises:
         ValueError: the records' folds or samples differ (they cannot be compared).
     """
-    if (findrs["folds"], findrs["sampled"], findrs["candidates"][0]["rows"]) != (
-        vote["folds"], vote["sampled"], vote["candidates"][0]["rows"]
-    ):
-        raise ValueError("the cross-validations of FIND-RS and the vote used different folds")
-    cands = [{**c, "method": "find-rs"} for c in findrs["candidates"]] + [dict(c) for c in vote["candidates"]]
-    chosen = len(findrs["candidates"]) + vote["chosen"] if won else findrs["chosen"]
-    return {"folds": findrs["folds"], "sampled": findrs["sampled"], "chosen": chosen, "candidates": cands}
+    return _merge([(findrs, {}, {"method": "find-rs"}), (vote, {}, {})], int(won), "FIND-RS and the vote")
 
 
 def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, Any]:

@@ -15,8 +15,7 @@ from .frames import as_polars
 from .model import ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import CHOSEN_BESIDES as _CHOSEN_BESIDES
-from .params import DEFAULTS, NOT_GIVEN, NotGiven, _Int, check_n_jobs, check_params
+from .params import DEFAULTS, NOT_GIVEN, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
 from .target import binarize, class_indices
 from . import auto as _auto_mod
@@ -356,12 +355,12 @@ def fit(
         else:
             binned = params["auto"] and any(e.kind == "binned" for e in encoders)
             if binned and (bin_edges is None or numeric is None):
-                model = _choose_encoding(df, features, y, tgt, params, encoders, codes, n_jobs, progress,
-                                         edges=bin_edges is None, numeric=numeric is None)
+                model, codes = _choose_encoding(df, features, y, tgt, params, encoders, codes, n_jobs, progress,
+                                                edges=bin_edges is None, numeric=numeric is None)
             else:
                 model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
             if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
-                model = _choose_vote(df, features, y, tgt, model, n_jobs, progress)
+                model = _choose_vote(codes, y, tgt, model, n_jobs, progress)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -498,7 +497,7 @@ def _choose_encoding(
     *,
     edges: bool,
     numeric: bool,
-) -> RuleSetModel:
+) -> tuple[RuleSetModel, list[np.ndarray]]:
     """``bin_edges`` (when ``edges``) and ``numeric`` (when ``numeric``) as more axes of the
     automatic cross-validation (docs/semantics.md §9.4). ``encoders``/``codes`` are the
     equal-width bins of ``params``. Every encoding is cross-validated on the same sample and
@@ -508,9 +507,7 @@ def _choose_encoding(
     ``numeric="interval"`` with the fit's ``interval_ends`` (a tie to bins). The winner whose
     chosen candidate has the most held-out rows right (a tie to fewer conditions) is then the
     only encoding fitted on all rows. Its record lists every encoding's candidates, each with its
-    ``bin_edges`` (and ``numeric``)."""
-    from . import auto as _auto
-
+    ``bin_edges`` (and ``numeric``). Returns the model and its codes."""
     variants: list[Variant] = [(params, encoders, codes)]
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
@@ -528,18 +525,17 @@ def _choose_encoding(
         recs[e_best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
     else:
         i_rec = model._cv
-    edge_rec = _auto.merge_edge_records(recs, EDGE_CANDIDATES, e_best) if edges else recs[0]
+    edge_rec = _auto_mod.merge_edge_records(recs, EDGE_CANDIDATES, e_best) if edges else recs[0]
     if not numeric:
-        return model._with_edges_record(edge_rec)
+        return model._with_edges_record(edge_rec), cod
     if i_best == 0 and edges:
         model = model._with_edges_record(edge_rec)
-    rec = _auto.merge_numeric_records(edge_rec, variants[e_best][0]["bin_edges"], i_rec, params["bin_edges"], i_best)
-    return model._with_edges_record(rec, ("numeric",))
+    rec = _auto_mod.merge_numeric_records(edge_rec, variants[e_best][0]["bin_edges"], i_rec, params["bin_edges"], i_best)
+    return model._with_edges_record(rec, ("numeric",)), cod
 
 
 def _choose_vote(
-    df: pl.DataFrame,
-    features: Sequence[str],
+    codes: list[np.ndarray],
     y: np.ndarray,
     tgt: Any,
     model: RuleSetModel,
@@ -548,15 +544,15 @@ def _choose_vote(
 ) -> RuleSetModel:
     """``method=None`` with automatic settings (docs/semantics.md §9.5): the budgeted BP vote
     (:data:`~findrs.auto.VOTE_T` runs, K of :data:`~findrs.auto.VOTE_RULES`) with the settings and
-    encoding of ``model``, the FIND-RS winner, is cross-validated on the same sample and folds;
-    it replaces ``model`` only when its best K has more held-out rows right (a tie to fewer
-    conditions, then to FIND-RS). The record lists both, each candidate with its ``method``."""
+    encoding of ``model``, the FIND-RS winner (``codes``: the frame in that encoding), is
+    cross-validated on the same sample and folds; it replaces ``model`` only when its best K has
+    more held-out rows right (a tie to fewer conditions, then to FIND-RS). The record lists
+    both, each candidate with its ``method``."""
     rec = model._cv
     chosen = rec["candidates"][rec["chosen"]]
     p = model.params
     cands = _auto_mod.vote_candidates(chosen, p["auto"])
     encoders = model.encoders
-    codes = encode_frame(df, encoders)
     cv_params = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "cv_T": _auto_mod.VOTE_T, "n_rules": None}
     vrec = RuleSetModel._cross_validate(codes, y, encoders, cv_params, n_jobs, None, cands=cands)
     won = _chosen_score(vrec) > _chosen_score(rec)
@@ -577,7 +573,6 @@ def _choose_vote(
     merged = _auto_mod.merge_vote_records(rec, vrec, won)
     if not won:
         return model._with_record({**p, "auto": auto_list}, merged)
-    params = {**bp.params, "auto": [*p["auto"], "n_rules", "method"], "cv": p["cv"], "cv_T": _auto_mod.VOTE_T,
-              "cv_rows": p["cv_rows"]}
-    params["auto"] = [k for k in (*_auto_mod.AUTOMATIC, *_CHOSEN_BESIDES) if k in params["auto"]]
+    params = {**bp.params, "auto": _chosen_in_order([*p["auto"], "n_rules", "method"]), "cv": p["cv"],
+              "cv_T": _auto_mod.VOTE_T, "cv_rows": p["cv_rows"]}
     return bp._with_record(params, merged)

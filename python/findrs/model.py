@@ -37,7 +37,7 @@ from .multiclass import Combination
 from .frames import as_polars
 from .memory import check_fit_memory, memory_error
 from .nearest import Nearest
-from .params import AUTOMATIC, CHOSEN_BESIDES, MAX_T, check_params
+from .params import MAX_T, check_params, _chosen_in_order
 from .sql import model_to_sql
 from .target import Target
 from .text import constraint_labels, constraint_text
@@ -1287,9 +1287,7 @@ class RuleSetModel:
     def _with_edges_record(self, rec: dict[str, Any], chosen: tuple[str, ...] = ("bin_edges",)) -> "RuleSetModel":
         """This model with ``rec`` as its cross-validation record and ``chosen`` (of
         ``bin_edges`` and ``numeric``) listed as chosen too (learn.py ``_choose_encoding``)."""
-        names = {*self.params["auto"], *chosen}
-        params = {**self.params, "auto": [k for k in (*AUTOMATIC, *CHOSEN_BESIDES) if k in names]}
-        return RuleSetModel(self._core, self.encoders, self.target, params, self._training, rec)
+        return self._with_record({**self.params, "auto": _chosen_in_order({*self.params["auto"], *chosen})}, rec)
 
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
         """Accuracy of the top-K BP vote for every K (the paper's Figure 1).

@@ -315,7 +315,13 @@ def _chosen_list(value: Any) -> list[str]:
     bad = [v for v in value if v not in names]
     if bad or len(set(value)) != len(value):
         raise FindRSInputError(f"auto lists each of {list(names)} at most once, got {value!r}")
-    return [k for k in names if k in value]
+    return _chosen_in_order(value)
+
+
+def _chosen_in_order(names: Any) -> list[str]:
+    """The parameter ``names`` a model's ``auto`` lists, in :data:`AUTOMATIC` then
+    :data:`CHOSEN_BESIDES` order (each once)."""
+    return [k for k in (*AUTOMATIC, *CHOSEN_BESIDES) if k in names]
 
 
 def _bad_n_rules(value: Any) -> Any:
