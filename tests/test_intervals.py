@@ -579,13 +579,21 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
     argv = ["--data-dir", str(data_dir), "--out", str(out), "--datasets", "banknote", "--splits", "1", "--methods", "find-rs"]
     assert intervals.main(argv) == 0
     text = out.read_text()
-    for row in ("FIND-RS default", "FIND-RS bins", "FIND-RS interval-open", "LR one-hot bins", "CART raw", "RIPPER raw"):
+    for row in ("findrs default", "findrs default, bins", "findrs default, interval", "FIND-RS default",
+                "FIND-RS default, interval", "FIND-RS bins", "FIND-RS interval-open", "LR one-hot bins", "CART raw",
+                "RIPPER raw"):
         assert f"| {row} | 0.9" in text, row
     raw = pl.read_csv(out.with_suffix(".raw.csv"))
-    assert raw.height == 11 and set(raw["dataset"]) == {"banknote"}
-    assert "split by split at least LR's on " in text and "the other learners of axis-aligned rules: CART raw 0.9" in text
-    assert raw.filter(pl.col("model") == "FIND-RS default")["chosen"].to_list()[0] in ("bins", "interval")
+    assert raw.height == 16 and set(raw["dataset"]) == {"banknote"}
+    assert "at least LR's on " in text and "the other learners of axis-aligned rules: CART raw 0.9" in text
+    assert "**banknote: holds** under " in text or "**banknote: does not hold** under any row above." in text
+    chosen = dict(raw.select("model", "chosen").iter_rows())
+    assert chosen["FIND-RS default"] in ("bins", "interval") and chosen["findrs default"] in ("bins", "interval")
+    assert chosen["FIND-RS default, interval"] is None  # forced, not chosen
+    methods = dict(raw.select("model", "chosen_method").iter_rows())
+    assert methods["findrs default"] in ("find-rs", "bp") and methods["FIND-RS default"] is None
     assert "Default fits (`numeric` chosen by CV on the training half): intervals in " in text
+    assert "`findrs default` (`method=None`): the BP vote (T = 20, docs/semantics.md §9.5) won the CV in " in text
     curves = tmp_path / "curves.md"
     assert intervals.main([*argv[:2], "--out", str(curves), "--datasets", "banknote", "--splits", "1", "--curves"]) == 0
     text = curves.read_text()
