@@ -600,8 +600,14 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
     assert "## banknote" in text and text.count("| paper, ") == 2 and "| default (bins or intervals by CV) | 0." in text
     wine = tmp_path / "wine.md"
     assert intervals.main([*argv[:2], "--out", str(wine), "--splits", "1", "--wine-errors"]) == 0
-    rows = [line for line in wine.read_text().splitlines() if line.startswith("| ") and "errors" not in line]
-    assert len(rows) == 9 and all(float(r.split(" | ")[5]) > 0.7 for r in rows)
+    text = wine.read_text()
+    first = text.split("| model | errors, class 1 |")[1].split("\n\n")[0]
+    rows = [line for line in first.splitlines() if line.startswith("| ")]
+    assert len(rows) == 10 and all(float(r.split(" | ")[5]) > 0.7 for r in rows)
+    gap = text.split("## How large the gap is")[1].split("\n\n")[2].splitlines()
+    assert len(gap) == 3 and gap[2].startswith("| 0 | 89 | ")  # header, rule, split 0
+    assert "Nadeau and Bengio" in text and text.count("| 1. bins or intervals by nested CV") == 1
+    assert "| 2. the vote over intervals" in text
 
 
 def test_huge_integers_round_trip() -> None:
