@@ -116,6 +116,7 @@ def _row(train: pl.DataFrame, test: pl.DataFrame, label: str, **kw: Any) -> dict
         model = findrs.fit(train, "class", **kw)
         seconds = time.perf_counter() - t
     v = model.vote
+    cv = model.cv_results.filter(pl.col("chosen")) if model.params["auto"] else None
     return {
         "model": label if kw.get("method") is None else f"{_LABELS[kw['method']]} {label}",
         "accuracy": model.score(test),
@@ -124,6 +125,10 @@ def _row(train: pl.DataFrame, test: pl.DataFrame, label: str, **kw: Any) -> dict
         "seconds": seconds,
         "chosen": model.params["numeric"],
         "chosen_method": model.params["method"] if kw.get("method") is None else None,
+        # The chosen candidate's CV accuracy and conditions (training half only), to compose
+        # ``_after_vote``'s choice.
+        "cv_accuracy": float(cv["cv_accuracy"][0]) if cv is not None else None,
+        "cv_conditions": float(cv["conditions"][0]) if cv is not None else None,
     }
 
 
@@ -167,7 +172,7 @@ def findrs_rows(train: pl.DataFrame, test: pl.DataFrame, seed: int, methods: lis
             if method != "find-rs":
                 kw["T"] = 100
             row = _row(train, test, "bins" if numeric == "bins" else f"interval-{ends}", **kw)
-            del row["chosen"], row["chosen_method"]
+            del row["chosen"], row["chosen_method"], row["cv_accuracy"], row["cv_conditions"]
             out.append(row)
     return out
 
@@ -399,10 +404,35 @@ def _target(raw: pl.DataFrame, acc: dict[tuple[str, str], tuple[float, float]]) 
                 f"rules {r:.1f} vs {bins_rules:.1f} with bins ({'fewer' if ok[1] else 'not fewer'})"
                 + _paired(raw, ds, model)
             )
+        lines += _after_vote(raw, ds, lr, acc)
         lines += ["", f"**{ds}: " + (f"holds** under {', '.join(f'`{m}`' for m in held)}." if held else
                                      "does not hold** under any row above.")
                   + (" `findrs default` is the default a user gets." if "findrs default" in held else ""), ""]
     return lines
+
+
+def _after_vote(raw: pl.DataFrame, ds: str, lr: float, acc: dict[tuple[str, str], tuple[float, float]]) -> list[str]:
+    """A choice findrs does not make today, composed from the rows: ``findrs default``'s bins or
+    intervals chosen *after* the vote (docs/semantics.md §9.5 votes only on the kind FIND-RS's CV
+    chose), i.e. split by split the ``, bins`` or ``, interval`` row whose chosen candidate has the
+    higher CV accuracy on the training half (same folds; a tie to fewer conditions, then bins)."""
+    if "cv_accuracy" not in raw.columns or (ds, "findrs default, bins") not in acc:
+        return []
+    rows = {}
+    for kind in ("bins", "interval"):
+        rows[kind] = raw.filter((pl.col("dataset") == ds) & (pl.col("model") == f"findrs default, {kind}")).sort("split")
+    b, i = rows["bins"], rows["interval"]
+    if b.height != i.height or b["cv_accuracy"].null_count():
+        return []
+    pick = [(ri["cv_accuracy"], -ri["cv_conditions"]) > (rb["cv_accuracy"], -rb["cv_conditions"])
+            for rb, ri in zip(b.iter_rows(named=True), i.iter_rows(named=True))]
+    a = float(np.mean([ri["accuracy"] if p else rb["accuracy"] for p, rb, ri in zip(pick, b.iter_rows(named=True), i.iter_rows(named=True))]))
+    r = float(np.mean([ri["rules"] if p else rb["rules"] for p, rb, ri in zip(pick, b.iter_rows(named=True), i.iter_rows(named=True))]))
+    bins_rules = acc[(ds, "findrs default, bins")][1]
+    return [f"- {ds}, not a fit findrs makes today: `findrs default` with bins or intervals chosen after the vote "
+            f"(the `, bins` or `, interval` row whose CV accuracy is higher; intervals on {sum(pick)} of {len(pick)} "
+            f"splits): accuracy {a:.3f} vs LR {lr:.3f} ({'reached' if a >= lr else 'not reached'}), rules {r:.1f} vs "
+            f"{bins_rules:.1f} with bins ({'fewer' if r < bins_rules else 'not fewer'})"]
 
 
 def _paired(raw: pl.DataFrame, ds: str, model: str) -> str:
@@ -700,7 +730,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.data_dir:
             p.error("--data-dir or FINDRS_DATA_DIR is needed")
         rows: list[dict[str, Any]] = []
-        old = pl.read_csv(raw_path) if raw_path.exists() else None
+        old = pl.read_csv(raw_path, infer_schema_length=None) if raw_path.exists() else None
         for ds in args.datasets:
             for seed, train, test in splits(ds, args.data_dir, args.splits):
                 found = findrs_rows(train, test, seed, args.methods)
@@ -709,7 +739,9 @@ def main(argv: list[str] | None = None) -> int:
                 for r in found:
                     rows.append({"dataset": ds, "split": seed, **r})
                 print(f"{ds} split {seed}: " + ", ".join(f"{r['model']} {r['accuracy']:.3f}" for r in found), flush=True)
-        new = pl.DataFrame(rows, schema_overrides={"rules": pl.Float64, "conditions": pl.Float64, "chosen": pl.String})
+        new = pl.DataFrame(rows, schema_overrides={"rules": pl.Float64, "conditions": pl.Float64, "chosen": pl.String,
+                                                   "chosen_method": pl.String, "cv_accuracy": pl.Float64,
+                                                   "cv_conditions": pl.Float64})
         if old is not None:
             # Keep the rows of datasets not rerun.
             new = pl.concat([old.filter(~pl.col("dataset").is_in(args.datasets)), new], how="diagonal_relaxed")
@@ -719,7 +751,7 @@ def main(argv: list[str] | None = None) -> int:
         # Keep the command that measured the rows.
         found = re.search(r"Made by `([^`]*)`", out.read_text())
         command = found.group(1) if found else command
-    out.write_text(table(pl.read_csv(raw_path), command) + "\n")
+    out.write_text(table(pl.read_csv(raw_path, infer_schema_length=None), command) + "\n")
     print(f"wrote {out}")
     return 0
 

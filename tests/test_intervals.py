@@ -587,6 +587,8 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
     assert raw.height == 16 and set(raw["dataset"]) == {"banknote"}
     assert "at least LR's on " in text and "the other learners of axis-aligned rules: CART raw 0.9" in text
     assert "**banknote: holds** under " in text or "**banknote: does not hold** under any row above." in text
+    assert "- banknote, not a fit findrs makes today: `findrs default` with bins or intervals chosen after the vote" in text
+    assert raw.filter(pl.col("model") == "findrs default")["cv_accuracy"][0] > 0.5
     chosen = dict(raw.select("model", "chosen").iter_rows())
     assert chosen["FIND-RS default"] in ("bins", "interval") and chosen["findrs default"] in ("bins", "interval")
     assert chosen["FIND-RS default, interval"] is None  # forced, not chosen
