@@ -385,7 +385,9 @@ def _target(raw: pl.DataFrame, acc: dict[tuple[str, str], tuple[float, float]]) 
     lines = ["Issue 13's target: with intervals, at least LR's accuracy (one-hot bins, same run) with fewer "
              "rules than with bins. Each row below against LR and against its own family's `, bins` row "
              "(the paper's rows: against `<method> bins`); `d` is accuracy minus LR's split by split, mean ± "
-             "standard deviation, and `se` its standard error (sd / sqrt(splits)):", ""]
+             "standard deviation, and `se` its standard error (sd / sqrt(splits)). Many rows are compared, so one "
+             "that holds by a standard error or two may hold by chance; `findrs default` is the fit a user gets "
+             "without naming a method:", ""]
     for ds in [d for d in DATASETS if (d, "LR one-hot bins") in acc]:
         lr = acc[(ds, "LR one-hot bins")][0]
         compared = [(f"{f}{suffix}", f"{f}, bins") for f in TARGET_FAMILIES for suffix in ("", ", interval")]
