@@ -46,6 +46,7 @@
 mod blocked_index;
 mod intervals;
 mod rejected;
+mod share_count;
 #[cfg(test)]
 pub(crate) mod interval_tests;
 
@@ -383,55 +384,17 @@ impl<'a> RunState<'a> {
         None
     }
 
-    /// Relative test: counts the candidate's negatives `n` and positives `p` together, a few
-    /// words at a time, and stops as soon as `max(n so far, lower)` exceeds the limit of every
-    /// positive count still possible (`p` so far plus the positives not yet visited that could
-    /// hold every single-slot term): a proven rejection, `Err(a negatives' word holding covered
-    /// rows, if one was seen)`. Else `Ok((n, p))`, exact, with `n <= limit(p)`.
+    /// Relative test: the candidate's negatives `n` and positives `p`, stopping as soon as the
+    /// rejection is proven (`Err(a negatives' word holding covered rows, if one was seen)`);
+    /// else `Ok((n, p))`, exact, with `n <= limit(p)`. Over the distinct feature vectors when
+    /// the rows collapse ([`Distinct`](crate::distinct::Distinct)), else over the rows
+    /// ([`share_count`]).
     fn count_relative(&self, lower: u32) -> std::result::Result<(u32, u32), usize> {
         if let Some(d) = self.ts.distinct() {
             // The same verdict and exact counts, once per distinct feature vector.
             return d.count_relative(&self.candidate, &self.acc, lower);
         }
-        const STEP: usize = 4;
-        let (pos, neg) = (&self.ts.positives, &self.ts.negatives);
-        let (pw, nw) = (pos.n_words(), neg.n_words());
-        let total = self.ts.n_positives() as u32;
-        let singles = self.candidate.singles();
-        let unseen = |ip: usize| {
-            let rest = (total as usize).saturating_sub(ip * WORD_BITS) as u32;
-            singles
-                .iter()
-                .map(|&s| self.ts.pos_suffix(ip, s))
-                .fold(rest, u32::min)
-        };
-        // `!accepts(n, q)` is `n > limit(q)` (acceptance.rs) without limit's u128 division.
-        if !self.acc.accepts(lower, unseen(0)) {
-            // Any word will do: a witness is only recorded where the candidate covers a
-            // negative.
-            return Err(0);
-        }
-        let (mut n, mut p, mut ip, mut iw, mut hit) = (0u32, 0u32, 0usize, 0usize, 0usize);
-        while iw < nw || ip < pw {
-            let n_end = (iw + STEP).min(nw);
-            for w in iw..n_end {
-                let c = neg.covered_word(&self.candidate, w).count_ones();
-                if c > 0 {
-                    n += c;
-                    hit = w;
-                }
-            }
-            iw = n_end;
-            let p_end = if iw >= nw { pw } else { (iw * pw).div_ceil(nw).min(pw) };
-            for w in ip..p_end {
-                p += pos.covered_word(&self.candidate, w).count_ones();
-            }
-            ip = p_end;
-            if !self.acc.accepts(n.max(lower), p + unseen(ip)) {
-                return Err(hit);
-            }
-        }
-        Ok((n, p))
+        share_count::count_relative(self.ts, &self.candidate, &self.acc, lower)
     }
 
     /// Relative test without interval features: the exact `(negatives, positives)` that
