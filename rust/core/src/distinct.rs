@@ -14,8 +14,8 @@
 //! vectors are at most [`WORTH`] of the rows: otherwise the per-row count is as fast.
 
 use crate::acceptance::Acceptance;
-use crate::bitset::WORD_BITS;
-use crate::error::Result;
+use crate::bitset::{words_for, WORD_BITS};
+use crate::error::{filled, zeroed_words, Result};
 use crate::identical::Groups;
 use crate::row_index::RowIndex;
 use crate::rule::Terms;
@@ -23,6 +23,7 @@ use crate::schema::Schema;
 
 /// Collapse only when the distinct vectors are at most this share of the rows (numerator / 4).
 const WORTH: usize = 3;
+const WHAT: &str = "the distinct feature vectors of the training rows";
 
 pub struct Distinct {
     index: RowIndex,
@@ -53,13 +54,16 @@ impl Distinct {
     ) -> Result<Option<Self>> {
         let n = n_pos + n_neg;
         let m = schema.n_features();
-        let ids = Groups::new(n, m, &code, &data_row);
+        let ids = Groups::try_new(n, m, &code, &data_row)?;
         if ids.len() * 4 > n * WORTH {
             return Ok(None);
         }
         // Per vector, in the order of its first training row: (representative, positives,
         // negatives, the negative with the least training row).
-        let mut groups: Vec<(u32, u32, u32, u32)> = ids.reps.iter().map(|&r| (r, 0, 0, u32::MAX)).collect();
+        let mut groups = filled(ids.len(), (0u32, 0u32, 0u32, u32::MAX), WHAT)?;
+        for (g, &r) in groups.iter_mut().zip(&ids.reps) {
+            g.0 = r;
+        }
         for (r, &g) in ids.of_row.iter().enumerate() {
             let g = &mut groups[g as usize];
             if r < n_pos {
@@ -71,14 +75,14 @@ impl Distinct {
                 }
             }
         }
-        let reps: Vec<usize> = groups.iter().map(|g| g.0 as usize).collect();
-        let index = RowIndex::from_fn(schema, reps.len(), |f, i| code(reps[i], f))?;
+        drop(ids);
+        let index = RowIndex::from_fn(schema, groups.len(), |f, i| code(groups[i].0 as usize, f))?;
         let planes = |max: u32| (u32::BITS - max.leading_zeros()).max(1) as usize;
         let n_pos_planes = planes(groups.iter().map(|g| g.1).max().unwrap_or(0));
         let n_neg_planes = planes(groups.iter().map(|g| g.2).max().unwrap_or(0));
         let words = index.n_words();
-        let mut pos_planes = vec![0u64; words * n_pos_planes];
-        let mut neg_planes = vec![0u64; words * n_neg_planes];
+        let mut pos_planes = zeroed_words(words * n_pos_planes, WHAT)?;
+        let mut neg_planes = zeroed_words(words * n_neg_planes, WHAT)?;
         for (j, g) in groups.iter().enumerate() {
             let (w, bit) = (j / WORD_BITS, 1u64 << (j % WORD_BITS));
             for b in 0..n_pos_planes {
@@ -92,13 +96,13 @@ impl Distinct {
                 }
             }
         }
-        let neg_word = groups
-            .iter()
-            .map(|g| if g.3 == u32::MAX { 0 } else { g.3 / WORD_BITS as u32 })
-            .collect();
+        let mut neg_word = filled(groups.len(), 0u32, WHAT)?;
+        for (x, g) in neg_word.iter_mut().zip(&groups) {
+            *x = if g.3 == u32::MAX { 0 } else { g.3 / WORD_BITS as u32 };
+        }
         let n_slots = schema.n_slots();
-        let mut pos_suffix = vec![0u32; (words + 1) * n_slots];
-        let mut pos_rest = vec![0u32; words + 1];
+        let mut pos_suffix = filled((words + 1) * n_slots, 0u32, WHAT)?;
+        let mut pos_rest = filled(words + 1, 0u32, WHAT)?;
         for w in (0..words).rev() {
             let word = index.word(w);
             let mut rest = pos_rest[w + 1];
@@ -127,6 +131,19 @@ impl Distinct {
             pos_rest,
             n_slots,
         }))
+    }
+
+    /// Bytes the view of `n` training rows can take at its peak, its build included: an upper
+    /// bound (it is built only when the distinct vectors are at most `WORTH / 4` of the rows;
+    /// every allocation is fallible, so a failure is an error, not an abort).
+    pub fn bytes(schema: &Schema, n: usize) -> u64 {
+        let d = n * WORTH / 4;
+        let words = words_for(d) as u64;
+        // Bit planes of counts up to n, for each label.
+        let planes = 2 * (usize::BITS - n.leading_zeros()).max(1) as u64;
+        let grouping = n as u64 * 16 + d as u64 * 28;
+        let suffix = (words + 1) * (schema.n_slots() as u64 + 1) * 4;
+        RowIndex::bytes(schema, d) + words * planes * 8 + d as u64 * 4 + suffix + grouping
     }
 
     /// Number of distinct feature vectors.
@@ -241,6 +258,9 @@ mod tests {
         let acc = Acceptance::new(0, 0.5).unwrap();
         let all = Terms::new();
         assert_eq!(d.count_relative(&all, &acc, 0), Ok((4, 4)));
+        // Buffers that cannot be allocated are an error, not an abort.
+        let huge = Distinct::build(&schema, usize::MAX / 64, 0, |_, _| 0, |r| r as u32);
+        assert!(matches!(huge, Err(crate::error::FindRsError::OutOfMemory { .. })));
         let none_distinct = Distinct::build(&schema, 2, 1, |r, f| [[0u32, 0], [0, 1], [1, 1]][r][f], |r| r as u32);
         assert!(none_distinct.unwrap().is_none());
     }

@@ -35,6 +35,17 @@ impl std::error::Error for FindRsError {}
 
 pub type Result<T> = std::result::Result<T, FindRsError>;
 
+/// `n` copies of `value`, or [`FindRsError::OutOfMemory`] naming `what` when the allocation
+/// fails (instead of aborting the process, as `vec![value; n]` does).
+pub fn filled<T: Clone>(n: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v: Vec<T> = Vec::new();
+    let bytes = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+    v.try_reserve_exact(n)
+        .map_err(|_| FindRsError::OutOfMemory { bytes, what })?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 /// `n` zeroed words, or [`FindRsError::OutOfMemory`] when the allocation fails (instead of
 /// aborting the process, as `vec![0; n]` does).
 pub fn zeroed_words(n: usize, what: &'static str) -> Result<Vec<u64>> {

@@ -134,10 +134,13 @@ pub struct BudgetReport {
 /// masks and row indexes and a run's rules, at most one per positive; then the index of every
 /// row): a high-cardinality column at many rows can need gigabytes. The training set's
 /// allocations fail as errors ([`FindRsError::OutOfMemory`]), not aborts; callers compare this
-/// figure with the memory available to refuse a fit beforehand.
+/// figure with the memory available to refuse a fit beforehand. It includes what a run with a
+/// share tolerance adds (the distinct-vector view and the positives' suffix counts), an upper
+/// bound for any tolerance.
 pub fn fit_bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
     let rules = n_pos as u64 * schema.rule_words() as u64 * 8;
-    (TrainingSet::bytes(schema, n_pos, n_neg) + rules).max(RowIndex::bytes(schema, n_pos + n_neg))
+    let share = TrainingSet::share_bytes(schema, n_pos, n_neg);
+    (TrainingSet::bytes(schema, n_pos, n_neg) + rules + share).max(RowIndex::bytes(schema, n_pos + n_neg))
 }
 
 /// Fits a model of `options.method` on `data` (training codes: no unseen code) labelled by

@@ -7,6 +7,8 @@
 //! least row number). Rows are hashed column by column, sorted by hash, and compared exactly
 //! within a hash, so a hash collision never merges different vectors.
 
+use crate::error::{filled, FindRsError, Result};
+
 /// The groups of `n` rows of `m` features (`code(r, f)`: row `r`'s code of feature `f`).
 pub struct Groups {
     /// Per row, its group's number.
@@ -17,16 +19,31 @@ pub struct Groups {
 
 impl Groups {
     pub fn new(n: usize, m: usize, code: impl Fn(usize, usize) -> u32, rank: impl Fn(usize) -> u32) -> Self {
-        let mut hash = vec![0xcbf2_9ce4_8422_2325u64; n];
+        Self::try_new(n, m, code, rank).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`new`](Self::new), or [`OutOfMemory`](crate::error::FindRsError::OutOfMemory) when its
+    /// buffers (16 bytes per row, 20 per group) cannot be allocated.
+    pub fn try_new(
+        n: usize,
+        m: usize,
+        code: impl Fn(usize, usize) -> u32,
+        rank: impl Fn(usize) -> u32,
+    ) -> Result<Self> {
+        const WHAT: &str = "grouping identical rows";
+        let mut hash = filled(n, 0xcbf2_9ce4_8422_2325u64, WHAT)?;
         for f in 0..m {
             for (r, h) in hash.iter_mut().enumerate() {
                 *h = (h.rotate_left(23) ^ code(r, f) as u64).wrapping_mul(0x0000_0100_0000_01b3);
             }
         }
-        let mut order: Vec<u32> = (0..n as u32).collect();
+        let mut order = filled(n, 0u32, WHAT)?;
+        for (r, o) in order.iter_mut().enumerate() {
+            *o = r as u32;
+        }
         order.sort_unstable_by_key(|&r| (hash[r as usize], rank(r as usize), r));
         let same = |a: usize, b: usize| (0..m).all(|f| code(a, f) == code(b, f));
-        let mut of_row = vec![0u32; n];
+        let mut of_row = filled(n, 0u32, WHAT)?;
         let mut reps: Vec<u32> = Vec::new();
         let mut start = 0;
         while start < n {
@@ -38,6 +55,10 @@ impl Groups {
                 let g = match reps[first..].iter().position(|&p| same(p as usize, r as usize)) {
                     Some(k) => first + k,
                     None => {
+                        reps.try_reserve(1).map_err(|_| FindRsError::OutOfMemory {
+                            bytes: (reps.len() as u64 + 1) * 4,
+                            what: WHAT,
+                        })?;
                         reps.push(r);
                         reps.len() - 1
                     }
@@ -47,17 +68,22 @@ impl Groups {
             start = end;
         }
         // Renumber the groups by their representatives' rank.
-        let mut by_rank: Vec<u32> = (0..reps.len() as u32).collect();
+        let mut by_rank = filled(reps.len(), 0u32, WHAT)?;
+        for (g, b) in by_rank.iter_mut().enumerate() {
+            *b = g as u32;
+        }
         by_rank.sort_unstable_by_key(|&g| (rank(reps[g as usize] as usize), reps[g as usize]));
-        let mut new_id = vec![0u32; reps.len()];
+        let mut new_id = filled(reps.len(), 0u32, WHAT)?;
         for (i, &g) in by_rank.iter().enumerate() {
             new_id[g as usize] = i as u32;
         }
         for g in of_row.iter_mut() {
             *g = new_id[*g as usize];
         }
-        let reps = by_rank.iter().map(|&g| reps[g as usize]).collect();
-        Groups { of_row, reps }
+        for g in by_rank.iter_mut() {
+            *g = reps[*g as usize];
+        }
+        Ok(Groups { of_row, reps: by_rank })
     }
 
     pub fn len(&self) -> usize {

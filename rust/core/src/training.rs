@@ -56,6 +56,13 @@ impl TrainingSet {
         masks + codes + RowIndex::bytes(schema, n_pos) + RowIndex::bytes(schema, n_neg)
     }
 
+    /// Bytes a run with a share tolerance adds to the training set at most (docs/semantics.md
+    /// §9.1): the positives' suffix counts (`pos_suffix`) and the distinct-vector view.
+    pub fn share_bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
+        let suffix = (words_for(n_pos) as u64 + 1) * schema.n_slots() as u64 * 4;
+        suffix + Distinct::bytes(schema, n_pos + n_neg)
+    }
+
     pub fn new(schema: Schema, data: &Columns, labels: &[bool]) -> Result<Self> {
         if labels.len() != data.n_rows() {
             return Err(FindRsError::InvalidData(format!(
