@@ -276,7 +276,15 @@ impl<'a> RunState<'a> {
             if near > cap {
                 continue;
             }
-            let lower = near.max(self.covered[i] + self.witness_hits::<IV>(i, p, pm));
+            let lower = if self.acc.is_absolute() {
+                // Only whether the covered witnesses exceed the room left under `cap` matters.
+                if self.witnesses_exceed::<IV>(i, p, pm, cap - self.covered[i]) {
+                    continue;
+                }
+                near
+            } else {
+                near.max(self.covered[i] + self.witness_hits::<IV>(i, p, pm))
+            };
             if lower > cap {
                 continue;
             }
@@ -556,6 +564,35 @@ impl<'a> RunState<'a> {
             }
         }
         hits
+    }
+
+    /// Whether more than `room` witnesses of rule `i` are covered by generalize(rule i, p)
+    /// (the test of [`witness_hits`](Self::witness_hits)): the newest witnesses first, since
+    /// they were found by the latest rejections, stopping as soon as the answer is known.
+    #[inline]
+    fn witnesses_exceed<const IV: bool>(&self, i: usize, p: usize, pm: &[u64], room: u32) -> bool {
+        let sw = self.sw;
+        let newest = self.wit_next[i] as usize + WITNESSES - 1;
+        let mut hits = 0;
+        for d in 0..WITNESSES {
+            let j = i * WITNESSES + (newest - d) % WITNESSES;
+            if self.wit_neg[j] == NONE {
+                continue;
+            }
+            let mask = &self.wit_mask[j * sw..(j + 1) * sw];
+            let slots_pass = pm
+                .iter()
+                .zip(mask)
+                .zip(&self.one_hot_slots)
+                .all(|((&p, &m), &o)| (p ^ o) & m == 0);
+            if slots_pass && (!IV || self.ivf.witness_covers(j, self.ts.pos_intervals(p))) {
+                hits += 1;
+                if hits > room {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Records as a witness of rule `i` a negative covered by the candidate in word `w` that
