@@ -48,6 +48,7 @@ mod multiclass;
 mod predict;
 mod predict_plan;
 mod prune;
+mod row_parts;
 mod row_index;
 mod rule;
 mod run;

@@ -677,7 +677,18 @@ impl<'a> RunState<'a> {
         counts.clear();
         let cap = self.cap;
         self.sort_singles(&mut terms);
-        let covered = self.ts.negatives.count_covered(&terms, cap);
+        // Absolute test without interval features: the row's identical and near-miss negatives
+        // from the parts index, when it pays (else, and for a dead rule, the bitsets).
+        let from_parts = if !IV && self.acc.is_absolute() {
+            self.row_near_misses(&rule, p)
+        } else {
+            None
+        };
+        let from_parts = from_parts.filter(|&identical| identical <= cap);
+        let covered = match from_parts {
+            Some(identical) => identical,
+            None => self.ts.negatives.count_covered(&terms, cap),
+        };
         if !self.acc.is_absolute() {
             self.pos_cov.push(self.ts.positives.count_covered(&terms, u32::MAX));
         }
@@ -715,9 +726,67 @@ impl<'a> RunState<'a> {
                 self.blocked_index
                     .set_rule(i, &self.blocked[i * sw..(i + 1) * sw]);
             }
+        } else if from_parts.is_some() {
+            self.set_near_misses::<IV>(i);
         } else {
             self.refresh_near_misses::<IV>(i);
         }
+    }
+
+    /// For `rule`, the whole row of positive `p`, under an absolute test without interval
+    /// features: the number of negatives identical to it, with `slot_counts` set as
+    /// [`count_near_misses`](Self::count_near_misses) sets it for negatives (exact counts of
+    /// the near misses: negatives differing from the row in exactly one feature), both from
+    /// the negatives' parts index ([`RowParts`](crate::row_parts::RowParts)), which finds
+    /// every negative within one feature of a row. `None` without the index.
+    fn row_near_misses(&mut self, rule: &Rule, p: usize) -> Option<u32> {
+        let ts = self.ts;
+        let parts = ts.neg_parts()?;
+        let schema = &ts.schema;
+        let allowed = &rule.allowed()[..self.sw];
+        let slot_counts = &mut self.slot_counts;
+        let feature_counts = &mut self.feature_counts;
+        slot_counts.iter_mut().for_each(|c| *c = 0);
+        feature_counts.iter_mut().for_each(|c| *c = 0);
+        let mut identical = 0u32;
+        parts.for_each_candidate(ts.pos_codes(p), |j, n| {
+            let nm = ts.neg_slots(n as usize);
+            let (mut fails, mut slot) = (0u32, 0usize);
+            for (w, (&x, &a)) in nm.iter().zip(allowed).enumerate() {
+                let out = x & !a;
+                if out != 0 {
+                    fails += out.count_ones();
+                    slot = w * WORD_BITS + out.trailing_zeros() as usize;
+                }
+            }
+            match fails {
+                // Visited in every lookup: counted in the first.
+                0 if j == 0 => identical += 1,
+                // Visited in its feature's part's lookup (elsewhere only by a hash collision):
+                // counted there.
+                1 if parts.part_of(schema.feature_of(slot)) == j => {
+                    let f = schema.feature_of(slot);
+                    match schema.kind(f) {
+                        ConstraintKind::AttributeValue => feature_counts[f] += 1,
+                        ConstraintKind::OneHot => slot_counts[slot] += 1,
+                        ConstraintKind::Interval => {} // never: no interval feature here
+                    }
+                }
+                _ => {}
+            }
+        });
+        // AV: allowing any other value of f drops the constraint, admitting all its near misses.
+        for f in 0..schema.n_features() {
+            let c = feature_counts[f];
+            if c > 0 {
+                for s in schema.slots(f) {
+                    if !rule.allows(s) {
+                        slot_counts[s] = c;
+                    }
+                }
+            }
+        }
+        Some(identical)
     }
 
     /// Rule `i`'s single-slot terms, rarest slot first (a candidate's counting then reaches an
@@ -752,6 +821,17 @@ impl<'a> RunState<'a> {
     /// `pos_counts` from the positives' bitsets).
     fn refresh_near_misses<const IV: bool>(&mut self, i: usize) {
         self.count_near_misses::<IV>(i, false);
+        self.set_near_misses::<IV>(i);
+        if !IV && !self.acc.is_absolute() && self.keep_counts() {
+            self.count_near_misses::<false>(i, true);
+            self.pos_counts[i].clear();
+            self.pos_counts[i].extend_from_slice(&self.slot_counts);
+        }
+    }
+
+    /// `blocked`, `near` and `counts` of rule `i` (and with `IV` its interval thresholds) from
+    /// the near-miss counts of its negatives in `slot_counts`.
+    fn set_near_misses<const IV: bool>(&mut self, i: usize) {
         let sw = self.sw;
         let blocked = &mut self.blocked[i * sw..(i + 1) * sw];
         let near = &mut self.near[i * sw..(i + 1) * sw];
@@ -776,11 +856,6 @@ impl<'a> RunState<'a> {
         }
         if IV {
             self.ivf.finish_refresh(i, covered, self.cap);
-        }
-        if !IV && !self.acc.is_absolute() && self.keep_counts() {
-            self.count_near_misses::<false>(i, true);
-            self.pos_counts[i].clear();
-            self.pos_counts[i].extend_from_slice(&self.slot_counts);
         }
     }
 
@@ -1073,6 +1148,42 @@ pub(crate) mod tests {
         assert!(collapsed > 40, "only {collapsed} training sets collapsed");
     }
 
+    /// The parts index (row_parts.rs) gives a new rule the same near-miss state as a scan of
+    /// the negatives' bitsets: every rule's blocked and near slots, near-miss counts and
+    /// covered negatives agree after each run (the filters' inputs, not only the rules).
+    #[test]
+    fn new_rules_near_misses_from_the_parts_index_equal_the_scan() {
+        let mut compared = 0;
+        for domains in [&[2u32, 3, 4, 2, 3][..], &[70, 3, 2, 130], &[2, 2, 2, 2, 2, 2, 2]] {
+            for seed in 0..40u64 {
+                for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                    for tau in 0..3 {
+                        let acc = Acceptance::absolute(tau);
+                        let (rows, labels) = random_data(seed, 20 + (seed as usize % 80), domains);
+                        let Some((_, ts)) = training_set(&rows, &labels, domains, kind) else {
+                            continue;
+                        };
+                        let (_, forced) = training_set(&rows, &labels, domains, kind).unwrap();
+                        assert!(forced.force_neg_parts() || ts.neg_rows.is_empty());
+                        let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
+                        let (mut a, mut b) = (Runner::new(&ts, acc), Runner::new(&forced, acc));
+                        a.run(&order);
+                        b.run(&order);
+                        let (a, b) = (&a.0, &b.0);
+                        let ctx = format!("seed {seed} kind {kind:?} tau {tau} domains {domains:?}");
+                        assert_eq!(a.rules, b.rules, "{ctx}");
+                        assert_eq!(a.covered, b.covered, "{ctx}");
+                        assert_eq!(a.blocked, b.blocked, "{ctx}");
+                        assert_eq!(a.near, b.near, "{ctx}");
+                        assert_eq!(a.counts, b.counts, "{ctx}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 500, "only {compared} runs compared");
+    }
+
     fn check_against_naive(domains: &[u32], seeds: u64) {
         for seed in 0..seeds {
             for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
@@ -1084,6 +1195,15 @@ pub(crate) mod tests {
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).rev().collect();
                     let fast = find_rs(&ts, &order, acc);
+                    // The same run with the negatives' parts index, whether or not it pays
+                    // on data this small (row_parts.rs).
+                    let (_, forced) = training_set(&rows, &labels, domains, kind).unwrap();
+                    if forced.force_neg_parts() {
+                        let with_parts = find_rs(&forced, &order, acc);
+                        assert_eq!(with_parts.rules, fast.rules, "parts index: seed {seed} kind {kind:?} {acc:?}");
+                        assert_eq!(with_parts.buckets, fast.buckets);
+                        assert_eq!(with_parts.neg_covered, fast.neg_covered);
+                    }
                     let rows_order: Vec<usize> = order
                         .iter()
                         .map(|&i| ts.pos_rows[i as usize] as usize)

@@ -14,6 +14,7 @@ use crate::data::Columns;
 use crate::distinct::Distinct;
 use crate::error::{zeroed_words, FindRsError, Result};
 use crate::identical::Groups;
+use crate::row_parts::RowParts;
 use crate::row_index::RowIndex;
 use crate::schema::{ConstraintKind, Schema};
 use std::sync::OnceLock;
@@ -44,6 +45,9 @@ pub struct TrainingSet {
     /// Built on first use: the distinct feature vectors with their label counts, when there
     /// are few enough of them for counting over them to pay.
     distinct: OnceLock<Option<Distinct>>,
+    /// Built on first use: the negatives indexed by parts of the features, when the schema has
+    /// no interval feature and the index pays ([`RowParts`]).
+    neg_parts: OnceLock<Option<RowParts>>,
 }
 
 impl TrainingSet {
@@ -53,7 +57,7 @@ impl TrainingSet {
     pub fn bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
         let masks = (n_pos + n_neg) as u64 * words_for(schema.n_slots()) as u64 * 8;
         let codes = (n_pos + n_neg) as u64 * (schema.n_features() as u64 * 4 + 4);
-        masks + codes + RowIndex::bytes(schema, n_pos) + RowIndex::bytes(schema, n_neg)
+        masks + codes + RowIndex::bytes(schema, n_pos) + RowIndex::bytes(schema, n_neg) + RowParts::bytes(n_neg)
     }
 
     /// Bytes a run with a share tolerance adds to the training set at most (docs/semantics.md
@@ -143,6 +147,7 @@ impl TrainingSet {
             neg_slot_rows: OnceLock::new(),
             pos_suffix: OnceLock::new(),
             distinct: OnceLock::new(),
+            neg_parts: OnceLock::new(),
         })
     }
 
@@ -195,6 +200,32 @@ impl TrainingSet {
                 Distinct::build(&self.schema, np, nn, code, row).ok().flatten()
             })
             .as_ref()
+    }
+
+    /// The negatives indexed by parts of the features ([`RowParts`]), built on first use;
+    /// `None` with interval features or when the index would not pay.
+    pub fn neg_parts(&self) -> Option<&RowParts> {
+        self.neg_parts
+            .get_or_init(|| {
+                if self.schema.has_intervals() {
+                    return None;
+                }
+                let n = self.neg_rows.len();
+                RowParts::build_if_worth(self.schema.n_features(), n, |f, i| self.neg_codes[f * n + i])
+            })
+            .as_ref()
+    }
+
+    /// Tests: builds the parts index even where it would not pay (before any use); whether
+    /// there is one (no interval feature, two features or more, a negative).
+    #[cfg(test)]
+    pub(crate) fn force_neg_parts(&self) -> bool {
+        let n = self.neg_rows.len();
+        if !self.schema.has_intervals() {
+            let parts = RowParts::new(self.schema.n_features(), n, |f, i| self.neg_codes[f * n + i]);
+            let _ = self.neg_parts.set(parts);
+        }
+        self.neg_parts().is_some()
     }
 
     /// Training rows holding `slot` (an AV or OH slot).
