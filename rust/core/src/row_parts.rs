@@ -1,21 +1,21 @@
 //! The negatives indexed by the features split into a few parts, to find the negatives that
 //! differ from a whole row in at most one feature without visiting every negative.
 //!
-//! The features are split into `k` parts (up to [`PARTS`]); lookup `j`'s key hashes the codes of
-//! every feature *outside* part `j`. A negative differing from a row in exactly feature `f`
-//! agrees with it outside `f`'s part, so it has the row's key in lookup `part_of(f)` (and, the
-//! key covering `f` otherwise, in no other lookup but by a hash collision); a negative identical
-//! to the row has its key in every lookup. Per lookup the negatives are sorted by key, and a
-//! row's *candidates* are the negatives of its key. A hash collision only adds a candidate:
-//! the caller checks each candidate against the row exactly and counts a near miss only in
-//! the lookup of its feature's part, an identical negative only in lookup 0, so the index
-//! decides nothing by itself.
+//! Each row is packed into one `u128` (every feature's code in its own bit field; built only
+//! when the fields fit). The features are split into `k` parts (up to [`PARTS`]); lookup `j`
+//! groups the negatives by their fields *outside* part `j`. A negative differing from a row in
+//! exactly feature `f` agrees with it outside `f`'s part, so it is in the row's group of lookup
+//! `f`'s part and of no other lookup; a negative identical to the row is in its group of
+//! every lookup. So [`RowParts::for_each_within_one`] reports, from the groups of the row, each
+//! identical negative once (from lookup 0) and each negative differing in one feature once
+//! (from its part's lookup), comparing packed rows exactly.
 //!
-//! Invariant: for each lookup `j`, `keys[j]` is sorted and `negs[j][x]` is the negative (an
-//! index into the training set's negatives) whose key is `keys[j][x]`; every negative appears
-//! once per lookup, and the parts partition the features. Built only for schemas without
-//! interval features (whose rules' near misses are not one slot each) and only when a row's
-//! expected number of candidates is small next to a scan of the negatives' bitsets.
+//! Invariant: `rows[j]` holds every negative's packed row once, sorted by the hash of its
+//! fields outside part `j` (then by the row), and `starts[j][b]..starts[j][b + 1]` are the
+//! rows whose hash has top bits `b`, so a row's group lies in one bucket. Built only for
+//! schemas without interval features (whose rules' near misses are not one slot each) and
+//! only when a row's expected number of candidates is small next to a scan of the negatives'
+//! bitsets.
 
 /// At most this many parts (and lookups).
 const PARTS: usize = 4;
@@ -25,86 +25,138 @@ const PARTS: usize = 4;
 const WORTH_DIVISOR: usize = 4;
 
 pub struct RowParts {
-    /// Per feature, its part.
-    part: Vec<u8>,
-    /// Per lookup, the features whose codes its key hashes (those outside its part).
-    key_features: Vec<Vec<u32>>,
-    keys: Vec<Vec<u64>>,
-    negs: Vec<Vec<u32>>,
+    /// Per feature, the shift and width of its field in a packed row.
+    shift: Vec<u32>,
+    width: Vec<u32>,
+    /// Per lookup, the bits of the fields outside its part.
+    masks: Vec<u128>,
+    /// Per lookup, the features of its part.
+    members: Vec<Vec<u32>>,
+    /// Per lookup, the negatives' packed rows, grouped (see the invariant).
+    rows: Vec<Vec<u128>>,
+    /// Per lookup, bucket starts (`2^bits + 1` each).
+    starts: Vec<Vec<u32>>,
+    bits: u32,
     /// Candidates of a row drawn like the negatives, every lookup together.
     expected: usize,
 }
 
 impl RowParts {
-    /// Bytes of the index of `n_neg` negatives: a key and an index per negative and lookup.
+    /// Bytes of the index of `n_neg` negatives: a packed row and a bucket start (at most two
+    /// per negative) per negative and lookup.
     pub fn bytes(n_neg: usize) -> u64 {
-        n_neg as u64 * PARTS as u64 * (8 + 4)
+        n_neg as u64 * PARTS as u64 * (16 + 8)
     }
 
-    /// The index of `n_neg` negatives over `n_features` slot features, `code(f, i)` being
-    /// negative `i`'s code of feature `f`, when it pays: `None` with fewer than two features,
-    /// no negative, or parts that leave too many candidates per row (the caller then scans).
-    pub fn build_if_worth(n_features: usize, n_neg: usize, code: impl Fn(usize, usize) -> u32) -> Option<Self> {
-        let index = Self::new(n_features, n_neg, code)?;
-        let scan = n_neg.div_ceil(64) * n_features;
+    /// The index of `n_neg` negatives over features of `domain_sizes` (codes below them),
+    /// `code(f, i)` being negative `i`'s code of feature `f`, when it pays: `None` with fewer
+    /// than two features, no negative, fields wider than 128 bits together, or parts that
+    /// leave too many candidates per row (the caller then scans).
+    pub fn build_if_worth(domain_sizes: &[u32], n_neg: usize, code: impl Fn(usize, usize) -> u32) -> Option<Self> {
+        let index = Self::new(domain_sizes, n_neg, code)?;
+        let scan = n_neg.div_ceil(64) * domain_sizes.len();
         (index.expected * WORTH_DIVISOR <= scan).then_some(index)
     }
 
-    /// The index, whatever it costs (`None` only with fewer than two features or no negative).
-    pub(crate) fn new(n_features: usize, n_neg: usize, code: impl Fn(usize, usize) -> u32) -> Option<Self> {
-        if n_features < 2 || n_neg == 0 {
+    /// The index, whatever it costs (`None` only with fewer than two features, no negative, or
+    /// fields wider than 128 bits).
+    pub(crate) fn new(domain_sizes: &[u32], n_neg: usize, code: impl Fn(usize, usize) -> u32) -> Option<Self> {
+        let m = domain_sizes.len();
+        if m < 2 || n_neg == 0 {
             return None;
         }
-        let part = split(n_features, n_neg, &code);
-        let k = PARTS.min(n_features);
-        let key_features: Vec<Vec<u32>> = (0..k)
-            .map(|j| (0..n_features as u32).filter(|&f| part[f as usize] as usize != j).collect())
+        let width: Vec<u32> = domain_sizes.iter().map(|&d| (32 - d.leading_zeros()).max(1)).collect();
+        if width.iter().sum::<u32>() > 128 {
+            return None;
+        }
+        let shift: Vec<u32> = width.iter().scan(0, |at, &w| { let s = *at; *at += w; Some(s) }).collect();
+        let field = |f: usize| ((1u128 << width[f]) - 1) << shift[f];
+        let part = split(m, n_neg, &code);
+        let k = PARTS.min(m);
+        let masks: Vec<u128> = (0..k)
+            .map(|j| (0..m).filter(|&f| part[f] as usize != j).map(field).fold(0, |a, b| a | b))
             .collect();
-        let (mut keys, mut negs) = (Vec::with_capacity(k), Vec::with_capacity(k));
+        let members: Vec<Vec<u32>> = (0..k)
+            .map(|j| (0..m as u32).filter(|&f| part[f as usize] as usize == j).collect())
+            .collect();
+        let packed: Vec<u128> = (0..n_neg)
+            .map(|i| (0..m).fold(0u128, |a, f| a | (code(f, i) as u128) << shift[f]))
+            .collect();
+        let bits = usize::BITS - n_neg.leading_zeros();
+        let (mut rows, mut starts) = (Vec::with_capacity(k), Vec::with_capacity(k));
         let mut squares = 0u64;
-        for features in &key_features {
-            let mut pairs: Vec<(u64, u32)> = (0..n_neg)
-                .map(|i| (key(features.iter().map(|&f| code(f as usize, i))), i as u32))
-                .collect();
-            pairs.sort_unstable();
+        for &mask in &masks {
+            let mut keyed: Vec<(u64, u128)> = packed.iter().map(|&r| (hash(r & mask), r)).collect();
+            keyed.sort_unstable();
             // A row drawn like the negatives meets sum(group^2) / n candidates per lookup.
-            let mut start = 0;
-            for x in 1..=pairs.len() {
-                if x == pairs.len() || pairs[x].0 != pairs[start].0 {
-                    squares += ((x - start) * (x - start)) as u64;
-                    start = x;
+            let mut from = 0;
+            for x in 1..=keyed.len() {
+                if x == keyed.len() || keyed[x].0 != keyed[from].0 {
+                    squares += ((x - from) * (x - from)) as u64;
+                    from = x;
                 }
             }
-            keys.push(pairs.iter().map(|p| p.0).collect());
-            negs.push(pairs.iter().map(|p| p.1).collect());
+            let mut st = vec![0u32; (1usize << bits) + 1];
+            for &(h, _) in &keyed {
+                st[bucket(h, bits) + 1] += 1;
+            }
+            for b in 1..st.len() {
+                st[b] += st[b - 1];
+            }
+            rows.push(keyed.into_iter().map(|(_, r)| r).collect());
+            starts.push(st);
         }
         let expected = (squares / n_neg as u64) as usize;
-        Some(Self { part, key_features, keys, negs, expected })
+        Some(Self { shift, width, masks, members, rows, starts, bits, expected })
     }
 
-    /// Calls `visit(j, n)` with every candidate negative `n` of the row `codes` (indexed by
-    /// feature) in lookup `j`: every negative agreeing with the row outside part `j`, and maybe
-    /// a few more (hash collisions).
+    /// Calls `visit(None)` once per negative identical to the row `codes` (indexed by feature)
+    /// and `visit(Some((f, c)))` once per negative that differs from it in exactly feature
+    /// `f`, where it has code `c`.
     #[inline]
-    pub fn for_each_candidate(&self, codes: &[u32], mut visit: impl FnMut(usize, u32)) {
-        for (j, features) in self.key_features.iter().enumerate() {
-            let k = key(features.iter().map(|&f| codes[f as usize]));
-            let keys = &self.keys[j];
-            let from = keys.partition_point(|&x| x < k);
-            for (&x, &n) in keys[from..].iter().zip(&self.negs[j][from..]) {
-                if x != k {
-                    break;
+    pub fn for_each_within_one(&self, codes: &[u32], mut visit: impl FnMut(Option<(usize, u32)>)) {
+        let row = codes.iter().enumerate().fold(0u128, |a, (f, &c)| a | (c as u128) << self.shift[f]);
+        for (j, &mask) in self.masks.iter().enumerate() {
+            let key = row & mask;
+            let b = bucket(hash(key), self.bits);
+            let rows = &self.rows[j][self.starts[j][b] as usize..self.starts[j][b + 1] as usize];
+            for &r in rows {
+                if r & mask != key {
+                    continue;
                 }
-                visit(j, n);
+                let x = r ^ row;
+                if x == 0 {
+                    if j == 0 {
+                        visit(None);
+                    }
+                    continue;
+                }
+                let mut differs = self.members[j]
+                    .iter()
+                    .map(|&f| f as usize)
+                    .filter(|&f| (x >> self.shift[f]) & ((1u128 << self.width[f]) - 1) != 0);
+                let f = differs.next().expect("a difference inside the part");
+                if differs.next().is_none() {
+                    visit(Some((f, ((r >> self.shift[f]) & ((1u128 << self.width[f]) - 1)) as u32)));
+                }
             }
         }
     }
+}
 
-    /// The part holding feature `f` (the lookup in which a near miss of `f` is counted).
-    #[inline]
-    pub fn part_of(&self, f: usize) -> usize {
-        self.part[f] as usize
-    }
+/// The bucket of hash `h` among `2^bits`: its top bits.
+#[inline]
+fn bucket(h: u64, bits: u32) -> usize {
+    if bits == 0 { 0 } else { (h >> (64 - bits)) as usize }
+}
+
+/// A fixed 64-bit hash of a packed row's fields (the same on every machine and run).
+#[inline]
+fn hash(key: u128) -> u64 {
+    let (lo, hi) = (key as u64, (key >> 64) as u64);
+    let h = (lo ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0x517c_c1b7_2722_0a95);
+    let h = (h.rotate_left(29) ^ hi).wrapping_mul(0x2545_f491_4f6c_dd1d);
+    h ^ (h >> 31)
 }
 
 /// Per feature its part, the parts about equally selective: by decreasing entropy of the
@@ -143,56 +195,55 @@ fn split(n_features: usize, n_neg: usize, code: &impl Fn(usize, usize) -> u32) -
     part
 }
 
-/// A fixed 64-bit hash of a sequence of codes (the same on every machine and run).
-#[inline]
-fn key(codes: impl Iterator<Item = u32>) -> u64 {
-    let mut h = 0x9e37_79b9_7f4a_7c15u64;
-    for c in codes {
-        h = (h.rotate_left(23) ^ c as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    h ^ (h >> 29)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// Every negative within one feature of a row is visited where the caller counts it
-    /// (identical: in every lookup; differing in `f` only: in lookup `part_of(f)`), each
-    /// negative at most once per lookup, on random rows of random small domains.
+    /// Exactly the negatives identical to a row (as `None`) and those differing from it in one
+    /// feature (with that feature and their code) are reported, once each, on random rows of
+    /// random domains (some wider than 64 slots, so the packed rows span both halves).
     #[test]
-    fn candidates_hold_every_negative_within_one_feature() {
+    fn reports_every_negative_within_one_feature_once() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        for _ in 0..60 {
-            let m = rng.random_range(2..8usize);
-            let domains: Vec<u32> = (0..m).map(|_| rng.random_range(1..5)).collect();
+        for t in 0..80 {
+            let m = rng.random_range(2..9usize);
+            let top = if t % 4 == 0 { 300 } else { 5 };
+            let domains: Vec<u32> = (0..m).map(|_| rng.random_range(1..top)).collect();
             let n = rng.random_range(1..200usize);
             let rows: Vec<Vec<u32>> = (0..n)
                 .map(|_| domains.iter().map(|&d| rng.random_range(0..d)).collect())
                 .collect();
-            let index = RowParts::new(m, n, |f, i| rows[i][f]).expect("two features, a negative");
-            let k = index.keys.len();
-            assert_eq!(k, PARTS.min(m));
-            for j in 0..k {
-                assert!((0..m).any(|f| index.part_of(f) == j), "part {j} empty");
+            let index = RowParts::new(&domains, n, |f, i| rows[i][f]).expect("two features, a negative");
+            assert_eq!(index.masks.len(), PARTS.min(m));
+            for j in 0..index.masks.len() {
+                assert!(!index.members[j].is_empty(), "part {j} empty");
             }
-            for _ in 0..30 {
-                let row: Vec<u32> = domains.iter().map(|&d| rng.random_range(0..d)).collect();
-                let mut seen = vec![vec![false; k]; n];
-                index.for_each_candidate(&row, |j, i| {
-                    assert!(!seen[i as usize][j], "negative {i} visited twice in lookup {j}");
-                    seen[i as usize][j] = true;
-                });
-                for (i, r) in rows.iter().enumerate() {
+            for q in 0..30 {
+                // Half the rows asked are negatives' rows with one code changed, so that near
+                // misses are common.
+                let mut row: Vec<u32> = if q % 2 == 0 {
+                    domains.iter().map(|&d| rng.random_range(0..d)).collect()
+                } else {
+                    rows[rng.random_range(0..n)].clone()
+                };
+                let f = rng.random_range(0..m);
+                row[f] = rng.random_range(0..domains[f]);
+                let mut got: Vec<Option<(usize, u32)>> = Vec::new();
+                index.for_each_within_one(&row, |d| got.push(d));
+                let mut want: Vec<Option<(usize, u32)>> = Vec::new();
+                for r in &rows {
                     let diff: Vec<usize> = (0..m).filter(|&f| r[f] != row[f]).collect();
                     match diff[..] {
-                        [] => assert!(seen[i].iter().all(|&s| s), "identical negative {i}"),
-                        [f] => assert!(seen[i][index.part_of(f)], "near negative {i} missed"),
+                        [] => want.push(None),
+                        [f] => want.push(Some((f, r[f]))),
                         _ => {}
                     }
                 }
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "domains {domains:?} row {row:?}");
             }
         }
     }

@@ -743,37 +743,18 @@ impl<'a> RunState<'a> {
         let ts = self.ts;
         let parts = ts.neg_parts()?;
         let schema = &ts.schema;
-        let allowed = &rule.allowed()[..self.sw];
         let slot_counts = &mut self.slot_counts;
         let feature_counts = &mut self.feature_counts;
         slot_counts.iter_mut().for_each(|c| *c = 0);
         feature_counts.iter_mut().for_each(|c| *c = 0);
         let mut identical = 0u32;
-        parts.for_each_candidate(ts.pos_codes(p), |j, n| {
-            let nm = ts.neg_slots(n as usize);
-            let (mut fails, mut slot) = (0u32, 0usize);
-            for (w, (&x, &a)) in nm.iter().zip(allowed).enumerate() {
-                let out = x & !a;
-                if out != 0 {
-                    fails += out.count_ones();
-                    slot = w * WORD_BITS + out.trailing_zeros() as usize;
-                }
-            }
-            match fails {
-                // Visited in every lookup: counted in the first.
-                0 if j == 0 => identical += 1,
-                // Visited in its feature's part's lookup (elsewhere only by a hash collision):
-                // counted there.
-                1 if parts.part_of(schema.feature_of(slot)) == j => {
-                    let f = schema.feature_of(slot);
-                    match schema.kind(f) {
-                        ConstraintKind::AttributeValue => feature_counts[f] += 1,
-                        ConstraintKind::OneHot => slot_counts[slot] += 1,
-                        ConstraintKind::Interval => {} // never: no interval feature here
-                    }
-                }
-                _ => {}
-            }
+        parts.for_each_within_one(ts.pos_codes(p), |near| match near {
+            None => identical += 1,
+            Some((f, code)) => match schema.kind(f) {
+                ConstraintKind::AttributeValue => feature_counts[f] += 1,
+                ConstraintKind::OneHot => slot_counts[schema.slot(f, code)] += 1,
+                ConstraintKind::Interval => {} // never: no interval feature here
+            },
         });
         // AV: allowing any other value of f drops the constraint, admitting all its near misses.
         for f in 0..schema.n_features() {

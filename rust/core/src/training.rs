@@ -211,7 +211,7 @@ impl TrainingSet {
                     return None;
                 }
                 let n = self.neg_rows.len();
-                RowParts::build_if_worth(self.schema.n_features(), n, |f, i| self.neg_codes[f * n + i])
+                RowParts::build_if_worth(self.schema.domain_sizes(), n, |f, i| self.neg_codes[f * n + i])
             })
             .as_ref()
     }
@@ -222,7 +222,7 @@ impl TrainingSet {
     pub(crate) fn force_neg_parts(&self) -> bool {
         let n = self.neg_rows.len();
         if !self.schema.has_intervals() {
-            let parts = RowParts::new(self.schema.n_features(), n, |f, i| self.neg_codes[f * n + i]);
+            let parts = RowParts::new(self.schema.domain_sizes(), n, |f, i| self.neg_codes[f * n + i]);
             let _ = self.neg_parts.set(parts);
         }
         self.neg_parts().is_some()
