@@ -660,6 +660,16 @@ impl Terms {
 
     /// Reorders the single-slot terms by increasing `key(slot)` (e.g. how many rows hold the
     /// slot, so that a word's AND reaches zero sooner). The terms' meaning does not change.
+    /// Makes these terms equal to `other`, reusing this allocation.
+    pub fn copy_from(&mut self, other: &Terms) {
+        self.clear();
+        self.singles.extend_from_slice(&other.singles);
+        self.single_features.extend_from_slice(&other.single_features);
+        self.slots.extend_from_slice(&other.slots);
+        self.spans.extend_from_slice(&other.spans);
+        self.ivs.extend_from_slice(&other.ivs);
+    }
+
     pub fn sort_singles_by_key(&mut self, key: impl Fn(u32) -> u32) {
         let mut pairs: Vec<(u32, u32)> = self
             .singles

@@ -307,7 +307,11 @@ impl<'a> RunState<'a> {
                         .negatives
                         .count_covered_from(&self.candidate, cap, self.witness[i]);
                 if n <= cap {
-                    self.absorb::<IV>(i, p, n, 0);
+                    if !IV && !self.has_one_hot {
+                        self.absorb_av_candidate(i, p, n);
+                    } else {
+                        self.absorb::<IV>(i, p, n, 0);
+                    }
                     return;
                 }
                 at
@@ -539,6 +543,44 @@ impl<'a> RunState<'a> {
             let n = self.wit_neg[i * WITNESSES + k];
             if n != NONE {
                 self.set_witness::<IV>(i, k, n);
+            }
+        }
+    }
+
+    /// [`absorb`](Self::absorb) of positive `p` by rule `i` under the absolute test, on a
+    /// schema of AV features only, right after `candidate` was built for them and counted
+    /// (`covered` negatives). The rule's new terms are the candidate's: AV generalization keeps
+    /// the constraints `p` satisfies, which are the single-slot terms `build_candidate` kept,
+    /// in their (rarest-first) order, so no terms are rebuilt nor sorted. A witness's mask
+    /// holds the rule's slot of each feature the witness fails; the features the witness still
+    /// fails are those still constrained, whose slots `p` holds, so its new mask is its old
+    /// one ANDed with `p`'s slots (empty: the rule now covers it, it stops being a witness).
+    fn absorb_av_candidate(&mut self, i: usize, p: usize, covered: u32) {
+        let sw = self.sw;
+        let ts = self.ts;
+        let codes = ts.pos_codes(p);
+        let pm = ts.pos_slots(p);
+        generalize_into(&mut self.allowed[i * sw..(i + 1) * sw], &ts.schema, codes);
+        self.rules[i].generalize(&ts.schema, codes);
+        self.buckets[i].push(p as u32);
+        self.covered[i] = covered;
+        self.rejected.rule_changed(i);
+        self.terms[i].copy_from(&self.candidate);
+        self.refresh_near_misses::<false>(i);
+        for k in 0..WITNESSES {
+            let j = i * WITNESSES + k;
+            if self.wit_neg[j] == NONE {
+                continue;
+            }
+            let mask = &mut self.wit_mask[j * sw..(j + 1) * sw];
+            let mut need = 0;
+            for (m, &x) in mask.iter_mut().zip(pm) {
+                *m &= x;
+                need += m.count_ones();
+            }
+            self.wit_need[j] = need;
+            if need == 0 {
+                self.wit_neg[j] = NONE;
             }
         }
     }
