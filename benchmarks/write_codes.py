@@ -1,0 +1,48 @@
+"""Writes Adult's training codes as findrs encodes them, for the core's ``fit_codes`` example.
+
+    python benchmarks/write_codes.py --data-dir DIR adult.codes
+    cargo run --release -p findrs-core --example fit_codes -- adult.codes av 3 1
+
+``adult.data`` comes from ``--data-dir DIR`` or the ``FINDRS_DATA_DIR`` environment variable.
+The file's first line holds the features' domain sizes; every other line one row's codes
+(numeric columns in the paper's 10 equal-width bins) then its label (1: ``>50K``, the positive
+class of the README's Adult rows). ``fit_codes`` times the core without Python, so that
+``valgrind --tool=callgrind`` can count its instructions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from findrs.encode import encode_frame, fit_encoders
+from findrs.target import binarize
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from experiments.noisy import load_adult  # noqa: E402
+from experiments.uci import require_data_dir  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", help="the file to write")
+    ap.add_argument("--data-dir", default=None, help="directory with adult.data (default: $FINDRS_DATA_DIR)")
+    args = ap.parse_args()
+    data_dir = require_data_dir(args.data_dir, [], extra_files=("adult.data", "adult.test"))
+    adult, _ = load_adult(Path(data_dir))
+    features = [c for c in adult.columns if c != "class"]
+    y, _ = binarize(adult, "class", None)
+    encoders = fit_encoders(adult, features, 10, numeric="bins", interval_ends="open", bin_edges="uniform", labels=y)
+    codes = encode_frame(adult, encoders)
+    with open(args.out, "w") as f:
+        f.write(" ".join(str(e.domain_size) for e in encoders) + "\n")
+        for i in range(len(y)):
+            f.write(" ".join(str(int(c[i])) for c in codes) + f" {int(y[i])}\n")
+    print(f"{len(y):,} rows, {len(encoders)} features -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
