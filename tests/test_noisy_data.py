@@ -459,6 +459,22 @@ def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
     assert c.params["min_support"] == c._cv["candidates"][c._cv["chosen"]]["min_support"]
 
 
+# docs/semantics.md §9.4: the default folds follow the rows the cross-validation uses.
+def test_default_folds_follow_the_rows_the_cross_validation_uses() -> None:
+    assert [findrs.auto.default_folds(n) for n in (10, 20_000, 20_001)] == [5, 5, 3]
+    rng = np.random.default_rng(0)
+    n = 20_001  # more than 20,000 training rows
+    df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
+        y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
+    sampled = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=200, random_state=0)
+    assert sampled._cv["folds"] == 5 and sampled._cv["sampled"] <= 201
+    every = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=None, random_state=0)
+    assert every._cv["folds"] == 3 and every._cv["sampled"] == n
+    given = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=200, cv=4, random_state=0)
+    assert given._cv["folds"] == 4
+    assert findrs.fit(df.head(100), "y", True, random_state=0).params["cv_rows"] == 8_000  # the default
+
+
 def test_a_support_given_with_a_sample_is_used_as_given() -> None:
     df = findrs.datasets.monks(2)
     m = findrs.fit(df, "class", random_state=1, cv_rows=100, min_support=3)

@@ -138,7 +138,8 @@ def fit(
             ``T`` stay), or for BP by its top-``max_rules`` vote when that does better
             (docs/semantics.md §8). Not with automatic settings (yet).
         cv: folds of the cross-validation of ``"auto"`` settings (2 to 1,000; at most the rows
-            of the smaller class). Default 5, or 3 above 20,000 rows.
+            of the smaller class). Default 5, or 3 when the cross-validation uses more than 20,000
+            rows (``cv_rows=None`` on a large frame).
         cv_T: runs per BO/BP fit inside the cross-validation (at most ``T``; default
             ``min(T, 20)``); the final fit makes ``T``.
         numeric: how the other numeric columns become constraints: ``"bins"`` (``bins``
@@ -175,7 +176,7 @@ def fit(
             classifies the most held-out rows in a 3-fold stratified cross-validation on the
             training rows, recorded in ``model.combination_cv``). Ignored by binary targets.
         cv_rows: the cross-validation uses a stratified sample of at most this many training
-            rows (``None``: every row); the chosen settings are then fitted on every row, an
+            rows (default 8,000; ``None``: every row); the chosen settings are then fitted on every row, an
             automatic ``min_support`` scaled to them (docs/semantics.md §9.4).
         chunks: ``None`` (the default) makes the runs here on ``n_jobs`` threads. A number:
             the ``T`` runs are split into that many chunks of consecutive runs, dispatched with

@@ -220,8 +220,9 @@ class RuleSetModel:
         progress: Callable[[int, int], None] | None,
     ) -> "RuleSetModel":
         """Cross-validates the candidates of ``params["auto"]`` in the core, fits the best on all
-        rows and records what was tried; ``params["cv"]`` ``None`` means 5 folds (3 above 20,000
-        rows), at most the rows of the smaller class. With more than ``params["cv_rows"]``
+        rows and records what was tried; ``params["cv"]`` ``None`` means
+        :func:`findrs.auto.default_folds` of the rows the cross-validation uses, at most the rows
+        of the smaller class. With more than ``params["cv_rows"]``
         rows, the cross-validation uses a stratified sample of that many, and an automatic
         ``min_support`` is scaled to all rows (docs/semantics.md §9.4)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True)
@@ -279,10 +280,10 @@ class RuleSetModel:
                 f"automatic settings ({', '.join(params['auto'])}) need cross-validation, which needs at least "
                 f"2 rows of each class; the smaller class has {smaller}: fix those settings instead"
             )
-        folds = params["cv"] if params["cv"] is not None else (3 if len(labels) > 20_000 else 5)
-        folds = min(folds, smaller)
         n = len(labels)
         sample = params["cv_rows"] if params["cv_rows"] is not None and params["cv_rows"] < n else n
+        folds = params["cv"] if params["cv"] is not None else auto.default_folds(sample)
+        folds = min(folds, smaller)
         # The candidates as the sample sees them (its positives decide the supports tried).
         s_pos = max(1, (n_pos * sample + n // 2) // n)
         if cands is None:

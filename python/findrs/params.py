@@ -148,7 +148,7 @@ DEFAULTS: dict[str, Any] = {
     "cv_T": None,
     "numeric": "bins",
     "interval_ends": "open",
-    "cv_rows": 4_000,
+    "cv_rows": 8_000,  # docs/semantics.md §9.4 (results/adult-holdout.md)
     "bin_edges": "uniform",
 }
 
