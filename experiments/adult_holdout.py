@@ -48,31 +48,19 @@ def _refit(scale: Callable[[int, int, int], int]) -> Callable[[pl.DataFrame, int
     return fit
 
 
-def _with_tolerances(tols: tuple) -> Callable[[pl.DataFrame, int], Any]:
+def _with_auto_constant(name: str, value: Any) -> Callable[[pl.DataFrame, int], Any]:
+    """The default fit with one constant of :mod:`findrs.auto` (e.g. ``TOLERANCES``,
+    ``VOTE_MAX_ROWS``) set to ``value`` for the fit's duration."""
     def fit(train: pl.DataFrame, seed: int) -> Any:
         import findrs
         import findrs.auto as auto
 
-        old = auto.TOLERANCES
-        auto.TOLERANCES = tols
+        old = getattr(auto, name)
+        setattr(auto, name, value)
         try:
             return findrs.fit(train, "class", True, random_state=seed)
         finally:
-            auto.TOLERANCES = old
-    return fit
-
-
-def _with_vote_rows(rows: int) -> Callable[[pl.DataFrame, int], Any]:
-    def fit(train: pl.DataFrame, seed: int) -> Any:
-        import findrs
-        import findrs.auto as auto
-
-        old = auto.VOTE_MAX_ROWS
-        auto.VOTE_MAX_ROWS = rows
-        try:
-            return findrs.fit(train, "class", True, random_state=seed)
-        finally:
-            auto.VOTE_MAX_ROWS = old
+            setattr(auto, name, old)
     return fit
 
 
@@ -90,10 +78,10 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "cv10": _kw(cv=10),
     "cv8k": _kw(cv_rows=8_000),
     "cv8k3": _kw(cv_rows=8_000, cv=3),
-    "tolfine": _with_tolerances((0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)),
+    "tolfine": _with_auto_constant("TOLERANCES", (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)),
     "sup-sqrt": _refit(lambda s, n, k: max(0, round(s * math.sqrt(n / k)))),
     "sup-raw": _refit(lambda s, n, k: s),
-    "vote": _with_vote_rows(10**9),
+    "vote": _with_auto_constant("VOTE_MAX_ROWS", 10**9),
 }
 
 
