@@ -589,23 +589,27 @@ impl<'a> RunState<'a> {
     /// meets none of the positive's slots flipped on the one-hot slots (see `set_witness`).
     #[inline]
     fn witness_hits<const IV: bool>(&self, i: usize, p: usize, pm: &[u64]) -> u32 {
-        let sw = self.sw;
-        let mut hits = 0;
-        for k in 0..WITNESSES {
-            let j = i * WITNESSES + k;
-            if self.wit_neg[j] == NONE {
-                continue;
-            }
-            let mask = &self.wit_mask[j * sw..(j + 1) * sw];
-            let slots_pass = (0..sw).all(|w| (pm[w] ^ self.one_hot_slots[w]) & mask[w] == 0);
-            if IV {
-                let covers = self.ivf.witness_covers(j, self.ts.pos_intervals(p));
-                hits += (slots_pass && covers) as u32;
-            } else {
-                hits += slots_pass as u32;
-            }
+        (0..WITNESSES)
+            .filter(|&k| self.witness_covered::<IV>(i * WITNESSES + k, p, pm))
+            .count() as u32
+    }
+
+    /// Whether witness slot `j` holds a negative that generalize(rule, p) covers: its mask
+    /// meets none of the positive's slots flipped on the one-hot slots (see `set_witness`),
+    /// and with `IV` its interval features are covered too.
+    #[inline]
+    fn witness_covered<const IV: bool>(&self, j: usize, p: usize, pm: &[u64]) -> bool {
+        if self.wit_neg[j] == NONE {
+            return false;
         }
-        hits
+        let sw = self.sw;
+        let mask = &self.wit_mask[j * sw..(j + 1) * sw];
+        let slots_pass = pm
+            .iter()
+            .zip(mask)
+            .zip(&self.one_hot_slots)
+            .all(|((&x, &m), &o)| (x ^ o) & m == 0);
+        slots_pass && (!IV || self.ivf.witness_covers(j, self.ts.pos_intervals(p)))
     }
 
     /// Whether more than `room` witnesses of rule `i` are covered by generalize(rule i, p)
@@ -613,21 +617,11 @@ impl<'a> RunState<'a> {
     /// they were found by the latest rejections, stopping as soon as the answer is known.
     #[inline]
     fn witnesses_exceed<const IV: bool>(&self, i: usize, p: usize, pm: &[u64], room: u32) -> bool {
-        let sw = self.sw;
         let newest = self.wit_next[i] as usize + WITNESSES - 1;
         let mut hits = 0;
         for d in 0..WITNESSES {
             let j = i * WITNESSES + (newest - d) % WITNESSES;
-            if self.wit_neg[j] == NONE {
-                continue;
-            }
-            let mask = &self.wit_mask[j * sw..(j + 1) * sw];
-            let slots_pass = pm
-                .iter()
-                .zip(mask)
-                .zip(&self.one_hot_slots)
-                .all(|((&p, &m), &o)| (p ^ o) & m == 0);
-            if slots_pass && (!IV || self.ivf.witness_covers(j, self.ts.pos_intervals(p))) {
+            if self.witness_covered::<IV>(j, p, pm) {
                 hits += 1;
                 if hits > room {
                     return true;
@@ -722,11 +716,10 @@ impl<'a> RunState<'a> {
         // Absolute test without interval features: the row's identical and near-miss negatives
         // from the parts index, when it pays (else, and for a dead rule, the bitsets).
         let from_parts = if !IV && self.acc.is_absolute() {
-            self.row_near_misses(&rule, p)
+            self.row_near_misses(&rule, p).filter(|&identical| identical <= cap)
         } else {
             None
         };
-        let from_parts = from_parts.filter(|&identical| identical <= cap);
         let covered = match from_parts {
             Some(identical) => identical,
             None => self.ts.negatives.count_covered(&terms, cap),
