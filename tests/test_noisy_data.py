@@ -526,6 +526,9 @@ def test_the_vote_wins_only_by_cross_validation_and_is_the_fit_of_its_settings()
     best_bp = table.filter(pl.col("method") == "bp")["cv_accuracy"].max()
     assert model.method == "bp" and best_bp > best_rs  # this noisy set: the vote wins on training folds
     assert model.T == 20 and model.params["cv_T"] == 20 and model.n_rules <= 100
+    # cv_T: the runs of each fold's fit, 1 for FIND-RS, the vote's T for BP.
+    runs = dict(table.group_by("method").agg(pl.col("cv_T").unique()).iter_rows())
+    assert runs == {"find-rs": [1], "bp": [findrs.auto.VOTE_T]}
     assert model.params["n_rules"] in findrs.auto.VOTE_RULES and "n_rules" in model.params["auto"]
     given = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify",
                                           "bin_edges", "numeric")}
@@ -547,8 +550,47 @@ def test_the_vote_loses_to_find_rs_on_clean_rules_and_keeps_its_model() -> None:
     assert model.method == "find-rs" and model.params["auto"][-1] == "method"
     assert model.rules.equals(alone.rules) and "method" not in alone.params["auto"]
     # The FIND-RS part of the record is the fit's own.
-    assert model.cv_results.filter(pl.col("method") == "find-rs").drop("method").equals(alone.cv_results)
+    assert model.cv_results.filter(pl.col("method") == "find-rs").drop("method", "cv_T").equals(alone.cv_results)
     assert findrs.RuleSetModel.from_json(model.to_json()).params == model.params
+    # The record says how many runs the losing vote made per fold, though the model's cv_T is FIND-RS's 1.
+    assert model.params["cv_T"] == 1
+    assert model.cv_results.filter(pl.col("method") == "bp")["cv_T"].to_list() == [findrs.auto.VOTE_T] * 4
+
+
+def test_the_vote_falls_back_to_find_rs_when_its_support_leaves_no_rule(monkeypatch) -> None:
+    # The vote wins the cross-validation on this set (the test above); a final support over every
+    # positive (as a support scaled from a sample could be) leaves no rule on all rows, so the
+    # FIND-RS winner stays, unchanged, and the record marks it chosen (docs/semantics.md §9.5).
+    train, _ = _noisy_games()
+    monkeypatch.setattr(findrs.auto, "scaled_support", lambda s, n, k: n + 1)
+    model = findrs.fit(train, "y", random_state=0)
+    monkeypatch.undo()
+    alone = findrs.fit(train, "y", random_state=0, method="find-rs")
+    assert model.method == "find-rs" and model.rules.equals(alone.rules)
+    assert model.params == {**alone.params, "auto": [*alone.params["auto"], "method"]}
+    table = model.cv_results
+    assert table.filter(pl.col("chosen"))["method"].to_list() == ["find-rs"]
+    assert table.filter(pl.col("method") == "bp")["cv_accuracy"].max() > table.filter(
+        pl.col("method") == "find-rs")["cv_accuracy"].max()  # the vote had won the cross-validation
+    assert findrs.RuleSetModel.from_json(model.to_json()).cv_results.equals(table)
+
+
+def test_a_vote_record_without_cv_T_loads_and_a_wrong_cv_T_is_refused() -> None:
+    train, _ = _noisy_games()
+    model = findrs.fit(train, "y", random_state=0)
+    d = json.loads(model.to_json())
+    for c in d["cv"]["candidates"]:
+        del c["cv_T"]  # a file written before the record kept it: the vote always made 20 runs
+    assert findrs.RuleSetModel.from_json(json.dumps(d)).cv_results.equals(model.cv_results)
+    bp = next(i for i, c in enumerate(d["cv"]["candidates"]) if c["method"] == "bp")
+    for i, runs, match in ((0, 20, "cv_T must be 1 for FIND-RS"), (bp, 0, "at least 1 for BP"),
+                           (d["cv"]["chosen"], 19, "chosen candidate has cv_T = 19")):
+        e = json.loads(json.dumps(d))
+        for c in e["cv"]["candidates"]:
+            c["cv_T"] = 1 if c["method"] == "find-rs" else 20
+        e["cv"]["candidates"][i]["cv_T"] = runs
+        with pytest.raises(FindRSInputError, match=match):
+            findrs.RuleSetModel.from_json(json.dumps(e))
 
 
 def test_no_vote_above_its_row_budget_or_with_a_method_given(monkeypatch) -> None:

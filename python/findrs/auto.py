@@ -214,14 +214,28 @@ def vote_candidates(chosen: Mapping[str, Any], automatic: Sequence[str] = ()) ->
             for k in VOTE_RULES for s in supports for f in simplify]
 
 
-def merge_vote_records(findrs: Mapping[str, Any], vote: Mapping[str, Any], won: bool) -> dict[str, Any]:
-    """One record of the FIND-RS cross-validation and the budgeted vote's (same folds): every
-    candidate with its ``method``, the chosen one the vote's when ``won``.
+def merge_vote_records(findrs: Mapping[str, Any], vote: Mapping[str, Any], won: bool, runs: int) -> dict[str, Any]:
+    """One record of the FIND-RS cross-validation and the budgeted vote's (same folds, the
+    vote's fits of ``runs`` runs each): every candidate with its ``method`` and ``cv_T`` (runs per
+    fold fit: 1 for FIND-RS), the chosen one the vote's when ``won``.
 
     Raises:
         ValueError: the records' folds or samples differ (they cannot be compared).
+
+    Example:
+        >>> r = {"folds": 2, "sampled": 4, "chosen": 0, "candidates": [{"tolerance": 0, "correct": [1, 2],
+        ...      "rows": [2, 2], "rules": [1, 1], "conditions": [1, 1]}]}
+        >>> v = {**r, "candidates": [{**r["candidates"][0], "method": "bp"}]}
+        >>> m = merge_vote_records(r, v, True, 20)
+        >>> m["chosen"], [(c["method"], c["cv_T"]) for c in m["candidates"]]
+        (1, [('find-rs', 1), ('bp', 20)])
     """
-    return _merge([(findrs, {}, {"method": "find-rs"}), (vote, {}, {})], int(won), "FIND-RS and the vote")
+    parts = [(findrs, {}, {"method": "find-rs", "cv_T": 1}), (vote, {}, {"cv_T": runs})]
+    return _merge(parts, int(won), "FIND-RS and the vote")
+
+
+OLD_VOTE_T = 20
+"""The vote's runs per fold fit in files written before the record kept ``cv_T``: always 20."""
 
 
 def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, Any]:
@@ -234,6 +248,10 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
         FindRSInputError: what is wrong.
     """
     keys = ["candidates", "chosen", "folds", "sampled"]
+    if isinstance(rec, dict) and isinstance(rec.get("candidates"), list):  # written before the vote's cv_T
+        rec = {**rec, "candidates": [
+            {**c, "cv_T": 1 if c["method"] == "find-rs" else OLD_VOTE_T}
+            if isinstance(c, dict) and "method" in c and "cv_T" not in c else c for c in rec["candidates"]]}
     if isinstance(rec, dict) and sorted(rec) == keys[:3]:  # written before samples and simplify
         rec = {**rec, "sampled": n_rows, "candidates": [
             {**c, "simplify": params["simplify"]} if isinstance(c, dict) and "simplify" not in c else c
@@ -254,7 +272,7 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
     edges = "bin_edges" in params["auto"] or numeric
     method = "method" in params["auto"]
     fields = sorted([*AUTOMATIC, *_COUNTS, *(["bin_edges"] if edges else []), *(["numeric"] if numeric else []),
-                     *(["method"] if method else [])])
+                     *(["method", "cv_T"] if method else [])])
     held_out = None
     for i, c in enumerate(cands):
         if not isinstance(c, dict) or sorted(c) != fields:
@@ -268,6 +286,9 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
                 raise FindRSInputError(f"candidate {i}: {e}") from None
         if method and c["method"] not in ("find-rs", "bp"):
             raise FindRSInputError(f"candidate {i}: method must be 'find-rs' or 'bp', got {c['method']!r}")
+        if method and not (isinstance(c["cv_T"], int) and not isinstance(c["cv_T"], bool)
+                           and (c["cv_T"] == 1 if c["method"] == "find-rs" else c["cv_T"] >= 1)):
+            raise FindRSInputError(f"candidate {i}: cv_T must be 1 for FIND-RS and at least 1 for BP, got {c['cv_T']!r}")
         for name in ("encoding", "tolerance", "min_support", "direction", "simplify"):
             try:
                 PARAMETERS[name].check(name, c[name])
@@ -294,6 +315,8 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
         for name in ("encoding", "tolerance", "min_support", "direction", "simplify"):
             if name not in params["auto"] and not _same(c[name], params[name]):
                 raise FindRSInputError(f"candidate {i} has {name} = {c[name]!r}, fixed at {params[name]!r} in params")
+    if method and cands[chosen]["cv_T"] != params["cv_T"]:
+        raise FindRSInputError(f"the chosen candidate has cv_T = {cands[chosen]['cv_T']!r} but params say {params['cv_T']!r}")
     for name in params["auto"]:
         value = cands[chosen][name]
         if name == "min_support":
@@ -315,17 +338,19 @@ def table(rec: Mapping[str, Any]) -> pl.DataFrame:
     and ``n_rules`` as text: ``"2"`` is a count of negatives, ``"0.1"`` a share), the held-out
     accuracy over all folds (``cv_accuracy``) (and, when the bin edges were cross-validated
     too, each candidate's ``bin_edges``; when bins and intervals were, its ``numeric``; when the
-    budgeted vote was, its ``method``), its standard deviation over the folds, the mean
+    budgeted vote was, its ``method`` and ``cv_T``, the runs of each fold's fit), its standard
+    deviation over the folds, the mean
     voting ``rules`` and ``conditions`` per fold, and whether it was ``chosen``."""
     cands = rec["candidates"]
     out: dict[str, Any] = {}
-    extra = [k for k in ("bin_edges", "numeric", "method") if k in cands[0]]
+    extra = [k for k in ("bin_edges", "numeric", "method", "cv_T") if k in cands[0]]
     for k in (*AUTOMATIC, *extra):
         values = [c[k] for c in cands]
         if k in ("tolerance", "n_rules"):
             out[k] = pl.Series(k, [None if v is None else str(v) for v in values], dtype=pl.String)
         else:
-            dtype = pl.String if k in ("encoding", "direction", "bin_edges", "numeric", "method") else pl.Boolean if k == "simplify" else pl.UInt32
+            dtype = (pl.String if k in ("encoding", "direction", "bin_edges", "numeric", "method")
+                     else pl.Boolean if k == "simplify" else pl.UInt32)
             out[k] = pl.Series(k, values, dtype=dtype)
     acc, std, rules, conds = [], [], [], []
     for c in cands:

@@ -571,7 +571,7 @@ def _choose_vote(
                 bp = RuleSetModel._fit_many(codes, y, encoders, tgt, [fp], n_jobs, progress)[0]
         except FindRSInputError:  # its support leaves no rule on all rows: FIND-RS stays
             won = False
-    merged = _auto_mod.merge_vote_records(rec, vrec, won)
+    merged = _auto_mod.merge_vote_records(rec, vrec, won, _auto_mod.VOTE_T)
     if not won:
         return model._with_record({**p, "auto": auto_list}, merged)
     params = {**bp.params, "auto": _chosen_in_order([*p["auto"], "n_rules", "method"]), "cv": p["cv"],

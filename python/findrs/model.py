@@ -531,7 +531,9 @@ class RuleSetModel:
         """The cross-validation that chose the automatic settings (``None`` without any): one
         row per candidate with its settings, ``cv_accuracy`` (held-out rows right over all
         folds), ``cv_accuracy_std`` (over the folds), the mean voting ``rules`` and
-        ``conditions`` per fold, and ``chosen`` (the candidate fitted; docs/semantics.md §9.4).
+        ``conditions`` per fold, and ``chosen`` (the candidate fitted; docs/semantics.md §9.4);
+        when the budgeted vote was tried, each candidate's ``method`` and ``cv_T`` (runs per
+        fold fit, docs/semantics.md §9.5).
 
         Example:
             >>> import findrs
