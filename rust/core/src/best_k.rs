@@ -78,12 +78,16 @@ impl PruningCurve {
     }
 }
 
-/// Rows (indices into `index`) covered by each rule, computed in parallel.
+/// Rows (indices into `index`) covered by each rule, computed in parallel. Each rule's
+/// single-slot terms are ANDed rarest slot first (the order changes no row, only how soon a
+/// word's AND reaches zero: on connect-4's BP100 most words then stop after the first four).
 pub fn covered_rows(schema: &Schema, index: &RowIndex, rules: &[Rule]) -> Vec<Vec<u32>> {
+    let slot_rows = index.slot_rows();
     rules
         .par_iter()
         .map_init(Terms::new, |terms, rule| {
             rule.terms(schema, terms);
+            terms.sort_singles_by_key(|s| slot_rows[s as usize]);
             let mut rows = Vec::new();
             for w in 0..index.n_words() {
                 let word = index.covered_word(terms, w);

@@ -32,6 +32,8 @@ pub fn prune(ts: &TrainingSet, rules: &[Rule], buckets: &[Vec<u32>]) -> Vec<usiz
         }
         kept.push(i);
         rules[i].terms(&ts.schema, &mut terms);
+        // Rarest among the positives first: the same rows, fewer ANDs per word.
+        terms.sort_singles_by_key(|s| ts.pos_slot_rows(s));
         ts.positives.or_covered_into(&terms, &mut marked);
     }
     kept.reverse();
@@ -58,6 +60,7 @@ pub fn prune_supported(
         // A bucket of `s` positives proves the support without counting.
         if buckets[i].len() < min_support as usize {
             rules[i].terms(&ts.schema, &mut terms);
+            terms.sort_singles_by_key(|s| ts.pos_slot_rows(s));
             if ts.positives.count_covered(&terms, min_support - 1) < min_support {
                 supported[i] = false;
                 for &p in &buckets[i] {
@@ -74,6 +77,7 @@ pub fn prune_supported(
             continue;
         }
         rules[i].terms(&ts.schema, &mut terms);
+        terms.sort_singles_by_key(|s| ts.pos_slot_rows(s));
         for (w, c) in covered.iter_mut().enumerate() {
             *c = ts.positives.covered_word(&terms, w);
         }

@@ -120,6 +120,18 @@ impl RowIndex {
         terms.eval_all(self.word(w), self.valid(w))
     }
 
+    /// Rows holding each index slot (`n_index_slots` entries): a key that orders a rule's
+    /// single-slot terms rarest first, so that a word's AND reaches zero after fewer terms.
+    pub fn slot_rows(&self) -> Vec<u32> {
+        let mut rows = vec![0u32; self.n_slots];
+        for w in 0..self.n_words {
+            for (r, x) in rows.iter_mut().zip(self.word(w)) {
+                *r += x.count_ones();
+            }
+        }
+        rows
+    }
+
     /// ORs into `out` (one bit per row) the rows that satisfy `terms`.
     pub fn or_covered_into(&self, terms: &Terms, out: &mut [u64]) {
         if terms.intervals().is_empty() {

@@ -658,8 +658,6 @@ impl Terms {
     }
 
 
-    /// Reorders the single-slot terms by increasing `key(slot)` (e.g. how many rows hold the
-    /// slot, so that a word's AND reaches zero sooner). The terms' meaning does not change.
     /// Makes these terms equal to `other`, reusing this allocation.
     pub fn copy_from(&mut self, other: &Terms) {
         self.clear();
@@ -670,7 +668,34 @@ impl Terms {
         self.ivs.extend_from_slice(&other.ivs);
     }
 
+    /// Reorders the single-slot terms by increasing `key(slot)` (e.g. how many rows hold the
+    /// slot, so that a word's AND reaches zero sooner). The terms' meaning does not change.
     pub fn sort_singles_by_key(&mut self, key: impl Fn(u32) -> u32) {
+        const SMALL: usize = 64;
+        let n = self.singles.len();
+        if n <= SMALL {
+            // A rule's terms, usually a few dozen: an insertion sort on (key, feature) packed in
+            // one word, without allocating (this runs once per new or counted rule). The
+            // packed keys are distinct, so this is the order of the sort below.
+            let mut keys = [0u64; SMALL];
+            for (k, (&s, &f)) in keys.iter_mut().zip(self.singles.iter().zip(&self.single_features)) {
+                *k = (key(s) as u64) << 32 | f as u64;
+            }
+            for i in 1..n {
+                let (k, s, f) = (keys[i], self.singles[i], self.single_features[i]);
+                let mut j = i;
+                while j > 0 && keys[j - 1] > k {
+                    keys[j] = keys[j - 1];
+                    self.singles[j] = self.singles[j - 1];
+                    self.single_features[j] = self.single_features[j - 1];
+                    j -= 1;
+                }
+                keys[j] = k;
+                self.singles[j] = s;
+                self.single_features[j] = f;
+            }
+            return;
+        }
         let mut pairs: Vec<(u32, u32)> = self
             .singles
             .iter()
@@ -836,6 +861,29 @@ mod tests {
 
     fn schema(kind: ConstraintKind) -> Schema {
         Schema::uniform(vec![3, 2, 1], kind).unwrap()
+    }
+
+    /// The allocation-free insertion sort of a few terms gives the order of the general sort
+    /// (by key, then feature), with repeated keys, on both sides of its size limit.
+    #[test]
+    fn sorting_singles_orders_by_key_then_feature() {
+        for m in [1usize, 5, 63, 64, 65, 130] {
+            let s = Schema::uniform(vec![3; m], ConstraintKind::AttributeValue).unwrap();
+            let row: Vec<u32> = (0..m as u32).map(|f| f * 7 % 3).collect();
+            let mut terms = Terms::new();
+            Rule::from_row(&s, &row).terms(&s, &mut terms);
+            assert_eq!(terms.singles().len(), m);
+            let key = |slot: u32| slot.wrapping_mul(2_654_435_761) >> 28; // 16 keys, many repeated
+            terms.sort_singles_by_key(key);
+            let got: Vec<(u32, u32)> = (0..m).map(|k| (key(terms.singles()[k]), terms.single(k).feature as u32)).collect();
+            let mut want = got.clone();
+            want.sort_unstable();
+            assert_eq!(got, want, "{m} features");
+            for k in 0..m {
+                let f = terms.single(k).feature;
+                assert_eq!(terms.singles()[k] as usize, s.slot(f, row[f]), "a term keeps its slot");
+            }
+        }
     }
 
     #[test]

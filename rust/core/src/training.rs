@@ -39,6 +39,8 @@ pub struct TrainingSet {
     slot_rows: OnceLock<Vec<u32>>,
     /// Built on first use: negatives holding each slot.
     neg_slot_rows: OnceLock<Vec<u32>>,
+    /// Built on first use: positives holding each slot.
+    pos_slot_rows: OnceLock<Vec<u32>>,
     /// Built on first use: `[w * n_slots + slot]` = positives holding `slot` in words `>= w` of
     /// the positives' index (`w` up to the number of words, where it is 0).
     pos_suffix: OnceLock<Vec<u32>>,
@@ -145,6 +147,7 @@ impl TrainingSet {
             positives,
             slot_rows: OnceLock::new(),
             neg_slot_rows: OnceLock::new(),
+            pos_slot_rows: OnceLock::new(),
             pos_suffix: OnceLock::new(),
             distinct: OnceLock::new(),
             neg_parts: OnceLock::new(),
@@ -256,6 +259,12 @@ impl TrainingSet {
             }
             rows
         })[slot as usize]
+    }
+
+    /// Positives holding `slot` (an AV or OH slot).
+    #[inline]
+    pub fn pos_slot_rows(&self, slot: u32) -> u32 {
+        self.pos_slot_rows.get_or_init(|| self.positives.slot_rows())[slot as usize]
     }
 
     #[inline]
