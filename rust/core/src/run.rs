@@ -11,7 +11,16 @@
 //! - `covered[r]` is the exact number of training negatives `r` covers;
 //! - `counts[r][s]` is the number of *near-miss* negatives (covered by `r` but for one feature's
 //!   constraint) that allowing slot `s` would bring in; `blocked[r]` holds the slots `s` with
-//!   `covered[r] + counts[r][s] > cap`, `near[r]` those with a count above zero;
+//!   `covered[r] + counts[r][s] > cap`, `near[r]` those with a count above zero; unless
+//!   `stale[r]`: then these three are those of an earlier, more specific `r` (before its last
+//!   AV absorbs under the absolute test), with `blocked[r]` and `near[r]` cut to the slots `r`
+//!   now disallows. A near miss of that rule on a feature still constrained is one of `r` on
+//!   it, and `r` covers at least its negatives, so the stale counts of those slots are lower
+//!   bounds and the stale blocked slots a subset of the fresh ones: the filters below stay
+//!   proven. A stale rule is
+//!   refreshed (a scan of the negatives) only when a candidate of it was counted and
+//!   rejected, so that the next positives meet its fresh blocked slots; one that absorbs the
+//!   candidate stays stale, and so does one that never has a rejected candidate again;
 //! - with a relative test (a share epsilon > 0), `pos_cov[r]` is the exact number of training
 //!   positives `r` covers. A rule that covers the positive presented is `generalize(r, p)`
 //!   itself and absorbs it only if `(covered[r], pos_cov[r])` passes the test (a grown rule
@@ -87,6 +96,9 @@ struct RunState<'a> {
     terms: Vec<Terms>,
     buckets: Vec<Vec<u32>>,
     covered: Vec<u32>,
+    /// Per rule: `blocked`, `near` and `counts` predate its last generalizations (see the
+    /// module docs).
+    stale: Vec<bool>,
     /// Relative test only: the training positives each rule covers (empty otherwise).
     pos_cov: Vec<u32>,
     allowed: Vec<u64>,
@@ -192,6 +204,7 @@ impl<'a> RunState<'a> {
             terms: Vec::new(),
             buckets: Vec::new(),
             covered: Vec::new(),
+            stale: Vec::new(),
             pos_cov: Vec::new(),
             allowed: Vec::new(),
             blocked: Vec::new(),
@@ -227,6 +240,7 @@ impl<'a> RunState<'a> {
         self.spare_counts.append(&mut self.counts);
         self.spare_counts.append(&mut self.pos_counts);
         self.covered.clear();
+        self.stale.clear();
         self.pos_cov.clear();
         self.allowed.clear();
         self.blocked.clear();
@@ -248,7 +262,8 @@ impl<'a> RunState<'a> {
         let pm = self.ts.pos_slots(p);
         let mut from = 0;
         // Without intervals: the positive's slots, and the last chunk of 64 rules looked up
-        // (the rules' blocked masks do not change until the positive is placed).
+        // (the rules' blocked masks do not change until the positive is placed, but for a
+        // stale rule's refresh, which is after the scan passed it).
         let mut chunk = (usize::MAX, 0u64);
         if !IV {
             self.pos_slot_list.clear();
@@ -313,6 +328,11 @@ impl<'a> RunState<'a> {
                         self.absorb::<IV>(i, p, n, 0);
                     }
                     return;
+                }
+                if !IV && self.stale[i] {
+                    // Rejected: the fresh blocked slots may spare later positives the count.
+                    self.refresh_near_misses::<false>(i);
+                    self.stale[i] = false;
                 }
                 at
             } else {
@@ -533,6 +553,7 @@ impl<'a> RunState<'a> {
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
+        self.stale[i] = false; // refreshed below
         self.rules[i].terms(schema, &mut self.terms[i]);
         self.sort_terms(i);
         if !self.acc.is_absolute() {
@@ -566,7 +587,7 @@ impl<'a> RunState<'a> {
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
         self.terms[i].copy_from(&self.candidate);
-        self.refresh_near_misses::<false>(i);
+        self.make_stale(i);
         for k in 0..WITNESSES {
             let j = i * WITNESSES + k;
             if self.wit_neg[j] == NONE {
@@ -748,6 +769,7 @@ impl<'a> RunState<'a> {
         self.terms.push(terms);
         self.buckets.push(bucket);
         self.covered.push(covered);
+        self.stale.push(false);
         let i = self.rules.len() - 1;
         if covered > cap {
             let sw = self.sw;
@@ -803,6 +825,21 @@ impl<'a> RunState<'a> {
             }
         }
         Some(identical)
+    }
+
+    /// After an AV absorb under the absolute test: rule `i`'s near-miss state becomes stale
+    /// (see the module docs), its blocked and near slots cut to those it still disallows.
+    fn make_stale(&mut self, i: usize) {
+        let sw = self.sw;
+        let allowed = &self.allowed[i * sw..(i + 1) * sw];
+        let blocked = &mut self.blocked[i * sw..(i + 1) * sw];
+        let near = &mut self.near[i * sw..(i + 1) * sw];
+        for ((b, n), &a) in blocked.iter_mut().zip(near).zip(allowed) {
+            *b &= !a;
+            *n &= !a;
+        }
+        self.blocked_index.set_rule(i, &self.blocked[i * sw..(i + 1) * sw]);
+        self.stale[i] = true;
     }
 
     /// Rule `i`'s single-slot terms, rarest slot first (a candidate's counting then reaches an
@@ -909,13 +946,13 @@ impl<'a> RunState<'a> {
             let slots = negs.word(w);
             // Bit-sliced count of failed terms per negative: `one` = at least one, `two` = two.
             // A word where every negative fails two terms holds no near miss: stop early.
+            // Most words saturate within the first terms, so a single-slot term's word is not
+            // kept here: the few words with a near miss read it again below.
             let (mut one, mut two) = (0u64, 0u64);
             let mut saturated = false;
-            for (c, chunk) in singles.chunks(4).enumerate() {
-                for (d, &slot) in chunk.iter().enumerate() {
-                    let sat = slots[slot as usize];
-                    self.word_terms[c * 4 + d] = sat;
-                    let fail = !sat & valid;
+            for chunk in singles.chunks(4) {
+                for &slot in chunk {
+                    let fail = !slots[slot as usize] & valid;
                     two |= one & fail;
                     one |= fail;
                 }
@@ -951,7 +988,8 @@ impl<'a> RunState<'a> {
                 continue;
             }
             for j in 0..k {
-                let near = exactly_one & !self.word_terms[j];
+                let sat = if j < ns { slots[singles[j] as usize] } else { self.word_terms[j] };
+                let near = exactly_one & !sat;
                 if near == 0 {
                     continue;
                 }
@@ -1198,6 +1236,54 @@ pub(crate) mod tests {
             }
         }
         assert!(compared > 500, "only {compared} runs compared");
+    }
+
+    /// A stale rule's near-miss state (module docs) bounds the fresh one from below: its
+    /// blocked and near slots are subsets of the fresh ones and its counts at most the fresh
+    /// counts on every slot it disallows; a rule that is not stale has exactly the fresh state. Checked on
+    /// every live rule after runs at tau 0, 1 and 2 (AV, the absolute test).
+    #[test]
+    fn stale_near_miss_state_bounds_the_fresh_one() {
+        let (mut stale, mut fresh) = (0, 0);
+        for domains in [&[2u32, 3, 4, 2, 3][..], &[3, 3, 3, 3, 3, 3, 3], &[70, 3, 2, 130]] {
+            for seed in 0..40u64 {
+                for tau in 0..3 {
+                    let (rows, labels) = random_data(seed, 40 + (seed as usize % 80), domains);
+                    let Some((_, ts)) = training_set(&rows, &labels, domains, ConstraintKind::AttributeValue) else {
+                        continue;
+                    };
+                    let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
+                    let mut runner = Runner::new(&ts, Acceptance::absolute(tau));
+                    runner.run(&order);
+                    let st = &mut runner.0;
+                    let sw = st.sw;
+                    for i in 0..st.rules.len() {
+                        if st.covered[i] > st.cap {
+                            continue; // dead: every slot blocked, never refreshed
+                        }
+                        let was_stale = st.stale[i];
+                        let words = |v: &Vec<u64>| v[i * sw..(i + 1) * sw].to_vec();
+                        let (blocked, near, counts) = (words(&st.blocked), words(&st.near), st.counts[i].clone());
+                        st.refresh_near_misses::<false>(i);
+                        let (fb, fnear, fc) = (words(&st.blocked), words(&st.near), &st.counts[i]);
+                        let ctx = format!("seed {seed} tau {tau} domains {domains:?} rule {i}");
+                        if was_stale {
+                            stale += 1;
+                            assert!(blocked.iter().zip(&fb).all(|(&b, &f)| b & !f == 0), "{ctx}");
+                            assert!(near.iter().zip(&fnear).all(|(&b, &f)| b & !f == 0), "{ctx}");
+                            assert_eq!(counts.len(), fc.len(), "{ctx}");
+                            let rule = &st.rules[i];
+                            let disallowed = (0..counts.len()).filter(|&s| !rule.allows(s));
+                            assert!(disallowed.into_iter().all(|s| counts[s] <= fc[s]), "{ctx}");
+                        } else {
+                            fresh += 1;
+                            assert_eq!((blocked, near, &counts), (fb, fnear, fc), "{ctx}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(stale > 200 && fresh > 200, "too few rules of a kind: {stale} stale, {fresh} fresh");
     }
 
     fn check_against_naive(domains: &[u32], seeds: u64) {
