@@ -13,14 +13,15 @@
 //!   constraint) that allowing slot `s` would bring in; `blocked[r]` holds the slots `s` with
 //!   `covered[r] + counts[r][s] > cap`, `near[r]` those with a count above zero; unless
 //!   `stale[r]`: then these three are those of an earlier, more specific `r` (before its last
-//!   AV absorbs under the absolute test), with `blocked[r]` and `near[r]` cut to the slots `r`
-//!   now disallows. A near miss of that rule on a feature still constrained is one of `r` on
-//!   it, and `r` covers at least its negatives, so the stale counts of those slots are lower
-//!   bounds and the stale blocked slots a subset of the fresh ones: the filters below stay
-//!   proven. A stale rule is
-//!   refreshed (a scan of the negatives) only when a candidate of it was counted and
-//!   rejected, so that the next positives meet its fresh blocked slots; one that absorbs the
-//!   candidate stays stale, and so does one that never has a rejected candidate again;
+//!   absorbs, under the absolute test without interval features), with `blocked[r]` and
+//!   `near[r]` cut to the slots `r` now disallows. A near miss of that rule on a slot `r` still
+//!   disallows (AV: its feature still constrained; OH: its value still outside the grown set)
+//!   is one of `r` on it, and `r` covers at least its negatives, so the stale counts of those
+//!   slots are lower bounds and the stale blocked slots a subset of the fresh ones: the
+//!   filters below stay proven. A stale rule is refreshed (a scan of the negatives) only when
+//!   a candidate of it was counted and rejected, so that the next positives meet its fresh
+//!   blocked slots; one that absorbs the candidate stays stale, and so does one that never has
+//!   a rejected candidate again;
 //! - with a relative test (a share epsilon > 0), `pos_cov[r]` is the exact number of training
 //!   positives `r` covers. A rule that covers the positive presented is `generalize(r, p)`
 //!   itself and absorbs it only if `(covered[r], pos_cov[r])` passes the test (a grown rule
@@ -553,13 +554,16 @@ impl<'a> RunState<'a> {
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
-        self.stale[i] = false; // refreshed below
         self.rules[i].terms(schema, &mut self.terms[i]);
         self.sort_terms(i);
         if !self.acc.is_absolute() {
             self.pos_cov[i] = pos;
         }
-        self.refresh_near_misses::<IV>(i);
+        if !IV && self.acc.is_absolute() {
+            self.make_stale(i);
+        } else {
+            self.refresh_near_misses::<IV>(i);
+        }
         for k in 0..WITNESSES {
             let n = self.wit_neg[i * WITNESSES + k];
             if n != NONE {
@@ -827,7 +831,8 @@ impl<'a> RunState<'a> {
         Some(identical)
     }
 
-    /// After an AV absorb under the absolute test: rule `i`'s near-miss state becomes stale
+    /// After an absorb under the absolute test without interval features: rule `i`'s
+    /// near-miss state becomes stale
     /// (see the module docs), its blocked and near slots cut to those it still disallows.
     fn make_stale(&mut self, i: usize) {
         let sw = self.sw;
@@ -1240,16 +1245,16 @@ pub(crate) mod tests {
 
     /// A stale rule's near-miss state (module docs) bounds the fresh one from below: its
     /// blocked and near slots are subsets of the fresh ones and its counts at most the fresh
-    /// counts on every slot it disallows; a rule that is not stale has exactly the fresh state. Checked on
-    /// every live rule after runs at tau 0, 1 and 2 (AV, the absolute test).
+    /// counts on every slot it disallows; a rule that is not stale has exactly the fresh state.
+    /// Checked on every live rule after runs at tau 0, 1 and 2 (AV and OH, the absolute test).
     #[test]
     fn stale_near_miss_state_bounds_the_fresh_one() {
         let (mut stale, mut fresh) = (0, 0);
         for domains in [&[2u32, 3, 4, 2, 3][..], &[3, 3, 3, 3, 3, 3, 3], &[70, 3, 2, 130]] {
             for seed in 0..40u64 {
-                for tau in 0..3 {
+                for (tau, kind) in (0..3).flat_map(|t| [(t, ConstraintKind::AttributeValue), (t, ConstraintKind::OneHot)]) {
                     let (rows, labels) = random_data(seed, 40 + (seed as usize % 80), domains);
-                    let Some((_, ts)) = training_set(&rows, &labels, domains, ConstraintKind::AttributeValue) else {
+                    let Some((_, ts)) = training_set(&rows, &labels, domains, kind) else {
                         continue;
                     };
                     let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
@@ -1266,7 +1271,7 @@ pub(crate) mod tests {
                         let (blocked, near, counts) = (words(&st.blocked), words(&st.near), st.counts[i].clone());
                         st.refresh_near_misses::<false>(i);
                         let (fb, fnear, fc) = (words(&st.blocked), words(&st.near), &st.counts[i]);
-                        let ctx = format!("seed {seed} tau {tau} domains {domains:?} rule {i}");
+                        let ctx = format!("seed {seed} tau {tau} {kind:?} domains {domains:?} rule {i}");
                         if was_stale {
                             stale += 1;
                             assert!(blocked.iter().zip(&fb).all(|(&b, &f)| b & !f == 0), "{ctx}");
