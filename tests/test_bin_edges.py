@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import findrs
 from findrs.encode import encode_frame, fit_encoders, supervised_cuts
 from findrs.errors import FindRSInputError
+from findrs.fold_codes import fold_coder
 from findrs.model import RuleSetModel
 
 from strategies import frames, perturbed
@@ -202,11 +203,21 @@ def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     assert f"bin_edges={model.params['bin_edges']!r}" in str(model)
     # The winner has the most held-out rows right of all candidates of both placements.
     assert chosen["cv_accuracy"][0] == table["cv_accuracy"].max()
-    # It is the model a fit with that placement given gives, with the same candidates.
-    fixed = findrs.fit(train, "y", random_state=0, bin_edges=model.params["bin_edges"], numeric="bins", method="find-rs")
+    # It is the model a fit with that placement and the chosen settings given gives.
+    how = model.params["bin_edges"]
+    chosen_settings = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")}
+    fixed = findrs.fit(train, "y", random_state=0, bin_edges=how, numeric="bins", method="find-rs", auto=False,
+                       **chosen_settings)
     assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
-    part = table.filter(pl.col("bin_edges") == model.params["bin_edges"]).drop("bin_edges")
-    assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))
+    # Its candidates are those of the placement's own cross-validation: every row's codes for
+    # uniform bins, each fold's own supervised edges (tests/test_fold_edges.py).
+    y = train["y"].to_numpy()
+    enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
+    params = {**model.params, "bin_edges": how, **{k: "auto" for k in model.params["auto"] if k != "bin_edges"}}
+    coder = fold_coder(train, enc, y, 10) if how == "supervised" else None
+    own = RuleSetModel._cross_validate(encode_frame(train, enc), y, enc, params, None, None, fold_codes=coder)
+    part = table.filter(pl.col("bin_edges") == how).drop("bin_edges")
+    assert part["cv_accuracy"].to_list() == [sum(c["correct"]) / sum(c["rows"]) for c in own["candidates"]]
     # Both placements were scored on the same folds.
     loaded = RuleSetModel.from_json(model.to_json())
     assert loaded.cv_results.equals(table) and loaded.params == model.params

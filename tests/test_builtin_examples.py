@@ -231,7 +231,7 @@ def test_null_excluded_by_oh_set() -> None:
         "findrs", "findrs.learn", "findrs.model", "findrs.encode", "findrs.namespace", "findrs.datasets",
         "findrs.text", "findrs.sql", "findrs.view", "findrs.config", "findrs.nearest", "findrs.report",
         "findrs.params", "findrs.auto", "findrs.errors", "findrs.progress", "findrs.cli", "findrs.sklearn",
-        "findrs.plot", "findrs.multiclass", "findrs.polars_floor",
+        "findrs.plot", "findrs.multiclass", "findrs.polars_floor", "findrs.fold_codes",
     ],
 )
 def test_docstring_examples(module: str, tmp_path, monkeypatch) -> None:

@@ -215,6 +215,7 @@ def fit_auto(
     max_rows: int | None = None,
     scale_support: bool = True,
     final_fit: bool = True,
+    fold_columns: list[tuple[list[npt.NDArray[np.uint32]], list[int]]] | None = None,
 ) -> tuple[CoreModel | None, int, int, list[tuple[list[int], list[int], list[int], list[int]]], int, int]:
     """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
     n_rules, accuracy_ratio, simplify)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs
@@ -223,8 +224,18 @@ def fit_auto(
     negative rows for a negated candidate; ``None`` with ``final_fit=False``, which stops after
     the cross-validation), the contradictory rows, the index of the candidate fitted (the
     best-ranked without a fit), per candidate the per-fold ``(correct, rows, rules,
-    conditions)``, the rows cross-validated and the final ``min_support``. Raises
-    ``ValueError``."""
+    conditions)``, the rows cross-validated and the final ``min_support``. ``fold_columns``:
+    per fold, every row's codes and the domain sizes of an encoding fitted on that fold's
+    training rows; fold ``f`` is then read from the ``f``-th (the final fit from
+    ``columns_``). Raises ``ValueError``."""
+
+def cv_folds(labels: npt.NDArray[np.bool_], folds: int, seed: int, max_rows: int | None = None) -> npt.NDArray[np.uint32]:
+    """The fold of every row in :func:`fit_auto`'s cross-validation with these arguments
+    (``2**32 - 1``: outside its sample). Raises ``ValueError``."""
+
+def fold_seed(seed: int, fold: int) -> int:
+    """The ``random_state`` whose fit gives fold ``fold``'s scores in :func:`fit_auto` with
+    ``seed``."""
 
 def fit_bytes(
     domain_sizes: list[int], kinds: list[str], n_pos: int, n_neg: int, null_seen: list[bool] | None = None

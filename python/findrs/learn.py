@@ -11,8 +11,9 @@ import polars as pl
 
 from .encode import encode_frame, fit_encoders
 from .errors import ContradictionWarning, FindRSInputError
+from .fold_codes import fold_coder
 from .frames import as_polars
-from .model import ModelPair, RuleSetModel
+from .model import FoldCoder, ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
 from .params import DEFAULTS, NOT_GIVEN, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
@@ -355,13 +356,14 @@ def fit(
             model = models[-1]
         else:
             binned = params["auto"] and any(e.kind == "binned" for e in encoders)
+            coder = None
             if binned and (bin_edges is None or numeric is None):
-                model, codes = _choose_encoding(df, features, y, tgt, params, encoders, codes, n_jobs, progress,
-                                                edges=bin_edges is None, numeric=numeric is None)
+                model, codes, coder = _choose_encoding(df, features, y, tgt, params, encoders, codes, n_jobs, progress,
+                                                       edges=bin_edges is None, numeric=numeric is None)
             else:
                 model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
             if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
-                model = _choose_vote(codes, y, tgt, model, n_jobs, progress)
+                model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -473,16 +475,21 @@ def _chosen_score(rec: dict[str, Any]) -> tuple[int, int]:
     return sum(c["correct"]), -sum(c["conditions"])
 
 
-Variant = tuple[dict[str, Any], list[Any], list[np.ndarray]]
-"""An encoding the automatic cross-validation compares: its params, encoders and codes."""
+Variant = tuple[dict[str, Any], list[Any], list[np.ndarray], "FoldCoder | None"]
+"""An encoding the automatic cross-validation compares: its params, encoders and codes, and how
+each fold is encoded on its own training rows (``None``: every fold reads the codes)."""
 
 
 def _encode_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p: dict[str, Any]) -> Variant:
     """The frame encoded with ``p``'s ``bins``, ``numeric``, ``interval_ends`` and
-    ``bin_edges``."""
+    ``bin_edges``; with supervised bin edges, each fold of the cross-validation is encoded on
+    its own training rows (:mod:`findrs.fold_codes`, docs/semantics.md §9.4)."""
     encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
                             bin_edges=p["bin_edges"], labels=y)
-    return p, encoders, encode_frame(df, encoders)
+    coder = None
+    if p["bin_edges"] == "supervised" and any(e.kind == "binned" for e in encoders):
+        coder = fold_coder(df, encoders, y, p["bins"], "supervised")
+    return p, encoders, encode_frame(df, encoders), coder
 
 
 def _choose_encoding(
@@ -498,7 +505,7 @@ def _choose_encoding(
     *,
     edges: bool,
     numeric: bool,
-) -> tuple[RuleSetModel, list[np.ndarray]]:
+) -> tuple[RuleSetModel, list[np.ndarray], FoldCoder | None]:
     """``bin_edges`` (when ``edges``) and ``numeric`` (when ``numeric``) as more axes of the
     automatic cross-validation (docs/semantics.md §9.4). ``encoders``/``codes`` are the
     equal-width bins of ``params``. Every encoding is cross-validated on the same sample and
@@ -508,11 +515,14 @@ def _choose_encoding(
     ``numeric="interval"`` with the fit's ``interval_ends`` (a tie to bins). The winner whose
     chosen candidate has the most held-out rows right (a tie to fewer conditions) is then the
     only encoding fitted on all rows. Its record lists every encoding's candidates, each with its
-    ``bin_edges`` (and ``numeric``). Returns the model and its codes."""
-    variants: list[Variant] = [(params, encoders, codes)]
+    ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
+    fold on its own training rows (:func:`_encode_variant`); a placement given as
+    ``bin_edges`` reads the codes of every training row, as before. Returns the model, its codes
+    and its per-fold encoding (``None`` if none)."""
+    variants: list[Variant] = [(params, encoders, codes, None)]
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
-    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None) for p, e, c in variants]
+    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None, fold_codes=fc) for p, e, c, fc in variants]
     e_best = max(range(len(recs)), key=lambda i: (*_chosen_score(recs[i]), -i))
     interval: Variant | None = None
     i_best = 0
@@ -520,19 +530,19 @@ def _choose_encoding(
         interval = _encode_variant(df, features, y, {**params, "numeric": "interval"})
         i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None)
         i_best = 1 if _chosen_score(i_rec) > _chosen_score(recs[e_best]) else 0
-    p, enc, cod = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
-    model = RuleSetModel._fit(cod, y, enc, tgt, p, n_jobs, progress)
+    p, enc, cod, coder = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
+    model = RuleSetModel._fit(cod, y, enc, tgt, p, n_jobs, progress, coder)
     if i_best == 0:
         recs[e_best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
     else:
         i_rec = model._cv
     edge_rec = _auto_mod.merge_edge_records(recs, EDGE_CANDIDATES, e_best) if edges else recs[0]
     if not numeric:
-        return model._with_edges_record(edge_rec), cod
+        return model._with_edges_record(edge_rec), cod, coder
     if i_best == 0 and edges:
         model = model._with_edges_record(edge_rec)
     rec = _auto_mod.merge_numeric_records(edge_rec, variants[e_best][0]["bin_edges"], i_rec, params["bin_edges"], i_best)
-    return model._with_edges_record(rec, ("numeric",)), cod
+    return model._with_edges_record(rec, ("numeric",)), cod, coder
 
 
 def _choose_vote(
@@ -542,10 +552,12 @@ def _choose_vote(
     model: RuleSetModel,
     n_jobs: int | None,
     progress: Any,
+    fold_codes: FoldCoder | None = None,
 ) -> RuleSetModel:
     """``method=None`` with automatic settings (docs/semantics.md §9.5): the budgeted BP vote
     (:data:`~findrs.auto.VOTE_T` runs, K of :data:`~findrs.auto.VOTE_RULES`) with the settings and
-    encoding of ``model``, the FIND-RS winner (``codes``: the frame in that encoding), is
+    encoding of ``model``, the FIND-RS winner (``codes``: the frame in that encoding;
+    ``fold_codes``: its per-fold encoding, if its cross-validation had one), is
     cross-validated on the same sample and folds; it replaces ``model`` only when its best K has
     more held-out rows right (a tie to fewer conditions, then to FIND-RS). The record lists
     both, each candidate with its ``method``."""
@@ -555,7 +567,7 @@ def _choose_vote(
     cands = _auto_mod.vote_candidates(chosen, p["auto"])
     encoders = model.encoders
     cv_params = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "cv_T": _auto_mod.VOTE_T, "n_rules": None}
-    vrec = RuleSetModel._cross_validate(codes, y, encoders, cv_params, n_jobs, None, cands=cands)
+    vrec = RuleSetModel._cross_validate(codes, y, encoders, cv_params, n_jobs, None, cands=cands, fold_codes=fold_codes)
     won = _chosen_score(vrec) > _chosen_score(rec)
     auto_list = [*p["auto"], "method"]
     if won:

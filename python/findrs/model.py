@@ -72,6 +72,14 @@ _SECTIONS = ("target", "features", "params", "training")
 _OPTIONAL_SECTIONS = ("cv",)  # present exactly when a setting was chosen by cross-validation
 # interval_ends -> the core's widening of a run's interval ends (docs/semantics.md §11).
 _WIDEN = {"tight": "no", "midpoint": "no", "open": "open", "widened": "nearest"}
+
+FoldCoder = Callable[[np.ndarray], tuple[Sequence[FeatureEncoder], list[np.ndarray]]]
+"""Encodes one cross-validation fold on its own (docs/semantics.md §9.4): given a Boolean mask
+of the fold's training rows, the encoders fitted on those rows and every row's codes under
+them."""
+
+UNSAMPLED = 2**32 - 1
+"""The fold :func:`findrs._core.cv_folds` gives a row outside the cross-validation's sample."""
 __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
 
@@ -143,12 +151,14 @@ class RuleSetModel:
         params: dict[str, Any],
         n_jobs: int | None,
         progress: Callable[[int, int], None] | None,
+        fold_codes: FoldCoder | None = None,
     ) -> "RuleSetModel":
         """Fits the core on training codes (what :func:`findrs.fit` calls once it has checked the
         parameters, encoded the frame and binarized the target). ``params["auto"]`` not empty:
-        the settings it names are chosen by cross-validation first (docs/semantics.md §9.4)."""
+        the settings it names are chosen by cross-validation first (docs/semantics.md §9.4),
+        each fold encoded by ``fold_codes`` when given (:data:`FoldCoder`)."""
         if params["auto"]:
-            return cls._fit_auto(codes, labels, encoders, target, params, n_jobs, progress)
+            return cls._fit_auto(codes, labels, encoders, target, params, n_jobs, progress, fold_codes)
         return cls._fit_many(codes, labels, encoders, target, [params], n_jobs, progress)[0]
 
     @classmethod
@@ -218,14 +228,16 @@ class RuleSetModel:
         params: dict[str, Any],
         n_jobs: int | None,
         progress: Callable[[int, int], None] | None,
+        fold_codes: FoldCoder | None = None,
     ) -> "RuleSetModel":
         """Cross-validates the candidates of ``params["auto"]`` in the core, fits the best on all
         rows and records what was tried; ``params["cv"]`` ``None`` means
         :func:`findrs.auto.default_folds` of the rows the cross-validation uses, at most the rows
         of the smaller class. With more than ``params["cv_rows"]``
         rows, the cross-validation uses a stratified sample of that many, and an automatic
-        ``min_support`` is scaled to all rows (docs/semantics.md §9.4)."""
-        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True)
+        ``min_support`` is scaled to all rows (docs/semantics.md §9.4). ``fold_codes``: each
+        fold's own encoding (:data:`FoldCoder`)."""
+        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True, fold_codes=fold_codes)
         core, contradictions, cands, best, rows, folds, sampled, support = out
         chosen = cands[best]
         fitted = {**params, **chosen, "min_support": int(support), "cv": folds}
@@ -246,13 +258,15 @@ class RuleSetModel:
         n_jobs: int | None,
         progress: Callable[[int, int], None] | None,
         cands: list[dict[str, Any]] | None = None,
+        fold_codes: FoldCoder | None = None,
     ) -> dict[str, Any]:
         """The cross-validation of :meth:`_fit_auto` alone, without its final fit on all rows:
         its record (the chosen candidate the best-ranked one). The same codes and parameters
-        give the same record as the fit's (docs/semantics.md §9.4), so the other CV axes
-        (bin edges, numeric kind) compare encodings and fit only the winner. ``cands``: the
-        candidates to try instead of those of ``params`` (the vote axis, §9.5)."""
-        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False, cands=cands)
+        (and ``fold_codes``) give the same record as the fit's (docs/semantics.md §9.4), so the
+        other CV axes (bin edges, numeric kind) compare encodings and fit only the winner.
+        ``cands``: the candidates to try instead of those of ``params`` (the vote axis, §9.5)."""
+        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False, cands=cands,
+                             fold_codes=fold_codes)
         _, _, cands, best, rows, folds, sampled, _ = out
         return auto.record(cands, rows, best, folds, int(sampled))
 
@@ -268,11 +282,14 @@ class RuleSetModel:
         *,
         final_fit: bool,
         cands: list[dict[str, Any]] | None = None,
+        fold_codes: FoldCoder | None = None,
     ) -> tuple[Any, ...]:
         """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
         sampled, final support). ``cands``: the candidates to try (default: those of
-        ``params``, :func:`findrs.auto.candidates`)."""
+        ``params``, :func:`findrs.auto.candidates`). ``fold_codes``: fold ``f`` of the
+        cross-validation is read from ``fold_codes(rows)``, the encoding fitted on its training
+        ``rows`` (a mask of the training rows; docs/semantics.md §9.4)."""
         n_pos = int(labels.sum())
         smaller = min(n_pos, len(labels) - n_pos)
         if smaller < 2:
@@ -288,6 +305,13 @@ class RuleSetModel:
         s_pos = max(1, (n_pos * sample + n // 2) // n)
         if cands is None:
             cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
+        fold_columns = None
+        if fold_codes is not None:
+            fold_of = _core.cv_folds(labels, folds, params["random_state"], params["cv_rows"])
+            fold_columns = []
+            for f in range(folds):
+                enc_f, codes_f = fold_codes((fold_of != f) & (fold_of != UNSAMPLED))
+                fold_columns.append((codes_f, _schema(enc_f, "av")[0]))
         with _input_errors(), _memory_errors(encoders, "av", labels):
             core, contradictions, best, rows, sampled, support = _core.fit_auto(
                 codes,
@@ -306,6 +330,7 @@ class RuleSetModel:
                 max_rows=params["cv_rows"],
                 scale_support="min_support" in params["auto"],
                 final_fit=final_fit,
+                fold_columns=fold_columns,
             )
         return core, contradictions, cands, best, rows, folds, sampled, support
 

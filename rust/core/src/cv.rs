@@ -25,6 +25,12 @@
 //! only in it share their runs too); a rule budget (`max_rules`) is not cross-validated and
 //! cannot be combined.
 //!
+//! With per-fold codes ([`cross_validate_folds`], [`FoldCodes`]), fold `f`'s training and
+//! held-out rows are read from its own schema and codes (an encoding fitted on that fold's
+//! training rows, e.g. bin edges placed on its labels); the folds, the sample, the seeds and
+//! everything above are unchanged, and each fold score is exactly what [`fit`] on the fold's
+//! codes of its training rows scores on its codes of its held-out rows.
+//!
 //! With `max_rows`, the folds are made of a stratified sample of the rows (each class shuffled
 //! as above, its first rows kept); the final fit uses every row, with the setting's support
 //! scaled by rows / sampled rows ([`scaled_support`]). With `widen`, every run's interval ends
@@ -36,6 +42,7 @@ use crate::data::Columns;
 use crate::ensemble::{aggregate, run_order, Progress};
 use crate::error::{FindRsError, Result};
 use crate::fit::{fit_or_none, FitOptions, Fitted, RuleCount};
+use crate::fold_codes::{check_fold_codes, FoldCodes};
 use crate::model::Method;
 use crate::prune::prune_supported;
 use crate::row_index::RowIndex;
@@ -135,7 +142,7 @@ pub struct CvReport {
 }
 
 /// The seed of fold `f`'s runs.
-pub(crate) fn fold_seed(seed: u64, fold: usize) -> u64 {
+pub fn fold_seed(seed: u64, fold: usize) -> u64 {
     splitmix(seed ^ splitmix(fold as u64 + 1))
 }
 
@@ -153,7 +160,14 @@ pub(crate) fn stratified_folds(labels: &[bool], k: usize, seed: u64) -> Vec<u32>
 }
 
 /// A row outside the cross-validation's sample.
-const UNSAMPLED: u32 = u32::MAX;
+pub const UNSAMPLED: u32 = u32::MAX;
+
+/// The fold of every row of the cross-validation that [`cross_validate`] makes with `k` folds,
+/// `seed` and `max_rows` ([`UNSAMPLED`] for a row outside its sample): what a caller needs to
+/// encode each fold on its own training rows ([`FoldCodes`]).
+pub fn cv_folds(labels: &[bool], k: usize, seed: u64, max_rows: Option<usize>) -> Vec<u32> {
+    sampled_folds(labels, k, seed, max_rows)
+}
 
 /// The rows each class keeps in a sample of at most `max_rows` rows: its share of the sample,
 /// rounded, and at least `min(k, its rows)`. Every row without a limit or when the rows fit.
@@ -255,6 +269,21 @@ pub fn cross_validate(
     cv: &CvOptions,
     progress: &Progress,
 ) -> Result<CvReport> {
+    cross_validate_folds(schema, data, &[], labels, settings, cv, progress)
+}
+
+/// [`cross_validate`] with fold `f`'s rows read from `per_fold[f]` (its own schema and codes,
+/// [`FoldCodes`]) instead of `schema` and `data`; an empty `per_fold` is [`cross_validate`].
+/// The folds and the sample are the same either way (they depend on the labels only).
+pub fn cross_validate_folds(
+    schema: &Schema,
+    data: &Columns,
+    per_fold: &[FoldCodes],
+    labels: &[bool],
+    settings: &[Setting],
+    cv: &CvOptions,
+    progress: &Progress,
+) -> Result<CvReport> {
     let bad = |m: String| Err(FindRsError::InvalidParameter(m));
     if settings.is_empty() {
         return bad("cross-validation needs at least one candidate setting".into());
@@ -296,13 +325,29 @@ pub fn cross_validate(
         })
         .validate()?;
     }
-    let av = encoded(schema, ConstraintKind::AttributeValue)?;
-    let oh = encoded(schema, ConstraintKind::OneHot)?;
-    let schema_of = |kind| match kind {
-        ConstraintKind::OneHot => &oh,
-        _ => &av,
+    check_fold_codes(schema, labels.len(), k, per_fold)?;
+    // The base schema and codes of each fold: the shared ones, or the fold's own.
+    let bases: Vec<(&Schema, &Columns)> = if per_fold.is_empty() {
+        vec![(schema, data)]
+    } else {
+        per_fold.iter().map(|c| (&c.schema, &c.data)).collect()
     };
-    data.check_training(&av)?;
+    let base_of = |f: usize| bases[f.min(bases.len() - 1)];
+    let av: Vec<Schema> = bases
+        .iter()
+        .map(|(s, _)| encoded(s, ConstraintKind::AttributeValue))
+        .collect::<Result<_>>()?;
+    let oh: Vec<Schema> = bases
+        .iter()
+        .map(|(s, _)| encoded(s, ConstraintKind::OneHot))
+        .collect::<Result<_>>()?;
+    let schema_of = |kind, f: usize| match kind {
+        ConstraintKind::OneHot => &oh[f.min(oh.len() - 1)],
+        _ => &av[f.min(av.len() - 1)],
+    };
+    if per_fold.is_empty() {
+        data.check_training(&av[0])?;
+    }
 
     let fold_of = sampled_folds(labels, k, cv.seed, cv.max_rows);
     let folds: Vec<Fold> = (0..k)
@@ -317,16 +362,22 @@ pub fn cross_validate(
                     .collect()
             };
             let (train_rows, test_rows) = (rows_where(false), rows_where(true));
-            let codes = (0..data.n_features())
+            let data = base_of(f).1;
+            let av = schema_of(ConstraintKind::AttributeValue, f);
+            let codes: Vec<Vec<u32>> = (0..data.n_features())
                 .map(|j| {
                     let col = data.column(j);
                     train_rows.iter().map(|&r| col[r as usize]).collect()
                 })
                 .collect();
+            if !per_fold.is_empty() {
+                // A fold's own codes: its training rows hold training codes of its schema.
+                Columns::new(av, codes.iter().map(|c| c.as_slice()).collect())?.check_training(av)?;
+            }
             Ok(Fold {
-                test_index: RowIndex::from_rows(&av, data, &test_rows)?,
+                test_index: RowIndex::from_rows(av, data, &test_rows)?,
                 test_labels: test_rows.iter().map(|&r| labels[r as usize]).collect(),
-                train_index: RowIndex::from_rows(&av, data, &train_rows)?,
+                train_index: RowIndex::from_rows(av, data, &train_rows)?,
                 train_labels: train_rows.iter().map(|&r| labels[r as usize]).collect(),
                 codes,
             })
@@ -360,7 +411,7 @@ pub fn cross_validate(
             let (kind, negate) = ts_keys[j / k];
             let fold = &folds[j % k];
             let y: Vec<bool> = fold.train_labels.iter().map(|&y| y != negate).collect();
-            let s = schema_of(kind);
+            let s = schema_of(kind, j % k);
             let cols = Columns::new(s, fold.codes.iter().map(|c| c.as_slice()).collect())?;
             TrainingSet::new(s.clone(), &cols, &y)
         })
@@ -453,7 +504,7 @@ pub fn cross_validate(
                 .collect();
             let fold = &folds[f];
             score_fold(
-                schema_of(key.kind),
+                schema_of(key.kind, f),
                 fold,
                 key.negate,
                 cv.method,
@@ -513,6 +564,22 @@ pub fn fit_best(
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<(Fitted, CvReport)> {
+    fit_best_folds(schema, data, &[], labels, settings, cv, options, progress)
+}
+
+/// [`fit_best`] whose cross-validation reads each fold from `per_fold`
+/// ([`cross_validate_folds`]); the final fit uses `schema` and `data` (every row).
+#[allow(clippy::too_many_arguments)]
+pub fn fit_best_folds(
+    schema: &Schema,
+    data: &Columns,
+    per_fold: &[FoldCodes],
+    labels: &[bool],
+    settings: &[Setting],
+    cv: &CvOptions,
+    options: &FitOptions,
+    progress: &Progress,
+) -> Result<(Fitted, CvReport)> {
     if options.max_rules.is_some() {
         return Err(FindRsError::InvalidParameter(
             "a rule budget (max_rules) cannot be combined with automatic settings yet: the \
@@ -520,7 +587,7 @@ pub fn fit_best(
                 .into(),
         ));
     }
-    let mut report = cross_validate(schema, data, labels, settings, cv, progress)?;
+    let mut report = cross_validate_folds(schema, data, per_fold, labels, settings, cv, progress)?;
     for i in ranking(&report.rows) {
         let s = &report.rows[i].setting;
         let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
@@ -736,11 +803,89 @@ mod tests {
                 // A sample of the rows on every other seed; interval ends widened on two seeds
                 // in three (every setting is scored simplified and not).
                 let widen = [Widen::No, Widen::Open, Widen::Nearest][seed as usize / 3 % 3];
-                check_fold_scores(&base, &rows, &labels, method, seed, seed % 2 == 1, widen);
+                // Each fold read from its own codes (refitted on its training rows) on every
+                // other seed, with and without a sample.
+                let per_fold = seed / 2 % 2 == 1;
+                check_fold_scores(
+                    &base,
+                    &rows,
+                    &labels,
+                    method,
+                    seed,
+                    seed % 2 == 1,
+                    widen,
+                    per_fold,
+                );
             }
         }
     }
 
+    /// Fold `f`'s own codes, as an encoder refitted on the fold's training rows gives them: the
+    /// values of each AV/OH feature that its training rows hold are numbered in order (on odd
+    /// folds the first AV/OH feature's values merged in pairs first, as a coarser binning), every other value
+    /// gets the unseen code; interval features keep their codes. Returns the fold's base schema
+    /// and its rows.
+    fn refit_codes(
+        base: &Schema,
+        rows: &[Vec<u32>],
+        fold_of: &[u32],
+        f: u32,
+    ) -> (Schema, Vec<Vec<u32>>) {
+        let m = base.n_features();
+        let train: Vec<usize> = (0..rows.len())
+            .filter(|&r| fold_of[r] != f && fold_of[r] != UNSAMPLED)
+            .collect();
+        let mut maps: Vec<Option<Vec<Option<u32>>>> = Vec::new();
+        let mut domains = Vec::new();
+        let first = (0..m).find(|&j| base.kind(j) != ConstraintKind::Interval);
+        for j in 0..m {
+            if base.kind(j) == ConstraintKind::Interval {
+                maps.push(None);
+                domains.push(base.domain_size(j));
+                continue;
+            }
+            let merge = |v: u32| if Some(j) == first && f % 2 == 1 { v / 2 } else { v };
+            let mut seen = vec![false; base.domain_size(j) as usize];
+            for &r in &train {
+                seen[merge(rows[r][j]) as usize] = true;
+            }
+            let mut next = 0u32;
+            let numbers: Vec<Option<u32>> = seen
+                .iter()
+                .map(|&x| {
+                    x.then(|| {
+                        next += 1;
+                        next - 1
+                    })
+                })
+                .collect();
+            let map = (0..base.domain_size(j))
+                .map(|v| numbers[merge(v) as usize])
+                .collect();
+            maps.push(Some(map));
+            domains.push(next);
+        }
+        let schema = Schema::with_nulls(
+            domains.clone(),
+            base.kinds().to_vec(),
+            base.null_seen_flags().to_vec(),
+        )
+        .unwrap();
+        let recoded = rows
+            .iter()
+            .map(|row| {
+                (0..m)
+                    .map(|j| match &maps[j] {
+                        None => row[j],
+                        Some(map) => map[row[j] as usize].unwrap_or(domains[j]),
+                    })
+                    .collect()
+            })
+            .collect();
+        (schema, recoded)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn check_fold_scores(
         base: &Schema,
         rows: &[Vec<u32>],
@@ -749,6 +894,7 @@ mod tests {
         seed: u64,
         sample: bool,
         widen: Widen,
+        per_fold: bool,
     ) {
         let max_rows = sample.then_some(50);
         let m = base.n_features();
@@ -764,9 +910,49 @@ mod tests {
             scale_support: true,
             widen,
         };
-        let report =
-            cross_validate(base, &data, labels, &settings(), &cv, &Progress::default()).unwrap();
         let fold_of = sampled_folds(labels, 3, seed, max_rows);
+        assert_eq!(cv_folds(labels, 3, seed, max_rows), fold_of);
+        // Each fold's base schema and rows: the shared ones, or its own.
+        let fold_rows: Vec<(Schema, Vec<Vec<u32>>)> = (0..3u32)
+            .map(|f| {
+                if per_fold {
+                    refit_codes(base, rows, &fold_of, f)
+                } else {
+                    (base.clone(), rows.to_vec())
+                }
+            })
+            .collect();
+        let fold_cols: Vec<Vec<Vec<u32>>> =
+            fold_rows.iter().map(|(_, r)| columns_of(r, m)).collect();
+        let fold_codes: Vec<FoldCodes> = fold_rows
+            .iter()
+            .zip(&fold_cols)
+            .map(|((s, _), c)| FoldCodes {
+                schema: s.clone(),
+                data: Columns::new(s, c.iter().map(|c| c.as_slice()).collect()).unwrap(),
+            })
+            .collect();
+        let report = if per_fold {
+            let r = cross_validate_folds(
+                base,
+                &data,
+                &fold_codes,
+                labels,
+                &settings(),
+                &cv,
+                &Progress::default(),
+            )
+            .unwrap();
+            // The refitted codes differ from the shared ones: so do some scores.
+            let shared =
+                cross_validate(base, &data, labels, &settings(), &cv, &Progress::default())
+                    .unwrap();
+            assert!(r.rows.iter().zip(&shared.rows).any(|(a, b)| a.correct != b.correct
+                || a.conditions != b.conditions));
+            r
+        } else {
+            cross_validate(base, &data, labels, &settings(), &cv, &Progress::default()).unwrap()
+        };
         let in_sample = fold_of.iter().filter(|&&x| x != UNSAMPLED).count();
         assert_eq!(report.sampled, in_sample);
         if sample {
@@ -774,8 +960,9 @@ mod tests {
         }
         for row in &report.rows {
             let s = &row.setting;
-            let schema = encoded(base, s.kind).unwrap();
             for f in 0..3 {
+                let (fold_base, rows) = (&fold_rows[f].0, &fold_rows[f].1);
+                let schema = encoded(fold_base, s.kind).unwrap();
                 let tr: Vec<usize> = (0..rows.len())
                     .filter(|&r| fold_of[r] != f as u32 && fold_of[r] != UNSAMPLED)
                     .collect();
@@ -860,6 +1047,46 @@ mod tests {
                 cross_validate(
                     &base,
                     &data,
+                    &labels,
+                    &settings(),
+                    &cv,
+                    &Progress::default(),
+                )
+                .unwrap()
+            })
+        };
+        let (a, b) = (go(1), go(4));
+        assert_eq!(a.best, b.best);
+        for (x, y) in a.rows.iter().zip(&b.rows) {
+            assert_eq!(x.correct, y.correct);
+            assert_eq!(x.conditions, y.conditions);
+        }
+        // With each fold read from its own codes too.
+        let fold_of = cv_folds(&labels, 4, 9, Some(150));
+        let fold_rows: Vec<(Schema, Vec<Vec<u32>>)> =
+            (0..4).map(|f| refit_codes(&base, &rows, &fold_of, f)).collect();
+        let fold_cols: Vec<Vec<Vec<u32>>> = fold_rows
+            .iter()
+            .map(|(_, r)| columns_of(r, domains.len()))
+            .collect();
+        let fold_codes: Vec<FoldCodes> = fold_rows
+            .iter()
+            .zip(&fold_cols)
+            .map(|((s, _), c)| FoldCodes {
+                schema: s.clone(),
+                data: Columns::new(s, c.iter().map(|c| c.as_slice()).collect()).unwrap(),
+            })
+            .collect();
+        let go = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                cross_validate_folds(
+                    &base,
+                    &data,
+                    &fold_codes,
                     &labels,
                     &settings(),
                     &cv,
@@ -1157,6 +1384,36 @@ mod tests {
         };
         let one = settings()[0].clone();
         assert!(go(&[], &cv).is_err());
+        // Per-fold codes: one per fold, and a fold's training rows hold training codes.
+        let narrow = Schema::uniform(vec![2, 2], ConstraintKind::AttributeValue).unwrap();
+        let per_fold = |schema: &Schema| -> Vec<FoldCodes> {
+            (0..3)
+                .map(|_| FoldCodes {
+                    schema: schema.clone(),
+                    data: data.clone(),
+                })
+                .collect()
+        };
+        let folds_go = |codes: &[FoldCodes]| {
+            cross_validate_folds(
+                &base,
+                &data,
+                codes,
+                &labels,
+                std::slice::from_ref(&one),
+                &cv,
+                &Progress::default(),
+            )
+        };
+        assert!(folds_go(&per_fold(&base)).is_ok());
+        assert!(folds_go(&per_fold(&base)[..2]).is_err());
+        // Code 2 of feature 0 is the unseen code of a 2-value domain: fine in held-out rows
+        // only, and some training row of every fold holds it.
+        assert!(cols[0].contains(&2));
+        assert!(matches!(
+            folds_go(&per_fold(&narrow)),
+            Err(FindRsError::InvalidData(_))
+        ));
         assert!(go(
             std::slice::from_ref(&one),
             &CvOptions {

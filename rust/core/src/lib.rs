@@ -24,7 +24,8 @@
 //! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best
 //! DNF of at most N rules, beyond the paper), `constraints` (the public view of rules),
 //! `predict_plan`, `interval_cells` and `predict` (rules compiled for prediction: they know rules
-//! and tallies, not models), `model`, `fit`, `cv` (automatic settings, beyond the paper),
+//! and tallies, not models), `model`, `fit`, `fold_codes` (one fold's own codes for the cross-validation), `cv` (automatic
+//! settings, beyond the paper),
 //! `multiclass` (one binary model per class and how they combine, docs/semantics.md §10),
 //! `json`.
 
@@ -39,6 +40,7 @@ mod distinct;
 mod ensemble;
 mod error;
 mod fit;
+mod fold_codes;
 mod identical;
 mod interval;
 mod interval_cells;
@@ -58,7 +60,11 @@ mod training;
 mod widen;
 
 pub use constraints::{Constraint, ConstraintTable};
-pub use cv::{cross_validate, cv_runs, final_support, fit_best, scaled_support, CvOptions, CvReport, CvRow, Setting};
+pub use cv::{
+    cross_validate, cross_validate_folds, cv_folds, cv_runs, final_support, fit_best, fit_best_folds, fold_seed, scaled_support,
+    CvOptions, CvReport, CvRow, Setting, UNSAMPLED,
+};
+pub use fold_codes::FoldCodes;
 pub use data::Columns;
 pub use ensemble::Progress;
 pub use error::{FindRsError, Result};

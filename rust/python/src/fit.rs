@@ -5,8 +5,9 @@
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
 use findrs_core::{
-    cross_validate, cv_runs, final_support, fit_best, fit_bytes as core_fit_bytes, fit_from_runs, fit_methods, fit_run_range,
-    ConstraintKind, CvOptions, FitOptions, Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
+    cross_validate_folds, cv_folds as core_cv_folds, cv_runs, final_support, fit_best_folds, fit_bytes as core_fit_bytes,
+    fit_from_runs, fit_methods, fit_run_range, fold_seed as core_fold_seed, ConstraintKind, CvOptions, FitOptions, FoldCodes,
+    Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -242,8 +243,12 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// contradictions), the index is the best-ranked candidate's and the support its scaled one
 /// (what a fit would use unless that support leaves no rule), so Python can compare the
 /// cross-validations of several encodings and fit only the winner's (docs/semantics.md §9.4).
+/// `fold_columns`: one (code columns, domain sizes) per fold, every row of the frame encoded
+/// as a fit on that fold's training rows encodes it (bin edges placed on its labels); the
+/// cross-validation reads fold `f` from the `f`-th (same kinds and null flags as the shared
+/// codes), the final fit the shared codes (docs/semantics.md §9.4).
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true, fold_columns=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -265,10 +270,21 @@ pub fn fit_auto(
     max_rows: Option<usize>,
     scale_support: bool,
     final_fit: bool,
+    fold_columns: Option<Vec<(Vec<PyReadonlyArray1<'_, u32>>, Vec<u32>)>>,
 ) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32)> {
+    let flags = null_seen.clone();
     let base = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&base, sl)?;
+    let fold_columns = fold_columns.unwrap_or_default();
+    let per_fold = fold_columns
+        .iter()
+        .map(|(cols, sizes)| {
+            let s = schema(sizes.clone(), &kinds, flags.clone())?;
+            let data = columns(&s, slices(cols)?)?;
+            Ok(FoldCodes { schema: s, data })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
     let method = Method::parse(method).map_err(core_err)?;
     let settings = candidates
@@ -291,11 +307,13 @@ pub fn fit_auto(
     let (fitted, report) = if final_fit {
         let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
         let (fitted, report) =
-            drive(py, n_jobs, progress, total, |state| fit_best(&base, &data, y, &settings, &cv, &options, state))?;
+            drive(py, n_jobs, progress, total, |state| {
+                fit_best_folds(&base, &data, &per_fold, y, &settings, &cv, &options, state)
+            })?;
         (Some(fitted), report)
     } else {
         let total = cv_runs(&settings, &cv);
-        (None, drive(py, n_jobs, progress, total, |state| cross_validate(&base, &data, y, &settings, &cv, state))?)
+        (None, drive(py, n_jobs, progress, total, |state| cross_validate_folds(&base, &data, &per_fold, y, &settings, &cv, state))?)
     };
     let support = final_support(&report.rows[report.best].setting, &cv, y.len(), report.sampled);
     let sampled = report.sampled;
@@ -305,6 +323,32 @@ pub fn fit_auto(
         None => (None, 0),
     };
     Ok((model, contradictions, report.best, rows, sampled, support))
+}
+
+/// The fold of every row in the cross-validation of `fit_auto` with these `labels`, `folds`,
+/// `seed` and `max_rows` (`2**32 - 1` for a row outside its sample), so Python can encode each
+/// fold on its own training rows (docs/semantics.md §9.4).
+#[pyfunction]
+#[pyo3(signature = (labels, folds, seed, max_rows=None))]
+pub fn cv_folds<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'_, bool>,
+    folds: usize,
+    seed: u64,
+    max_rows: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
+    if folds < 2 {
+        return Err(PyValueError::new_err("folds must be at least 2"));
+    }
+    Ok(core_cv_folds(y, folds, seed, max_rows).into_pyarray(py))
+}
+
+/// The seed of fold `fold`'s runs in the cross-validation of `fit_auto` with `seed`: its fold
+/// scores are those of a fit with this `random_state` (docs/semantics.md §9.4).
+#[pyfunction]
+pub fn fold_seed(seed: u64, fold: usize) -> u64 {
+    core_fold_seed(seed, fold)
 }
 
 pub(crate) fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {

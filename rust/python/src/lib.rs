@@ -27,6 +27,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_runs, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_auto, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::cv_folds, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fold_seed, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass::fit_multiclass, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

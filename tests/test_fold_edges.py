@@ -1,0 +1,118 @@
+"""Honest cross-validation of supervised bin edges (docs/semantics.md §9.4): when the automatic
+cross-validation scores the supervised placement, each fold's edges are placed on that fold's
+training rows only, and its held-out rows are encoded with them. So each fold score is exactly
+what a fit with ``bin_edges="supervised"`` on the fold's training rows scores on its held-out
+rows; a placement given as ``bin_edges`` and ``auto=False`` are as before."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+import findrs
+from findrs import _core
+from findrs.encode import encode_frame, fit_encoders
+from findrs.fold_codes import fold_coder, refit_edges
+from findrs.model import UNSAMPLED, RuleSetModel
+
+from test_bin_edges import _frame
+
+FEATURES = ["gain", "hours", "kind"]
+
+
+def _fit_quietly(df: pl.DataFrame, **kw: object) -> RuleSetModel:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return findrs.fit(df, "y", **kw)
+
+
+def _supervised_candidates(model: RuleSetModel) -> list[dict]:
+    return [c for c in model._cv["candidates"] if c["bin_edges"] == "supervised"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_each_fold_score_is_a_fit_on_the_folds_training_rows(seed: int) -> None:
+    train = _frame(300, seed)
+    model = _fit_quietly(train, random_state=seed, numeric="bins", method="find-rs")
+    assert "bin_edges" in model.params["auto"]
+    y = train["y"].to_numpy()
+    k = model._cv["folds"]
+    fold_of = _core.cv_folds(y, k, seed, model.params["cv_rows"])
+    cands = _supervised_candidates(model)
+    assert cands
+    for c in cands[:: max(1, len(cands) // 12)]:
+        for f in range(k):
+            held = train.filter(pl.Series(fold_of == f))
+            part = train.filter(pl.Series((fold_of != f) & (fold_of != UNSAMPLED)))
+            settings = {key: c[key] for key in ("encoding", "tolerance", "min_support", "direction", "simplify")}
+            try:
+                m = _fit_quietly(part, random_state=_core.fold_seed(seed, f), auto=False, method="find-rs",
+                                 bin_edges="supervised", numeric="bins", **settings)
+                pred = m.predict(held)
+            except findrs.FindRSInputError:  # the support leaves no rule: every row predicted negative
+                pred = pl.Series([settings["direction"] == "negative"] * held.height)
+            assert c["correct"][f] == int((pred == held["y"]).sum()), (c, f)
+    # Not vacuous: the folds' edges are their own, not every row's.
+    enc = fit_encoders(train, FEATURES, 10, bin_edges="supervised", labels=y)
+    own = [refit_edges(train, enc, (fold_of != f) & (fold_of != UNSAMPLED), y, 10) for f in range(k)]
+    assert any(a.edges != b.edges for fold in own for a, b in zip(enc, fold) if a.kind == "binned")
+
+
+def test_fold_codes_are_those_of_encoders_fitted_on_the_fold() -> None:
+    train = _frame(300, 3)
+    y = train["y"].to_numpy()
+    enc = fit_encoders(train, FEATURES, 10, bin_edges="supervised", labels=y)
+    rows = np.arange(train.height) % 4 != 0
+    fold_enc, codes = fold_coder(train, enc, y, 10)(rows)
+    own = fit_encoders(train.filter(pl.Series(rows)), FEATURES, 10, bin_edges="supervised", labels=y[rows])
+    for a, b in zip(fold_enc, own):
+        assert a.kind == b.kind and a.values == b.values
+        if a.kind == "binned":
+            assert a.edges[1:-1] == b.edges[1:-1]  # the outer edges are every row's range
+    want = encode_frame(train, own)  # every row, held-out ones included, as a fit on the fold encodes them
+    assert all((x == w).all() for x, w in zip(codes, want))
+    # Uniform bins and categorical columns keep their encoders.
+    assert refit_edges(train, fit_encoders(train, ["kind"], 10), rows, y, 10) == fit_encoders(train, ["kind"], 10)
+    with pytest.raises(ValueError, match="one value per row"):
+        refit_edges(train, enc, rows[:-1], y, 10)
+
+
+def test_the_chosen_supervised_model_is_the_fit_of_its_settings() -> None:
+    # Chosen automatically, the supervised placement's model is the fit on all rows (edges of
+    # every training row) of the candidate the honest cross-validation chose.
+    for seed in range(6):
+        train = _frame(300, seed)
+        model = _fit_quietly(train, random_state=seed, numeric="bins", method="find-rs")
+        if model.params["bin_edges"] != "supervised":
+            continue
+        c = model._cv["candidates"][model._cv["chosen"]]
+        settings = {key: model.params[key] for key in ("encoding", "tolerance", "min_support", "direction", "simplify")}
+        fixed = _fit_quietly(train, random_state=seed, auto=False, method="find-rs", bin_edges="supervised",
+                             numeric="bins", **settings)
+        assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
+        assert c["bin_edges"] == "supervised"
+        return
+    pytest.fail("no seed chose the supervised placement")
+
+
+def test_a_given_placement_reads_every_rows_codes_as_before() -> None:
+    train = _frame(300, 4)
+    y = train["y"].to_numpy()
+    enc = fit_encoders(train, FEATURES, 10, bin_edges="supervised", labels=y)
+    codes = encode_frame(train, enc)
+    given = _fit_quietly(train, random_state=4, bin_edges="supervised", numeric="bins", method="find-rs")
+    params = {**given.params, **{k: "auto" for k in given.params["auto"]}}
+    shared = RuleSetModel._cross_validate(codes, y, enc, params, None, None)
+    assert shared == given._cv
+    honest = RuleSetModel._cross_validate(codes, y, enc, params, None, None, fold_codes=fold_coder(train, enc, y, 10))
+    assert honest != shared  # the per-fold edges score differently
+
+
+def test_per_fold_edges_do_not_depend_on_threads() -> None:
+    train = _frame(300, 5)
+    one = _fit_quietly(train, random_state=5, n_jobs=1, numeric="bins")
+    two = _fit_quietly(train, random_state=5, n_jobs=2, numeric="bins")
+    assert one.params == two.params and one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results)
