@@ -672,9 +672,9 @@ def _gap_report(gap: list[dict[str, Any]]) -> list[str]:
         f"  Under the corrected test the gap is {abs(d.mean()) / se_nb:.1f} standard errors; at the 5% level these {n} "
         f"splits {'do not show' if p(d.mean() / se_nb) >= 0.05 else 'show'} that the two differ.",
         f"- The default's CV accuracy ({g['cv'].mean():.3f}) against its test accuracy ({acc.mean():.3f}): the",
-        "  best of many candidates is chosen on 89 rows, and supervised bin edges (the default's on "
-        f"{int(g['supervised'].sum())}/{n} splits)",
-        "  are placed on all training rows, held-out folds included (docs/semantics.md §9.4 says so).",
+        "  best of many candidates is chosen on 89 rows (supervised bin edges, the default's on "
+        f"{int(g['supervised'].sum())}/{n} splits, are",
+        "  placed on each fold's own training rows in that CV, docs/semantics.md §9.4, so they see no held-out label).",
         "",
         "## Two remedies, each chosen by CV on the training half",
         "",

@@ -116,3 +116,25 @@ def test_per_fold_edges_do_not_depend_on_threads() -> None:
     one = _fit_quietly(train, random_state=5, n_jobs=1, numeric="bins")
     two = _fit_quietly(train, random_state=5, n_jobs=2, numeric="bins")
     assert one.params == two.params and one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results)
+
+
+def test_with_a_sample_each_fold_learns_its_edges_from_every_row_but_its_held_out_ones() -> None:
+    # The rows outside the cross-validation's sample are held out by no fold: each fold's cuts
+    # see them, as the final fit's cuts see every row; never a row of the fold's held-out part.
+    train = _frame(400, 6)
+    y = train["y"].to_numpy()
+    enc = fit_encoders(train, FEATURES, 10, bin_edges="supervised", labels=y)
+    coder = fold_coder(train, enc, y, 10)
+    asked: list[np.ndarray] = []
+
+    def spy(rows: np.ndarray):
+        asked.append(rows.copy())
+        return coder(rows)
+
+    params = {**findrs.fit(train, "y", random_state=6, auto=False, numeric="bins").params, "cv_rows": 150,
+              "auto": ["tolerance"], "tolerance": "auto", "cv": 3, "cv_T": 1, "bin_edges": "supervised"}
+    rec = RuleSetModel._cross_validate(encode_frame(train, enc), y, enc, params, None, None, fold_codes=spy)
+    assert rec["sampled"] < train.height
+    fold_of = _core.cv_folds(y, 3, 6, 150)
+    assert (fold_of == UNSAMPLED).sum() == train.height - rec["sampled"]
+    assert [a.tolist() for a in asked] == [(fold_of != f).tolist() for f in range(3)]

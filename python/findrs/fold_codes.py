@@ -5,14 +5,15 @@ Supervised bin edges (``bin_edges="supervised"``, docs/semantics.md §1.1) are p
 training labels. Placed once on every training row, they would let each fold's held-out labels
 choose the cut points its model is scored with, and the cross-validation would score the
 placement optimistically. So when the cross-validation chooses the placement, each fold's binned
-columns get the edges and occupied bins a fit on that fold's training rows computes, its
-held-out rows are encoded with them (a value in a bin no training row of the fold occupies gets
-the unseen code, as at prediction), and the fold's model is scored on those codes.
+columns get the edges and occupied bins a fit on every training row but the fold's held-out rows
+computes, its held-out rows are encoded with them (a value in a bin none of those rows occupies
+gets the unseen code, as at prediction), and the fold's model is scored on those codes.
 
 Invariant: a fold's encoders differ from the encoders of every training row only in the edges
 and occupied bins of binned columns, and those are exactly what :func:`~findrs.encode.fit_encoders`
-computes on the fold's training rows (which columns are binned, the categorical values and the
-outer edges, none of which depends on the labels, stay those of every training row).
+computes on the rows given (which columns are binned, the categorical values and the outer
+edges, none of which depends on the labels, stay those of every training row); no held-out
+row's label is among those rows.
 
 Example:
     >>> import numpy as np, polars as pl

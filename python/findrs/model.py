@@ -75,8 +75,8 @@ _WIDEN = {"tight": "no", "midpoint": "no", "open": "open", "widened": "nearest"}
 
 FoldCoder = Callable[[np.ndarray], tuple[Sequence[FeatureEncoder], list[np.ndarray]]]
 """Encodes one cross-validation fold on its own (docs/semantics.md §9.4): given a Boolean mask
-of the fold's training rows, the encoders fitted on those rows and every row's codes under
-them."""
+of the rows it may learn from (every training row but the fold's held-out rows), the encoders
+fitted on those rows and every row's codes under them."""
 
 UNSAMPLED = 2**32 - 1
 """The fold :func:`findrs._core.cv_folds` gives a row outside the cross-validation's sample."""
@@ -288,8 +288,8 @@ class RuleSetModel:
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
         sampled, final support). ``cands``: the candidates to try (default: those of
         ``params``, :func:`findrs.auto.candidates`). ``fold_codes``: fold ``f`` of the
-        cross-validation is read from ``fold_codes(rows)``, the encoding fitted on its training
-        ``rows`` (a mask of the training rows; docs/semantics.md §9.4)."""
+        cross-validation is read from ``fold_codes(rows)``, the encoding fitted on ``rows``
+        (a mask of the training rows: all but ``f``'s held-out rows; docs/semantics.md §9.4)."""
         n_pos = int(labels.sum())
         smaller = min(n_pos, len(labels) - n_pos)
         if smaller < 2:
@@ -310,7 +310,9 @@ class RuleSetModel:
             fold_of = _core.cv_folds(labels, folds, params["random_state"], params["cv_rows"])
             fold_columns = []
             for f in range(folds):
-                enc_f, codes_f = fold_codes((fold_of != f) & (fold_of != UNSAMPLED))
+                # Every training row but f's held-out ones: with a sample, the rows outside it
+                # too (no fold holds them out), as the final fit's edges see every row.
+                enc_f, codes_f = fold_codes(fold_of != f)
                 fold_columns.append((codes_f, _schema(enc_f, "av")[0]))
         with _input_errors(), _memory_errors(encoders, "av", labels):
             core, contradictions, best, rows, sampled, support = _core.fit_auto(
