@@ -214,8 +214,9 @@ def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     y = train["y"].to_numpy()
     enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
     params = {**model.params, "bin_edges": how, **{k: "auto" for k in model.params["auto"] if k != "bin_edges"}}
-    coder = fold_coder(train, enc, y, 10) if how == "supervised" else None
-    own = RuleSetModel._cross_validate(encode_frame(train, enc), y, enc, params, None, None, fold_codes=coder)
+    codes = encode_frame(train, enc)
+    coder = fold_coder(train, enc, codes, y, 10) if how == "supervised" else None
+    own = RuleSetModel._cross_validate(codes, y, enc, params, None, None, fold_codes=coder)
     part = table.filter(pl.col("bin_edges") == how).drop("bin_edges")
     assert part["cv_accuracy"].to_list() == [sum(c["correct"]) / sum(c["rows"]) for c in own["candidates"]]
     # Both placements were scored on the same folds.

@@ -11,6 +11,8 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import findrs
 from findrs import _core
@@ -61,12 +63,44 @@ def test_each_fold_score_is_a_fit_on_the_folds_training_rows(seed: int) -> None:
     assert any(a.edges != b.edges for fold in own for a, b in zip(enc, fold) if a.kind == "binned")
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    floats=st.lists(st.one_of(st.none(), st.sampled_from([float("nan"), float("inf"), -float("inf")]),
+                              st.floats(-1e3, 1e3, allow_nan=False)), min_size=12, max_size=40),
+    seed=st.integers(0, 2**16),
+)
+def test_fold_codes_match_the_binnings_own_encoding(floats: list, seed: int) -> None:
+    # The fold's codes (a numpy binning by the exact bin starts) are encode_frame's under the
+    # fold's encoders, for every value: finite, infinite, NaN, null, in a bin the fold's rows
+    # leave empty; for a float and an integer column; and the encoders are fit_encoders' on
+    # the fold's rows.
+    rng = np.random.default_rng(seed)
+    n = len(floats)
+    ints = [None if rng.random() < 0.1 else int(v) for v in rng.integers(-50, 50, n)]
+    df = pl.DataFrame({"f": floats, "i": ints}, schema={"f": pl.Float64, "i": pl.Int64})
+    y = rng.random(n) < 0.5
+    x = df["f"].cast(pl.Float64).to_numpy()
+    if not np.isfinite(x).any() or df["i"].drop_nulls().n_unique() <= 3:
+        return
+    enc = fit_encoders(df, ["f", "i"], 3, bin_edges="supervised", labels=y)
+    rows = rng.random(n) < 0.7
+    fold_enc, codes = fold_coder(df, enc, encode_frame(df, enc), y, 3)(rows)
+    assert all((c == w).all() for c, w in zip(codes, encode_frame(df, fold_enc)))
+    part = df.filter(pl.Series(rows))
+    if not np.isfinite(part["f"].cast(pl.Float64).to_numpy()).any():
+        return
+    own = fit_encoders(part, ["f", "i"], 3, bin_edges="supervised", labels=y[rows])
+    for a, b in zip(fold_enc, own):
+        if a.kind == b.kind == "binned":
+            assert a.values == b.values and a.edges[1:-1] == b.edges[1:-1]
+
+
 def test_fold_codes_are_those_of_encoders_fitted_on_the_fold() -> None:
     train = _frame(300, 3)
     y = train["y"].to_numpy()
     enc = fit_encoders(train, FEATURES, 10, bin_edges="supervised", labels=y)
     rows = np.arange(train.height) % 4 != 0
-    fold_enc, codes = fold_coder(train, enc, y, 10)(rows)
+    fold_enc, codes = fold_coder(train, enc, encode_frame(train, enc), y, 10)(rows)
     own = fit_encoders(train.filter(pl.Series(rows)), FEATURES, 10, bin_edges="supervised", labels=y[rows])
     for a, b in zip(fold_enc, own):
         assert a.kind == b.kind and a.values == b.values
@@ -107,7 +141,7 @@ def test_a_given_placement_reads_every_rows_codes_as_before() -> None:
     params = {**given.params, **{k: "auto" for k in given.params["auto"]}}
     shared = RuleSetModel._cross_validate(codes, y, enc, params, None, None)
     assert shared == given._cv
-    honest = RuleSetModel._cross_validate(codes, y, enc, params, None, None, fold_codes=fold_coder(train, enc, y, 10))
+    honest = RuleSetModel._cross_validate(codes, y, enc, params, None, None, fold_codes=fold_coder(train, enc, encode_frame(train, enc), y, 10))
     assert honest != shared  # the per-fold edges score differently
 
 
@@ -124,7 +158,7 @@ def test_with_a_sample_each_fold_learns_its_edges_from_every_row_but_its_held_ou
     train = _frame(400, 6)
     y = train["y"].to_numpy()
     enc = fit_encoders(train, FEATURES, 10, bin_edges="supervised", labels=y)
-    coder = fold_coder(train, enc, y, 10)
+    coder = fold_coder(train, enc, encode_frame(train, enc), y, 10)
     asked: list[np.ndarray] = []
 
     def spy(rows: np.ndarray):

@@ -874,7 +874,14 @@ def _data_edges(
     (``bin_edges="quantile"`` or ``"supervised"``, docs/semantics.md §1.1): distinct inner edges
     strictly inside ``(lo, hi]``, placed so that each training value falls on the side it was
     meant to after the binning's nudge; whole numbers for an integer column."""
-    x = df.get_column(name).cast(pl.Float64).to_numpy()
+    return data_edges_of(df.get_column(name).cast(pl.Float64).to_numpy(), family, lo, hi, bins, how, labels)
+
+
+def data_edges_of(
+    x: np.ndarray, family: str, lo: float, hi: float, bins: int, how: str, labels: np.ndarray | None
+) -> tuple[float, ...]:
+    """:func:`_data_edges` of one column's values ``x`` (as doubles, null as NaN; ``labels`` one
+    per value)."""
     finite = np.isfinite(x)
     values = x[finite]
     if how == "quantile":

@@ -36,8 +36,49 @@ from typing import Callable, Sequence
 import numpy as np
 import polars as pl
 
-from .encode import FeatureEncoder, _data_edges, _float, encode_frame
-from .frames import column
+from .encode import FeatureEncoder, data_edges_of
+
+
+def _values(df: pl.DataFrame, enc: FeatureEncoder) -> np.ndarray:
+    """A binned column's values as doubles, null and NaN as NaN (what the binning reads)."""
+    return df.get_column(enc.name).cast(pl.Float64).to_numpy().astype(np.float64, copy=False)
+
+
+def _bins(x: np.ndarray, enc: FeatureEncoder) -> np.ndarray:
+    """The bin of each finite or infinite value of ``x`` under ``enc``'s edges (NaN: any): the
+    number of bin starts at or below it, exactly the binning's (``FeatureEncoder.bin_starts``;
+    infinities fall in the end bins)."""
+    return np.searchsorted(np.asarray(enc.bin_starts, dtype=np.float64), x, side="right")
+
+
+def _refit(x: np.ndarray, enc: FeatureEncoder, rows: np.ndarray, labels: np.ndarray, bins: int,
+           how: str) -> FeatureEncoder:
+    """``enc`` (binned) with its edges placed ``how`` on ``x[rows]`` and the bins those rows
+    occupy."""
+    assert enc.edges is not None
+    sub = x[rows]
+    edges = data_edges_of(sub, enc.family, enc.edges[0], enc.edges[-1], bins, how, labels[rows])
+    placed = FeatureEncoder(enc.name, enc.dtype, "binned", (), edges, enc.family)
+    null = np.isnan(sub)
+    occupied = np.unique(_bins(sub[~null], placed))
+    values = tuple(int(b) for b in occupied) + ((None,) if null.any() else ())
+    return FeatureEncoder(enc.name, enc.dtype, "binned", values, edges, enc.family)
+
+
+def _codes(x: np.ndarray, enc: FeatureEncoder) -> np.ndarray:
+    """Every value's code under the binned ``enc`` (as :func:`~findrs.encode.encode_frame`
+    gives it): its bin's code, the unseen code for a bin no training row occupies, and for null
+    the null code (the unseen code when training held no null)."""
+    assert enc.edges is not None
+    unseen = enc.domain_size
+    table = np.full(len(enc.edges) - 1, unseen, dtype=np.uint32)
+    for code, b in enumerate(enc.values):
+        if b is not None:
+            table[b] = code
+    null = np.isnan(x)
+    out = table[np.minimum(_bins(np.where(null, 0.0, x), enc), len(table) - 1)]
+    out[null] = unseen - 1 if enc.has_null else unseen
+    return np.ascontiguousarray(out, dtype=np.uint32)
 
 
 def refit_edges(
@@ -54,55 +95,44 @@ def refit_edges(
     """
     if len(rows) != df.height or len(labels) != df.height:
         raise ValueError(f"rows ({len(rows)}) and labels ({len(labels)}) must have one value per row ({df.height})")
-    sub = df.filter(pl.Series(np.asarray(rows, dtype=bool)))
-    y = np.asarray(labels)[np.asarray(rows, dtype=bool)]
-    out = list(encoders)
-    placed: list[tuple[int, FeatureEncoder]] = []
-    for i, enc in enumerate(encoders):
-        if enc.kind != "binned":
-            continue
-        assert enc.edges is not None
-        edges = _data_edges(sub, enc.name, enc.family, enc.edges[0], enc.edges[-1], bins, how, y)
-        placed.append((i, FeatureEncoder(enc.name, enc.dtype, "binned", (), edges, enc.family)))
-    if not placed:
-        return out
-    # The bins the fold's training values occupy, ascending, null (if any) first.
-    found = sub.select([e._bin_expr(_float(column(e.name))).unique().sort().implode().alias(e.name) for _, e in placed])
-    row = found.row(0, named=True)
-    for i, enc in placed:
-        b = row[enc.name]
-        has_null = bool(b) and b[0] is None
-        known = b[1:] if has_null else b
-        values = tuple(int(v) for v in known) + ((None,) if has_null else ())
-        out[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, enc.family)
-    return out
+    mask, y = np.asarray(rows, dtype=bool), np.asarray(labels)
+    return [_refit(_values(df, e), e, mask, y, bins, how) if e.kind == "binned" else e for e in encoders]
 
 
 def fold_coder(
-    df: pl.DataFrame, encoders: Sequence[FeatureEncoder], labels: np.ndarray, bins: int, how: str = "supervised",
+    df: pl.DataFrame, encoders: Sequence[FeatureEncoder], codes: Sequence[np.ndarray], labels: np.ndarray, bins: int,
+    how: str = "supervised",
 ) -> Callable[[np.ndarray], tuple[list[FeatureEncoder], list[np.ndarray]]]:
-    """The per-fold encoding the cross-validation calls with each fold's training-row mask
-    (:data:`findrs.model.FoldCoder`): :func:`refit_edges` on those rows, and every row of ``df``
-    encoded with the result. A mask seen before is answered from a cache (the cross-validation
-    of an encoding, the fit of its winner and the vote of §9.5 use the same folds).
+    """The per-fold encoding the cross-validation calls with the mask of the rows each fold may
+    learn from (:data:`findrs.model.FoldCoder`): :func:`refit_edges` on those rows, and every
+    row of ``df`` encoded with the result (``codes``: ``df`` under ``encoders``, whose columns
+    that are not binned are reused). A mask seen before is answered from a cache (the
+    cross-validation of an encoding, the fit of its winner and the vote of §9.5 use the same
+    folds).
 
     Example:
         >>> import numpy as np, polars as pl
-        >>> from findrs.encode import fit_encoders
+        >>> from findrs.encode import encode_frame, fit_encoders
         >>> df = pl.DataFrame({"x": [1.0, 2, 3, 4, 10, 11, 12, 13]})
         >>> y = np.array([0, 0, 0, 1, 1, 1, 1, 1], dtype=bool)
         >>> enc = fit_encoders(df, ["x"], 10, bin_edges="supervised", labels=y)
-        >>> coder = fold_coder(df, enc, y, 10)
+        >>> coder = fold_coder(df, enc, encode_frame(df, enc), y, 10)
         >>> coder(np.array([True, True, True, False, True, True, True, False]))[1][0].tolist()
         [0, 0, 0, 0, 1, 1, 1, 1]
     """
+    y = np.asarray(labels)
+    values = {i: _values(df, e) for i, e in enumerate(encoders) if e.kind == "binned"}
     cache: dict[bytes, tuple[list[FeatureEncoder], list[np.ndarray]]] = {}
 
     def code(rows: np.ndarray) -> tuple[list[FeatureEncoder], list[np.ndarray]]:
-        key = hashlib.sha1(np.packbits(np.asarray(rows, dtype=bool)).tobytes()).digest()
+        mask = np.asarray(rows, dtype=bool)
+        key = hashlib.sha1(np.packbits(mask).tobytes()).digest()
         if key not in cache:
-            enc = refit_edges(df, encoders, rows, labels, bins, how)
-            cache[key] = (enc, encode_frame(df, enc))
+            enc, out = list(encoders), list(codes)
+            for i, x in values.items():
+                enc[i] = _refit(x, encoders[i], mask, y, bins, how)
+                out[i] = _codes(x, enc[i])
+            cache[key] = (enc, out)
         return cache[key]
 
     return code

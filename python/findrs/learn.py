@@ -486,10 +486,11 @@ def _encode_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p:
     its own training rows (:mod:`findrs.fold_codes`, docs/semantics.md §9.4)."""
     encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
                             bin_edges=p["bin_edges"], labels=y)
+    codes = encode_frame(df, encoders)
     coder = None
     if p["bin_edges"] == "supervised" and any(e.kind == "binned" for e in encoders):
-        coder = fold_coder(df, encoders, y, p["bins"], "supervised")
-    return p, encoders, encode_frame(df, encoders), coder
+        coder = fold_coder(df, encoders, codes, y, p["bins"], "supervised")
+    return p, encoders, codes, coder
 
 
 def _choose_encoding(
