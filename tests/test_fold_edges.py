@@ -172,3 +172,25 @@ def test_with_a_sample_each_fold_learns_its_edges_from_every_row_but_its_held_ou
     fold_of = _core.cv_folds(y, 3, 6, 150)
     assert (fold_of == UNSAMPLED).sum() == train.height - rec["sampled"]
     assert [a.tolist() for a in asked] == [(fold_of != f).tolist() for f in range(3)]
+
+
+def test_the_votes_fold_scores_use_the_folds_own_edges_too() -> None:
+    # method=None (docs/semantics.md §9.5): after the supervised placement won, each vote
+    # candidate's fold score is a BP fit (T = 20, its K) with bin_edges="supervised" on the
+    # fold's training rows, scored on its held-out rows.
+    seed = 1
+    train = _frame(300, seed)
+    model = _fit_quietly(train, random_state=seed, numeric="bins")
+    assert model.params["bin_edges"] == "supervised"
+    y = train["y"].to_numpy()
+    fold_of = _core.cv_folds(y, model._cv["folds"], seed, model.params["cv_rows"])
+    votes = [c for c in model._cv["candidates"] if c.get("method") == "bp"]
+    assert votes
+    for c in votes[:3]:
+        for f in range(model._cv["folds"]):
+            held = train.filter(pl.Series(fold_of == f))
+            part = train.filter(pl.Series(fold_of != f))
+            settings = {key: c[key] for key in ("encoding", "tolerance", "min_support", "direction", "simplify")}
+            m = _fit_quietly(part, random_state=_core.fold_seed(seed, f), auto=False, method="bp", T=20,
+                             n_rules=c["n_rules"], bin_edges="supervised", numeric="bins", **settings)
+            assert c["correct"][f] == int((m.predict(held) == held["y"]).sum()), (c, f)
