@@ -820,6 +820,21 @@ mod tests {
         }
     }
 
+    /// The [`FoldCodes`] of each fold's schema (from `fold_rows`) over its columns.
+    fn fold_codes_of<'a>(
+        fold_rows: &[(Schema, Vec<Vec<u32>>)],
+        fold_cols: &'a [Vec<Vec<u32>>],
+    ) -> Vec<FoldCodes<'a>> {
+        fold_rows
+            .iter()
+            .zip(fold_cols)
+            .map(|((s, _), c)| FoldCodes {
+                schema: s.clone(),
+                data: Columns::new(s, c.iter().map(|c| c.as_slice()).collect()).unwrap(),
+            })
+            .collect()
+    }
+
     /// Fold `f`'s own codes, as an encoder refitted on the fold's training rows gives them: the
     /// values of each AV/OH feature that its training rows hold are numbered in order (on odd
     /// folds the first AV/OH feature's values merged in pairs first, as a coarser binning), every other value
@@ -924,14 +939,7 @@ mod tests {
             .collect();
         let fold_cols: Vec<Vec<Vec<u32>>> =
             fold_rows.iter().map(|(_, r)| columns_of(r, m)).collect();
-        let fold_codes: Vec<FoldCodes> = fold_rows
-            .iter()
-            .zip(&fold_cols)
-            .map(|((s, _), c)| FoldCodes {
-                schema: s.clone(),
-                data: Columns::new(s, c.iter().map(|c| c.as_slice()).collect()).unwrap(),
-            })
-            .collect();
+        let fold_codes = fold_codes_of(&fold_rows, &fold_cols);
         let report = if per_fold {
             let r = cross_validate_folds(
                 base,
@@ -1038,30 +1046,7 @@ mod tests {
             scale_support: true,
             widen: Widen::No,
         };
-        let go = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
-                cross_validate(
-                    &base,
-                    &data,
-                    &labels,
-                    &settings(),
-                    &cv,
-                    &Progress::default(),
-                )
-                .unwrap()
-            })
-        };
-        let (a, b) = (go(1), go(4));
-        assert_eq!(a.best, b.best);
-        for (x, y) in a.rows.iter().zip(&b.rows) {
-            assert_eq!(x.correct, y.correct);
-            assert_eq!(x.conditions, y.conditions);
-        }
-        // With each fold read from its own codes too.
+        // With one code matrix, then with each fold read from its own codes too.
         let fold_of = cv_folds(&labels, 4, 9, Some(150));
         let fold_rows: Vec<(Schema, Vec<Vec<u32>>)> =
             (0..4).map(|f| refit_codes(&base, &rows, &fold_of, f)).collect();
@@ -1069,37 +1054,32 @@ mod tests {
             .iter()
             .map(|(_, r)| columns_of(r, domains.len()))
             .collect();
-        let fold_codes: Vec<FoldCodes> = fold_rows
-            .iter()
-            .zip(&fold_cols)
-            .map(|((s, _), c)| FoldCodes {
-                schema: s.clone(),
-                data: Columns::new(s, c.iter().map(|c| c.as_slice()).collect()).unwrap(),
-            })
-            .collect();
-        let go = |threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
-                cross_validate_folds(
-                    &base,
-                    &data,
-                    &fold_codes,
-                    &labels,
-                    &settings(),
-                    &cv,
-                    &Progress::default(),
-                )
-                .unwrap()
-            })
-        };
-        let (a, b) = (go(1), go(4));
-        assert_eq!(a.best, b.best);
-        for (x, y) in a.rows.iter().zip(&b.rows) {
-            assert_eq!(x.correct, y.correct);
-            assert_eq!(x.conditions, y.conditions);
+        let fold_codes = fold_codes_of(&fold_rows, &fold_cols);
+        for per_fold in [&fold_codes[..0], &fold_codes[..]] {
+            let go = |threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    cross_validate_folds(
+                        &base,
+                        &data,
+                        per_fold,
+                        &labels,
+                        &settings(),
+                        &cv,
+                        &Progress::default(),
+                    )
+                    .unwrap()
+                })
+            };
+            let (a, b) = (go(1), go(4));
+            assert_eq!(a.best, b.best);
+            for (x, y) in a.rows.iter().zip(&b.rows) {
+                assert_eq!(x.correct, y.correct);
+                assert_eq!(x.conditions, y.conditions);
+            }
         }
     }
 
