@@ -13,6 +13,9 @@ MAX_RUNS: int
 """The most runs (T) a fit makes and a model may count."""
 FORMAT_VERSION: int
 """The model JSON format version the core writes and reads."""
+UNSAMPLED: int
+"""The fold :func:`cv_folds` gives a row outside the cross-validation's sample (the core's
+``u32::MAX``)."""
 
 class CoreModel:
     """A fitted model held by the core (its rules, weights, runs, K, T, threshold)."""

@@ -78,7 +78,7 @@ FoldCoder = Callable[[np.ndarray], tuple[Sequence[FeatureEncoder], list[np.ndarr
 of the rows it may learn from (every training row but the fold's held-out rows), the encoders
 fitted on those rows and every row's codes under them."""
 
-UNSAMPLED = 2**32 - 1
+UNSAMPLED: int = _core.UNSAMPLED
 """The fold :func:`findrs._core.cv_folds` gives a row outside the cross-validation's sample."""
 __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"

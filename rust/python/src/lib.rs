@@ -34,5 +34,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_RUNS", findrs_core::MAX_RUNS)?;
     m.add("FORMAT_VERSION", findrs_core::FORMAT_VERSION)?;
+    m.add("UNSAMPLED", findrs_core::UNSAMPLED)?;
     Ok(())
 }
