@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import findrs
+from findrs.auto import scaled_support
 from findrs.encode import encode_frame, fit_encoders, supervised_cuts
 from findrs.errors import FindRSInputError
 from findrs.fold_codes import fold_coder
-from findrs.model import RuleSetModel
+from findrs.model import RuleSetModel, _described
 
 from strategies import frames, perturbed
 from test_expressions import _all_forms_agree
@@ -236,6 +237,41 @@ def test_cross_validation_without_a_final_fit_is_the_fits_record(how: str) -> No
     rec = RuleSetModel._cross_validate(codes, y, enc, {**model.params, "auto": model.params["auto"],
                                        **{k: "auto" for k in model.params["auto"]}}, None, None)
     assert rec == model._cv
+
+
+@pytest.mark.parametrize("how", ["uniform", "supervised"])
+@pytest.mark.parametrize("cv_rows", [None, 150])
+def test_the_final_fit_from_the_record_is_the_fit_that_cross_validates_again(how: str, cv_rows: int | None) -> None:
+    # The encoding axes fit their winner from the record its cross-validation made (no second
+    # cross-validation, docs/semantics.md §9.4): the same model and record as a fit that runs it
+    # again, with a sample (support scaled) too; and the core fits down the given scores.
+    train = _frame(400, 4)
+    y = train["y"].to_numpy()
+    enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
+    codes = encode_frame(train, enc)
+    coder = fold_coder(train, enc, codes, y, 10) if how == "supervised" else None
+    model = findrs.fit(train, "y", random_state=2, bin_edges=how, numeric="bins", method="find-rs", cv_rows=cv_rows)
+    params = {**model.params, **{k: "auto" for k in model.params["auto"]}}
+    rec = RuleSetModel._cross_validate(codes, y, enc, params, None, None, fold_codes=coder)
+    target = _described(model.target, model.params["direction"] == "negative")  # the fit's own
+    again = RuleSetModel._fit_auto(codes, y, enc, target, params, None, None, coder)
+    reused = RuleSetModel._fit_auto(codes, y, enc, target, params, None, None, coder, record=rec)
+    assert reused.to_json() == again.to_json()
+    if coder is None:  # a given placement reads every row's codes (no per-fold cuts)
+        assert again.to_json() == model.to_json()
+    # Scores that rank another candidate first: that one is fitted (the scores are the core's
+    # ranking, not a cross-validation run again), its support scaled as after a sampled CV.
+    other = next(i for i, c in enumerate(rec["candidates"]) if i != rec["chosen"] and c["min_support"] > 0)
+    tweaked = {**rec, "candidates": [dict(c) for c in rec["candidates"]]}
+    tweaked["candidates"][other]["correct"] = list(tweaked["candidates"][other]["rows"])
+    forced = RuleSetModel._fit_auto(codes, y, enc, target, params, None, None, coder, record=tweaked)
+    assert forced._cv["chosen"] == other and forced._cv["candidates"] == tweaked["candidates"]
+    c = rec["candidates"][other]
+    fixed = findrs.fit(train, "y", random_state=2, bin_edges=how, numeric="bins", method="find-rs", auto=False,
+                       encoding=c["encoding"], tolerance=c["tolerance"], direction=c["direction"],
+                       simplify=c["simplify"],
+                       min_support=scaled_support(c["min_support"], train.height, rec["sampled"]))
+    assert fixed.rules.equals(forced.rules)
 
 
 def test_edges_choice_does_not_depend_on_threads() -> None:

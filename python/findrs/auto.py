@@ -131,6 +131,15 @@ def record(cands: list[dict[str, Any]], rows: list[tuple[list[int], ...]], chose
     }
 
 
+def record_scores(rec: Mapping[str, Any]) -> tuple[list[dict[str, Any]], tuple[list[tuple[list[int], ...]], int]]:
+    """The inverse of :func:`record` for a fit from it: the candidates (their settings alone)
+    and the scores as the core's ``fit_auto`` takes them (each candidate's per-fold counts,
+    and the rows sampled)."""
+    cands = [{k: v for k, v in c.items() if k not in _COUNTS} for c in rec["candidates"]]
+    rows = [tuple(list(c[k]) for k in _COUNTS) for c in rec["candidates"]]
+    return cands, (rows, int(rec["sampled"]))
+
+
 def merge_edge_records(recs: list[Mapping[str, Any]], placements: tuple[str, ...], best: int) -> dict[str, Any]:
     """One record of the cross-validations of several ``bin_edges`` placements (same folds):
     every candidate of each, with its ``bin_edges``, the chosen one that of record ``best``.

@@ -529,10 +529,11 @@ def _choose_encoding(
     i_best = 0
     if numeric:
         interval = _encode_variant(df, features, y, {**params, "numeric": "interval"})
-        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None)
+        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None, fold_codes=interval[3])
         i_best = 1 if _chosen_score(i_rec) > _chosen_score(recs[e_best]) else 0
     p, enc, cod, coder = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
-    model = RuleSetModel._fit(cod, y, enc, tgt, p, n_jobs, progress, coder)
+    won = recs[e_best] if i_best == 0 else i_rec
+    model = RuleSetModel._fit_auto(cod, y, enc, tgt, p, n_jobs, progress, coder, record=won)
     if i_best == 0:
         recs[e_best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
     else:

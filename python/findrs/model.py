@@ -229,6 +229,7 @@ class RuleSetModel:
         n_jobs: int | None,
         progress: Callable[[int, int], None] | None,
         fold_codes: FoldCoder | None = None,
+        record: dict[str, Any] | None = None,
     ) -> "RuleSetModel":
         """Cross-validates the candidates of ``params["auto"]`` in the core, fits the best on all
         rows and records what was tried; ``params["cv"]`` ``None`` means
@@ -236,8 +237,12 @@ class RuleSetModel:
         of the smaller class. With more than ``params["cv_rows"]``
         rows, the cross-validation uses a stratified sample of that many, and an automatic
         ``min_support`` is scaled to all rows (docs/semantics.md §9.4). ``fold_codes``: each
-        fold's own encoding (:data:`FoldCoder`)."""
-        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True, fold_codes=fold_codes)
+        fold's own encoding (:data:`FoldCoder`). ``record``: the record :meth:`_cross_validate`
+        made with these codes, parameters and ``fold_codes``: its cross-validation is not run
+        again, the core fits from its scores (the same model and record, at the cost of the
+        final fit alone)."""
+        out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True, fold_codes=fold_codes,
+                             record=record)
         core, contradictions, cands, best, rows, folds, sampled, support = out
         chosen = cands[best]
         fitted = {**params, **chosen, "min_support": int(support), "cv": folds}
@@ -283,13 +288,17 @@ class RuleSetModel:
         final_fit: bool,
         cands: list[dict[str, Any]] | None = None,
         fold_codes: FoldCoder | None = None,
+        record: dict[str, Any] | None = None,
     ) -> tuple[Any, ...]:
         """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
         sampled, final support). ``cands``: the candidates to try (default: those of
         ``params``, :func:`findrs.auto.candidates`). ``fold_codes``: fold ``f`` of the
         cross-validation is read from ``fold_codes(rows)``, the encoding fitted on ``rows``
-        (a mask of the training rows: all but ``f``'s held-out rows; docs/semantics.md §9.4)."""
+        (a mask of the training rows: all but ``f``'s held-out rows; docs/semantics.md §9.4).
+        ``record`` (with ``final_fit``): a record of this cross-validation (:func:`findrs.auto.record`);
+        its candidates and scores are passed to the core, which fits from them without
+        cross-validating."""
         n_pos = int(labels.sum())
         smaller = min(n_pos, len(labels) - n_pos)
         if smaller < 2:
@@ -303,10 +312,13 @@ class RuleSetModel:
         folds = min(folds, smaller)
         # The candidates as the sample sees them (its positives decide the supports tried).
         s_pos = max(1, (n_pos * sample + n // 2) // n)
+        scores = None
+        if record is not None:
+            cands, scores = auto.record_scores(record)
         if cands is None:
             cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
         fold_columns = None
-        if fold_codes is not None:
+        if fold_codes is not None and record is None:
             fold_of = _core.cv_folds(labels, folds, params["random_state"], params["cv_rows"])
             fold_columns = []
             for f in range(folds):
@@ -333,6 +345,7 @@ class RuleSetModel:
                 scale_support="min_support" in params["auto"],
                 final_fit=final_fit,
                 fold_columns=fold_columns,
+                scores=scores,
             )
         return core, contradictions, cands, best, rows, folds, sampled, support
 

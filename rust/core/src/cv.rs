@@ -17,7 +17,8 @@
 //! - nothing depends on the thread count or on scheduling: results are collected in job order;
 //! - the best setting has the most held-out rows classified correctly (summed over folds, an
 //!   integer: no float ties); ties go to fewer conditions (summed over folds), then to the
-//!   earlier candidate. [`fit_best`] fits the best setting whose fit on all rows keeps a rule.
+//!   earlier candidate. [`fit_best`] fits the best setting whose fit on all rows keeps a rule;
+//!   [`fit_ranked`] does the same from a report made beforehand (no second cross-validation).
 //!
 //! A setting's `kind` (AV or OH) is the encoding of every feature that is not an interval
 //! feature of the base schema; interval features stay intervals in every setting. A setting
@@ -580,14 +581,40 @@ pub fn fit_best_folds(
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<(Fitted, CvReport)> {
-    if options.max_rules.is_some() {
-        return Err(FindRsError::InvalidParameter(
-            "a rule budget (max_rules) cannot be combined with automatic settings yet: the \
-             cross-validation does not score budgets"
-                .into(),
-        ));
+    no_budget(options)?;
+    let report = cross_validate_folds(schema, data, per_fold, labels, settings, cv, progress)?;
+    fit_ranked(schema, data, labels, report, cv, options, progress)
+}
+
+/// The final fit of [`fit_best`] from a cross-validation's `report` that is already made
+/// (e.g. by [`cross_validate_folds`] with `cv`, its settings and these labels): the settings
+/// fitted on all rows in the order of their scores (the best first; ties to fewer conditions,
+/// then to the earlier setting), each with its [`final_support`] for `report.sampled` of these
+/// rows, until one keeps a rule; `report.best` becomes the setting fitted. Equal to
+/// [`fit_best_folds`] with the report's settings when the report is that cross-validation's,
+/// which a caller that compares several cross-validations (Python's encoding axes,
+/// docs/semantics.md §9.4) uses to fit the winner without cross-validating it again.
+pub fn fit_ranked(
+    schema: &Schema,
+    data: &Columns,
+    labels: &[bool],
+    mut report: CvReport,
+    cv: &CvOptions,
+    options: &FitOptions,
+    progress: &Progress,
+) -> Result<(Fitted, CvReport)> {
+    no_budget(options)?;
+    if labels.len() != data.n_rows() || report.sampled > labels.len() || report.sampled == 0 {
+        return Err(FindRsError::InvalidParameter(format!(
+            "a cross-validation report of {} sampled rows cannot be fitted on {} labels of {} rows",
+            report.sampled,
+            labels.len(),
+            data.n_rows()
+        )));
     }
-    let mut report = cross_validate_folds(schema, data, per_fold, labels, settings, cv, progress)?;
+    if report.rows.is_empty() {
+        return Err(FindRsError::InvalidParameter("a cross-validation report without candidates cannot be fitted".into()));
+    }
     for i in ranking(&report.rows) {
         let s = &report.rows[i].setting;
         let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
@@ -604,6 +631,18 @@ pub fn fit_best_folds(
     Err(FindRsError::InvalidParameter(
         "every candidate's min_support leaves no rule on these rows; include a smaller one".into(),
     ))
+}
+
+/// A rule budget is not cross-validated (see the module docs): an error before any work.
+fn no_budget(options: &FitOptions) -> Result<()> {
+    if options.max_rules.is_some() {
+        return Err(FindRsError::InvalidParameter(
+            "a rule budget (max_rules) cannot be combined with automatic settings yet: the \
+             cross-validation does not score budgets"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The `min_support` [`fit_best`] fits setting `s` with on `n` rows after a cross-validation
@@ -1220,6 +1259,21 @@ mod tests {
         );
         assert_eq!(report.best, 0);
         assert!(!fitted.model.rule_set().rules().is_empty());
+        // The same fallback from a report made beforehand (what Python's encoding axes reuse).
+        let made = cross_validate(&base, &data, &labels, &cands, &cv, &Progress::default()).unwrap();
+        let (again, again_report) = fit_ranked(&base, &data, &labels, made, &cv, &options, &Progress::default()).unwrap();
+        assert_eq!(again_report.best, 0);
+        assert_eq!(again.model.rule_set().rules(), fitted.model.rule_set().rules());
+        let mut none = cross_validate(&base, &data, &labels, &cands[1..], &cv, &Progress::default()).unwrap();
+        assert!(matches!(
+            fit_ranked(&base, &data, &labels, none.clone(), &cv, &options, &Progress::default()),
+            Err(FindRsError::InvalidParameter(_))
+        ));
+        none.sampled = labels.len() + 1;
+        assert!(matches!(
+            fit_ranked(&base, &data, &labels, none, &cv, &options, &Progress::default()),
+            Err(FindRsError::InvalidParameter(_))
+        ));
         let only = fit_best(
             &base,
             &data,
@@ -1323,6 +1377,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(report.sampled, 100);
+        let made = cross_validate(&base, &data, &labels, &cands, &cv, &Progress::default()).unwrap();
+        let (from_report, r2) = fit_ranked(&base, &data, &labels, made, &cv, &options, &Progress::default()).unwrap();
+        assert_eq!(r2.best, report.best);
+        assert_eq!(from_report.model.rule_set().rules(), fitted.model.rule_set().rules());
         let s = &report.rows[report.best].setting;
         let opts = FitOptions {
             min_support: 9,

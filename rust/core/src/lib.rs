@@ -61,7 +61,7 @@ mod widen;
 
 pub use constraints::{Constraint, ConstraintTable};
 pub use cv::{
-    cross_validate, cross_validate_folds, cv_folds, cv_runs, final_support, fit_best, fit_best_folds, fold_seed, scaled_support,
+    cross_validate, cross_validate_folds, cv_folds, cv_runs, final_support, fit_best, fit_best_folds, fit_ranked, fold_seed, scaled_support,
     CvOptions, CvReport, CvRow, Setting, UNSAMPLED,
 };
 pub use fold_codes::FoldCodes;

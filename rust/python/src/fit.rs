@@ -5,9 +5,9 @@
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
 use findrs_core::{
-    cross_validate_folds, cv_folds as core_cv_folds, cv_runs, final_support, fit_best_folds, fit_bytes as core_fit_bytes,
+    cross_validate_folds, cv_folds as core_cv_folds, cv_runs, final_support, fit_best_folds, fit_ranked, fit_bytes as core_fit_bytes,
     fit_from_runs, fit_methods, fit_run_range, fold_seed as core_fold_seed, ConstraintKind, CvOptions, FitOptions, FoldCodes,
-    Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
+    CvReport, CvRow, Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -246,9 +246,12 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// `fold_columns`: one (code columns, domain sizes) per fold, every row of the frame encoded
 /// as a fit on that fold's training rows encodes it (bin edges placed on its labels); the
 /// cross-validation reads fold `f` from the `f`-th (same kinds and null flags as the shared
-/// codes), the final fit the shared codes (docs/semantics.md §9.4).
+/// codes), the final fit the shared codes (docs/semantics.md §9.4). `scores`: the
+/// cross-validation is already made (each candidate's fold counts as this function returns
+/// them, and the rows it used): none is run, the final fit goes down those scores as after
+/// one (the same model as without `scores` when they are this cross-validation's).
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true, fold_columns=None))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true, fold_columns=None, scores=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -271,6 +274,7 @@ pub fn fit_auto(
     scale_support: bool,
     final_fit: bool,
     fold_columns: Option<Vec<(Vec<PyReadonlyArray1<'_, u32>>, Vec<u32>)>>,
+    scores: Option<(Vec<PyCvRow>, usize)>,
 ) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32)> {
     let flags = null_seen.clone();
     let base = schema(domain_sizes, &kinds, null_seen)?;
@@ -304,7 +308,25 @@ pub fn fit_auto(
     let widen = Widen::parse(widen).map_err(core_err)?;
     let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, max_rows, scale_support, widen };
     let options = FitOptions { method, n_runs, seed, shuffle, widen, ..FitOptions::default() };
-    let (fitted, report) = if final_fit {
+    let (fitted, report) = if let Some((rows, sampled)) = scores {
+        if !final_fit || rows.len() != settings.len() {
+            return Err(PyValueError::new_err(format!(
+                "scores of {} candidates for {} candidates (and only with final_fit)",
+                rows.len(),
+                settings.len()
+            )));
+        }
+        let rows = settings
+            .into_iter()
+            .zip(rows)
+            .map(|(setting, (correct, rows, rules, conditions))| CvRow { setting, correct, rows, rules, conditions })
+            .collect();
+        let report = CvReport { rows, best: 0, sampled };
+        let total = if method == Method::FindRs { 1 } else { n_runs as usize };
+        let (fitted, report) =
+            drive(py, n_jobs, progress, total, |state| fit_ranked(&base, &data, y, report.clone(), &cv, &options, state))?;
+        (Some(fitted), report)
+    } else if final_fit {
         let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
         let (fitted, report) =
             drive(py, n_jobs, progress, total, |state| {
