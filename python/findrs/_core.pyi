@@ -219,6 +219,7 @@ def fit_auto(
     scale_support: bool = True,
     final_fit: bool = True,
     fold_columns: list[tuple[list[npt.NDArray[np.uint32]], list[int]]] | None = None,
+    scores: tuple[list[tuple[list[int], list[int], list[int], list[int]]], int] | None = None,
 ) -> tuple[CoreModel | None, int, int, list[tuple[list[int], list[int], list[int], list[int]]], int, int]:
     """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
     n_rules, accuracy_ratio, simplify)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs
@@ -230,7 +231,9 @@ def fit_auto(
     conditions)``, the rows cross-validated and the final ``min_support``. ``fold_columns``:
     per fold, every row's codes and the domain sizes of an encoding fitted on that fold's
     training rows; fold ``f`` is then read from the ``f``-th (the final fit from
-    ``columns_``). Raises ``ValueError``."""
+    ``columns_``). ``scores``: the cross-validation is already made (per candidate its
+    per-fold counts as returned here, and the rows it used): none is run, the final fit goes
+    down those scores as after one. Raises ``ValueError``."""
 
 def cv_folds(labels: npt.NDArray[np.bool_], folds: int, seed: int, max_rows: int | None = None) -> npt.NDArray[np.uint32]:
     """The fold of every row in :func:`fit_auto`'s cross-validation with these arguments
