@@ -12,6 +12,8 @@ Variants (each the defaults but for one thing):
   inner half has 16,280 rows, all of Adult 32,561).
 * ``cv8k``: a cross-validation sample of 8,000 rows instead of 4,000; ``cv8k3``: the same with
   3 folds (as the defaults on all of Adult).
+* ``cv12k`` / ``cvall``: a cross-validation sample of 12,000 rows / every row of the inner half
+  (16,280 rows: 5 folds either way), instead of 8,000.
 * ``tolfine``: share tolerances 0.05 apart (0, 0.05, ..., 0.4) instead of 0.1 apart.
 * ``sup-sqrt`` / ``sup-raw``: the CV's winner refitted on all rows with its support scaled by
   ``sqrt(rows / sampled)`` / not scaled, instead of ``rows / sampled``.
@@ -80,6 +82,8 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "cv10": _kw(cv=10),
     "cv8k": _kw(cv_rows=8_000),
     "cv8k3": _kw(cv_rows=8_000, cv=3),
+    "cv12k": _kw(cv_rows=12_000),
+    "cvall": _kw(cv_rows=None),
     "tolfine": _with_auto_constant("TOLERANCES", (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)),
     "sup-sqrt": _refit(lambda s, n, k: max(0, round(s * math.sqrt(n / k)))),
     "sup-raw": _refit(lambda s, n, k: s),
