@@ -226,3 +226,37 @@ def test_plugin_errors_reach_python_as_polars_errors() -> None:
     assert good
     with pytest.raises(pl.exceptions.ComputeError, match="top_left"):
         run([pl.col(e.name) for e in model.encoders], model._kwargs)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 50])
+def test_plugin_outputs_have_the_dtypes_their_fields_declare(rows: int) -> None:
+    """The plugin builds its outputs as Arrow arrays and writes the export itself
+    (rust/python/src/plugin_abi.rs, no polars-core): each function's declared field (the lazy
+    schema) and the series it returns, eagerly and streaming, have one dtype: Boolean, Float64,
+    List(UInt32) and, for a multiclass model's class, UInt32, with the values of
+    ``model.predict``, ``model.decision_function`` and the multiclass ``predict``, empty frames
+    included."""
+    df = findrs.datasets.tic_tac_toe()
+    model = df.findrs.fit("class", "positive", shuffle=False, auto=False)
+    three = df.with_columns(
+        pl.when(pl.col("top_left") == "b").then(pl.lit("blank")).otherwise(pl.col("class")).alias("class")
+    )
+    multi = three.findrs.fit("class", method="find-rs", random_state=0, auto=False)
+    assert multi.classes is not None and len(multi.classes) == 3
+    head = df.head(rows)
+    classes = [multi.classes.index(c) for c in multi.predict(head).to_list()]
+    cases = [
+        (model.predict_expr(labels=False, engine="plugin").alias("p"), pl.Boolean, model.predict(head, labels=False).to_list()),
+        (model.decision_expr(engine="plugin").alias("d"), pl.Float64, model.decision_function(head).to_list()),
+        (model.explain_expr().alias("f"), pl.List(pl.UInt32), None),
+        (multi._class_index_expr("plugin").alias("c"), pl.UInt32, classes),
+    ]
+    for expr, dtype, want in cases:
+        lazy = head.lazy().select(expr)
+        assert lazy.collect_schema().dtypes() == [dtype]
+        eager, streaming = head.select(expr), lazy.collect(engine="streaming")
+        for got in (eager, streaming):
+            assert got.dtypes == [dtype] and got.height == rows
+        assert_frame_equal(eager, streaming)
+        if want is not None:
+            assert eager.to_series().to_list() == want

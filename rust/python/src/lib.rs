@@ -6,6 +6,7 @@
 //! `ValueError` (`KeyboardInterrupt` when a fit was cancelled by a signal, `MemoryError` when an
 //! allocation the data need failed), panics become `RuntimeError` naming them as a findrs bug.
 
+mod alloc;
 mod convert;
 mod fit;
 mod model;
@@ -16,7 +17,7 @@ mod plugin_input;
 
 // Polars plugins must allocate with the allocator of the Python polars that calls them.
 #[global_allocator]
-static ALLOC: pyo3_polars::PolarsAllocator = pyo3_polars::PolarsAllocator::new();
+static ALLOC: alloc::PolarsAllocator = alloc::PolarsAllocator::new();
 
 use pyo3::prelude::*;
 

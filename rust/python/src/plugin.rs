@@ -13,8 +13,12 @@
 //! first batch.
 
 use findrs_core::{any_model_from_json, model_from_json, AnyModel, Columns, MulticlassModel, RuleModel, Schema};
-use polars::prelude::*;
-use crate::plugin_abi::plugin_function;
+use crate::plugin_abi::{plugin_function, Output};
+use polars_arrow::array::{BooleanArray, ListArray, PrimitiveArray};
+use polars_arrow::datatypes::{ArrowDataType, Field};
+use polars_arrow::offset::OffsetsBuffer;
+use polars_error::{polars_bail, polars_err, PolarsResult};
+use polars_utils::pl_str::PlSmallStr;
 use crate::plugin_input::{code_column, string_codes, Codes, Input, StringFeature};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -86,41 +90,44 @@ fn name_of(inputs: &[Input]) -> PlSmallStr {
     inputs.first().map(|s| s.name.clone()).unwrap_or_else(|| "findrs".into())
 }
 
-plugin_function!(_polars_plugin_findrs_predict, _polars_plugin_field_findrs_predict, findrs_predict, |name| Field::new(name, DataType::Boolean));
+plugin_function!(_polars_plugin_findrs_predict, _polars_plugin_field_findrs_predict, findrs_predict, |name| Field::new(name, ArrowDataType::Boolean, true));
 
-fn findrs_predict(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_predict(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Output> {
     let m = model(&kwargs)?;
     let pred = with_codes(inputs, &kwargs, m.schema(), |d| m.predict(d))?;
-    Ok(BooleanChunked::from_slice(name_of(inputs), &pred).into_series())
+    Ok(Output { name: name_of(inputs), array: BooleanArray::from_slice(&pred).boxed() })
 }
 
-plugin_function!(_polars_plugin_findrs_decision, _polars_plugin_field_findrs_decision, findrs_decision, |name| Field::new(name, DataType::Float64));
+plugin_function!(_polars_plugin_findrs_decision, _polars_plugin_field_findrs_decision, findrs_decision, |name| Field::new(name, ArrowDataType::Float64, true));
 
-fn findrs_decision(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_decision(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Output> {
     let m = model(&kwargs)?;
     let values = with_codes(inputs, &kwargs, m.schema(), |d| m.decisions(d))?;
-    Ok(Float64Chunked::from_vec(name_of(inputs), values).into_series())
+    Ok(Output { name: name_of(inputs), array: PrimitiveArray::from_vec(values).boxed() })
 }
 
-plugin_function!(_polars_plugin_findrs_fired, _polars_plugin_field_findrs_fired, findrs_fired, |_| Field::new("fired".into(), DataType::List(Box::new(DataType::UInt32))));
+/// A Polars `List(UInt32)`: an Arrow large list of nullable `u32` items named "item".
+fn fired_dtype() -> ArrowDataType {
+    ArrowDataType::UInt32.to_large_list(true)
+}
 
-fn findrs_fired(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
+plugin_function!(_polars_plugin_findrs_fired, _polars_plugin_field_findrs_fired, findrs_fired, |_| Field::new("fired".into(), fired_dtype(), true));
+
+fn findrs_fired(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Output> {
     let m = model(&kwargs)?;
     let (offsets, ids) = with_codes(inputs, &kwargs, m.schema(), |d| m.fired(d))?;
-    let n = offsets.len() - 1;
-    let mut builder = ListPrimitiveChunkedBuilder::<UInt32Type>::new(name_of(inputs), n, ids.len(), DataType::UInt32);
-    for r in 0..n {
-        builder.append_slice(&ids[offsets[r] as usize..offsets[r + 1] as usize]);
-    }
-    Ok(builder.finish().into_series())
+    let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
+    let offsets = OffsetsBuffer::try_from(offsets)?;
+    let list = ListArray::<i64>::try_new(fired_dtype(), offsets, PrimitiveArray::from_vec(ids).boxed(), None)?;
+    Ok(Output { name: name_of(inputs), array: list.boxed() })
 }
 
-plugin_function!(_polars_plugin_findrs_class, _polars_plugin_field_findrs_class, findrs_class, |name| Field::new(name, DataType::UInt32));
+plugin_function!(_polars_plugin_findrs_class, _polars_plugin_field_findrs_class, findrs_class, |name| Field::new(name, ArrowDataType::UInt32, true));
 
 /// A multiclass model's class of each row (an index into the model's classes,
 /// docs/semantics.md §10).
-fn findrs_class(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Series> {
+fn findrs_class(inputs: &[Input], kwargs: ModelKwargs) -> PolarsResult<Output> {
     let m = multiclass(&kwargs)?;
     let classes = with_codes(inputs, &kwargs, m.schema(), |d| m.predict(d))?;
-    Ok(UInt32Chunked::from_vec(name_of(inputs), classes).into_series())
+    Ok(Output { name: name_of(inputs), array: PrimitiveArray::from_vec(classes).boxed() })
 }

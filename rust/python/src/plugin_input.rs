@@ -13,9 +13,10 @@
 
 use polars_arrow::array::{Array, DictionaryArray, DictionaryKey, PrimitiveArray, Utf8Array, Utf8ViewArray, View};
 use polars_arrow::datatypes::ArrowDataType;
-use polars_arrow::ffi::{import_array_from_c, import_field_from_c, ArrowArray, ArrowSchema};
-use polars_core::prelude::*;
-use polars_ffi::version_0::SeriesExport;
+use polars_arrow::ffi::{import_array_from_c, import_field_from_c};
+use polars_error::{polars_bail, polars_err, PolarsResult};
+use polars_utils::pl_str::PlSmallStr;
+use crate::plugin_abi::SeriesExport;
 use serde::Deserialize;
 
 /// One input column as Polars exported it: its name and its chunks.
@@ -23,17 +24,6 @@ pub struct Input {
     pub name: PlSmallStr,
     pub dtype: ArrowDataType,
     pub chunks: Vec<Box<dyn Array>>,
-}
-
-/// `polars_ffi::version_0::SeriesExport`'s layout (its fields are private; the layout is the
-/// plugin ABI, `#[repr(C)]` on both sides).
-#[repr(C)]
-struct RawExport {
-    field: *mut ArrowSchema,
-    arrays: *mut *mut ArrowArray,
-    len: usize,
-    release: Option<unsafe extern "C" fn(*mut SeriesExport)>,
-    private_data: *mut std::os::raw::c_void,
 }
 
 /// Imports the `n` exported inputs at `ptr`, taking ownership of their arrays as
@@ -46,11 +36,10 @@ pub unsafe fn import_inputs(ptr: *mut SeriesExport, n: usize) -> PolarsResult<Ve
     for i in 0..n {
         // Read by value: dropping it releases the export's own allocations (not the arrays).
         let export = std::ptr::read(ptr.add(i));
-        let raw = &*(&export as *const SeriesExport as *const RawExport);
-        let field = import_field_from_c(&*raw.field)?;
-        let mut chunks = Vec::with_capacity(raw.len);
-        for j in 0..raw.len {
-            let array = std::ptr::read(*raw.arrays.add(j));
+        let field = import_field_from_c(&*export.field)?;
+        let mut chunks = Vec::with_capacity(export.len);
+        for j in 0..export.len {
+            let array = std::ptr::read(*export.arrays.add(j));
             chunks.push(import_array_from_c(array, field.dtype.clone())?);
         }
         out.push(Input { name: field.name.clone(), dtype: field.dtype.clone(), chunks });
