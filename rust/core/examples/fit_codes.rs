@@ -2,27 +2,19 @@
 //! codes: `cargo run --release --example fit_codes -- FILE [av|oh] [T] [THREADS]`. FILE's first
 //! line holds the domain sizes, every other line a row's codes then its label (0 or 1), as
 //! `python benchmarks/write_codes.py adult.codes` writes Adult's.
+#[path = "common/codes.rs"]
+mod codes;
+
+use codes::{read_codes, Codes};
 use findrs_core::{fit_from_runs, fit_run_range, Columns, ConstraintKind, FitOptions, Method, Progress, RuleCount, Schema};
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let text = std::fs::read_to_string(&args[1]).expect("codes file");
+    let Codes { sizes, cols, labels } = read_codes(&args[1]);
     let kind = ConstraintKind::parse(args.get(2).map_or("av", |s| s.as_str())).unwrap();
     let t: u32 = args.get(3).map_or(100, |s| s.parse().unwrap());
     let threads: usize = args.get(4).map_or(1, |s| s.parse().unwrap());
-    let mut lines = text.lines();
-    let sizes: Vec<u32> = lines.next().unwrap().split(' ').map(|s| s.parse().unwrap()).collect();
-    let m = sizes.len();
-    let mut cols: Vec<Vec<u32>> = vec![Vec::new(); m];
-    let mut labels = Vec::new();
-    for l in lines {
-        let v: Vec<u32> = l.split(' ').map(|s| s.parse().unwrap()).collect();
-        for f in 0..m {
-            cols[f].push(v[f]);
-        }
-        labels.push(v[m] == 1);
-    }
     let schema = Schema::uniform(sizes, kind).unwrap();
     let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
     let opts = FitOptions {

@@ -6,6 +6,10 @@
 //! features, shuffled positives (seed 0), one thread. Prints the fit's seconds (the least of
 //! `REPEAT`), its rules and a hash of the model's JSON, so that two builds can be checked to fit
 //! the same model.
+#[path = "common/codes.rs"]
+mod codes;
+
+use codes::{read_codes, Codes};
 use findrs_core::{fit, model_to_json, Columns, ConstraintKind, FitOptions, Method, Progress, Schema};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -17,23 +21,11 @@ fn main() {
         eprintln!("usage: fit_share FILE EPSILON [MIN_SUPPORT] [SIMPLIFY 0|1] [REPEAT]");
         std::process::exit(2);
     }
-    let text = std::fs::read_to_string(&args[1]).expect("codes file");
+    let Codes { sizes, cols, labels } = read_codes(&args[1]);
     let epsilon: f64 = args[2].parse().unwrap();
     let min_support: u32 = args.get(3).map_or(0, |s| s.parse().unwrap());
     let simplify = args.get(4).is_some_and(|s| s == "1");
     let repeat: usize = args.get(5).map_or(1, |s| s.parse().unwrap());
-    let mut lines = text.lines();
-    let sizes: Vec<u32> = lines.next().unwrap().split(' ').map(|s| s.parse().unwrap()).collect();
-    let m = sizes.len();
-    let mut cols: Vec<Vec<u32>> = vec![Vec::new(); m];
-    let mut labels = Vec::new();
-    for l in lines {
-        let v: Vec<u32> = l.split(' ').map(|s| s.parse().unwrap()).collect();
-        for f in 0..m {
-            cols[f].push(v[f]);
-        }
-        labels.push(v[m] == 1);
-    }
     let schema = Schema::uniform(sizes, ConstraintKind::AttributeValue).unwrap();
     let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
     let opts = FitOptions {
