@@ -234,8 +234,10 @@ def test_cross_validation_without_a_final_fit_is_the_fits_record(how: str) -> No
     enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
     codes = encode_frame(train, enc)
     model = findrs.fit(train, "y", random_state=3, bin_edges=how, numeric="bins", method="find-rs")
+    # A supervised placement, given too, is scored on each fold's own cuts (docs/semantics.md §9.4).
+    coder = fold_coder(train, enc, codes, y, 10) if how == "supervised" else None
     rec = RuleSetModel._cross_validate(codes, y, enc, {**model.params, "auto": model.params["auto"],
-                                       **{k: "auto" for k in model.params["auto"]}}, None, None)
+                                       **{k: "auto" for k in model.params["auto"]}}, None, None, fold_codes=coder)
     assert rec == model._cv
 
 
@@ -257,8 +259,7 @@ def test_the_final_fit_from_the_record_is_the_fit_that_cross_validates_again(how
     again = RuleSetModel._fit_auto(codes, y, enc, target, params, None, None, coder)
     reused = RuleSetModel._fit_auto(codes, y, enc, target, params, None, None, coder, record=rec)
     assert reused.to_json() == again.to_json()
-    if coder is None:  # a given placement reads every row's codes (no per-fold cuts)
-        assert again.to_json() == model.to_json()
+    assert again.to_json() == model.to_json()  # a given placement, supervised too, is cross-validated so
     # Scores that rank another candidate first: that one is fitted (the scores are the core's
     # ranking, not a cross-validation run again), its support scaled as after a sampled CV.
     other = next(i for i, c in enumerate(rec["candidates"]) if i != rec["chosen"] and c["min_support"] > 0)

@@ -361,7 +361,9 @@ def fit(
                 model, codes, coder = _choose_encoding(df, features, y, tgt, params, encoders, codes, n_jobs, progress,
                                                        edges=bin_edges is None, numeric=numeric is None)
             else:
-                model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress)
+                if binned and params["bin_edges"] == "supervised":  # given: each fold its own cuts (§9.4)
+                    coder = fold_coder(df, encoders, codes, y, params["bins"], "supervised")
+                model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
             if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                 model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
     finally:
@@ -517,10 +519,10 @@ def _choose_encoding(
     chosen candidate has the most held-out rows right (a tie to fewer conditions) is then the
     only encoding fitted on all rows. Its record lists every encoding's candidates, each with its
     ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
-    fold on its own training rows (:func:`_encode_variant`); a placement given as
-    ``bin_edges`` reads the codes of every training row, as before. Returns the model, its codes
-    and its per-fold encoding (``None`` if none)."""
-    variants: list[Variant] = [(params, encoders, codes, None)]
+    fold on its own training rows (:func:`_encode_variant`), given as ``bin_edges`` too.
+    Returns the model, its codes and its per-fold encoding (``None`` if none)."""
+    given = fold_coder(df, encoders, codes, y, params["bins"], "supervised") if params["bin_edges"] == "supervised" else None
+    variants: list[Variant] = [(params, encoders, codes, given)]
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
     recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None, fold_codes=fc) for p, e, c, fc in variants]
