@@ -356,13 +356,11 @@ def fit(
             model = models[-1]
         else:
             binned = params["auto"] and any(e.kind == "binned" for e in encoders)
-            coder = None
+            coder = _fold_coder_of(df, encoders, codes, y, params) if binned else None
             if binned and (bin_edges is None or numeric is None):
-                model, codes, coder = _choose_encoding(df, features, y, tgt, params, encoders, codes, n_jobs, progress,
-                                                       edges=bin_edges is None, numeric=numeric is None)
+                model, codes, coder = _choose_encoding(df, features, y, tgt, params, encoders, codes, coder, n_jobs,
+                                                       progress, edges=bin_edges is None, numeric=numeric is None)
             else:
-                if binned and params["bin_edges"] == "supervised":  # given: each fold its own cuts (§9.4)
-                    coder = fold_coder(df, encoders, codes, y, params["bins"], "supervised")
                 model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
             if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                 model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
@@ -489,10 +487,17 @@ def _encode_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p:
     encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
                             bin_edges=p["bin_edges"], labels=y)
     codes = encode_frame(df, encoders)
-    coder = None
+    return p, encoders, codes, _fold_coder_of(df, encoders, codes, y, p)
+
+
+def _fold_coder_of(df: pl.DataFrame, encoders: Sequence[Any], codes: list[np.ndarray], y: np.ndarray,
+                   p: dict[str, Any]) -> FoldCoder | None:
+    """How the cross-validation encodes each fold of ``encoders``' codes: on the fold's own
+    training rows when ``p``'s bin edges are supervised and a column is binned (the cuts follow
+    the labels, docs/semantics.md §9.4), else ``None`` (every fold reads ``codes``)."""
     if p["bin_edges"] == "supervised" and any(e.kind == "binned" for e in encoders):
-        coder = fold_coder(df, encoders, codes, y, p["bins"], "supervised")
-    return p, encoders, codes, coder
+        return fold_coder(df, encoders, codes, y, p["bins"], "supervised")
+    return None
 
 
 def _choose_encoding(
@@ -503,6 +508,7 @@ def _choose_encoding(
     params: dict[str, Any],
     encoders: list[Any],
     codes: list[np.ndarray],
+    coder: FoldCoder | None,
     n_jobs: int | None,
     progress: Any,
     *,
@@ -511,7 +517,8 @@ def _choose_encoding(
 ) -> tuple[RuleSetModel, list[np.ndarray], FoldCoder | None]:
     """``bin_edges`` (when ``edges``) and ``numeric`` (when ``numeric``) as more axes of the
     automatic cross-validation (docs/semantics.md §9.4). ``encoders``/``codes`` are the
-    equal-width bins of ``params``. Every encoding is cross-validated on the same sample and
+    bins of ``params`` (equal-width unless ``bin_edges`` was given), ``coder`` their per-fold
+    encoding (:func:`_fold_coder_of`). Every encoding is cross-validated on the same sample and
     folds (they depend only on the labels and ``random_state``) without a final fit
     (:meth:`RuleSetModel._cross_validate`): first the bin edge placements of
     :data:`EDGE_CANDIDATES` (a tie to the earlier), then the winner against
@@ -521,8 +528,7 @@ def _choose_encoding(
     ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
     fold on its own training rows (:func:`_encode_variant`), given as ``bin_edges`` too.
     Returns the model, its codes and its per-fold encoding (``None`` if none)."""
-    given = fold_coder(df, encoders, codes, y, params["bins"], "supervised") if params["bin_edges"] == "supervised" else None
-    variants: list[Variant] = [(params, encoders, codes, given)]
+    variants: list[Variant] = [(params, encoders, codes, coder)]
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
     recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None, fold_codes=fc) for p, e, c, fc in variants]
