@@ -182,14 +182,40 @@ impl RowIndex {
         }
         // A single-slot term's word is zero past the last row, so every word's rows are valid;
         // words are visited as consecutive chunks of the index (no per-word bounds to check).
+        // Most words are empty after a candidate's first few (rarest) terms: the first four
+        // slots are read once, checked once against the chunk length, and ANDed without a
+        // loop; only the words they leave non-empty go on to the other terms (a slot repeated
+        // when there are fewer than four changes no AND).
         let ns = self.n_slots;
-        let (head, tail) = self.bits[..n * ns].split_at(start * ns);
-        let words = tail.chunks_exact(ns).zip(start..).chain(head.chunks_exact(ns).zip(0..));
-        for (word, w) in words {
-            // Most words hold no covered row: count only the others.
-            let x = terms.eval_slots(word, !0);
+        let singles = terms.singles();
+        let head = singles.len().min(4);
+        let at = |j: usize| singles[j.min(head - 1)] as usize;
+        let (s0, s1, s2, s3) = (at(0), at(1), at(2), at(3));
+        assert!(s0.max(s1).max(s2).max(s3) < ns, "a term's slot outside the index");
+        #[inline(always)]
+        fn covered(word: &[u64], s: [usize; 4], terms: &Terms, head: usize) -> u32 {
+            let x = word[s[0]] & word[s[1]] & word[s[2]] & word[s[3]];
+            if x == 0 {
+                0
+            } else {
+                terms.eval_slots_after(word, x, head).count_ones()
+            }
+        }
+        let s = [s0, s1, s2, s3];
+        let bits = &self.bits[..n * ns];
+        for (word, w) in bits[start * ns..].chunks_exact(ns).zip(start..) {
+            let x = covered(word, s, terms, head);
             if x != 0 {
-                count += x.count_ones();
+                count += x;
+                if count > limit {
+                    return (count, w);
+                }
+            }
+        }
+        for (word, w) in bits[..start * ns].chunks_exact(ns).zip(0..) {
+            let x = covered(word, s, terms, head);
+            if x != 0 {
+                count += x;
                 if count > limit {
                     return (count, w);
                 }
@@ -226,6 +252,62 @@ mod tests {
     use crate::run::interval_tests::{av, iv, mixed_schema, oh, random_rows, random_rule};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    /// Slot terms only (the path that reads a rule's first four slots once): for rules of
+    /// 0 to 10+ terms (fewer than four repeat a slot), AV and OH, from every start word and
+    /// at limits below, at and above the true count, the count is exact when it stays within
+    /// the limit, else above it, stopping at the first word (in visiting order) where the
+    /// running count of `Rule::covers_row` passes the limit.
+    #[test]
+    fn slot_term_counts_from_any_word_match_the_rows() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut checked = 0;
+        for specs in [
+            vec![av(2), av(3), oh(4), av(2), oh(3), av(2), av(3), av(2), av(2), av(3), av(2), av(2)],
+            vec![av(70), oh(130), av(3)],
+        ] {
+            let schema = mixed_schema(&specs);
+            for n_rows in [1, 64, 200, 330] {
+                let cols = random_rows(&mut rng, &schema, n_rows);
+                let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect())
+                    .unwrap();
+                let index = RowIndex::from_all(&schema, &data).unwrap();
+                let mut terms = Terms::new();
+                for p_free in [0.0, 0.3, 0.6, 0.9] {
+                    for _ in 0..10 {
+                        let rule = random_rule(&mut rng, &schema, p_free);
+                        rule.terms(&schema, &mut terms);
+                        let covered: Vec<bool> = (0..n_rows)
+                            .map(|r| rule.covers_row(&schema, &data.row(r)))
+                            .collect();
+                        let n = covered.iter().filter(|&&c| c).count() as u32;
+                        let nw = index.n_words();
+                        for start in 0..nw + 1 {
+                            for limit in [0, n.saturating_sub(1), n, n + 1, u32::MAX] {
+                                let (got, at) = index.count_covered_from(&terms, limit, start);
+                                let from = if start < nw { start } else { 0 };
+                                let order = (from..nw).chain(0..from);
+                                let mut run = 0;
+                                let mut want = (n, from);
+                                for w in order {
+                                    run += (w * 64..(w * 64 + 64).min(n_rows))
+                                        .filter(|&r| covered[r])
+                                        .count() as u32;
+                                    if run > limit {
+                                        want = (run, w);
+                                        break;
+                                    }
+                                }
+                                assert_eq!((got, at), want, "rule {rule:?} start {start} limit {limit}");
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 5000, "only {checked} counts checked");
+    }
 
     /// Interval terms over the prefix bitsets (direct and sqrt-split) give exactly the rows
     /// `Rule::covers_row` covers, for rows with any gap code, unseen value or null.

@@ -609,6 +609,27 @@ impl Terms {
         acc
     }
 
+    /// [`eval_slots`](Self::eval_slots) of the terms from single-slot term `skip` on, given
+    /// `acc`, the rows of one word that satisfy the first `skip` single-slot terms.
+    #[inline(always)]
+    pub fn eval_slots_after(&self, word_of_slot: &[u64], mut acc: u64, skip: usize) -> u64 {
+        for chunk in self.singles[skip..].chunks(4) {
+            for &s in chunk {
+                acc &= word_of_slot[s as usize];
+            }
+            if acc == 0 {
+                return 0;
+            }
+        }
+        for i in 0..self.spans.len() {
+            acc &= self.span(i).eval(word_of_slot);
+            if acc == 0 {
+                return 0;
+            }
+        }
+        acc
+    }
+
     /// The slots of the single-slot terms (terms `0..singles().len()`).
     #[inline]
     pub fn singles(&self) -> &[u32] {
