@@ -32,7 +32,8 @@
 //!
 //! - `witnesses[r]` are a few negatives, not covered by `r`, that recently made a generalization
 //!   of `r` cover too many negatives, each with the slot mask that tells in one XOR + AND per
-//!   word whether generalizing `r` to a positive would cover it again.
+//!   word whether generalizing `r` to a positive would cover it again; `single_slots[r]` holds
+//!   the slots of `r`'s single-slot terms (on AV slots a witness's mask is those it lacks).
 //! - with a relative test, `rejected` holds every mask `pm & !allowed[r]` of a positive whose
 //!   generalization of `r`, as `r` is now, was counted and rejected ([`rejected`]); emptied
 //!   whenever `r` changes. Without interval features generalize(r, p) depends on `p` only
@@ -103,6 +104,8 @@ struct RunState<'a> {
     /// Relative test only: the training positives each rule covers (empty otherwise).
     pos_cov: Vec<u32>,
     allowed: Vec<u64>,
+    /// Per rule (`sw` words), the slots of its single-slot terms.
+    single_slots: Vec<u64>,
     blocked: Vec<u64>,
     near: Vec<u64>,
     counts: Vec<Vec<u32>>,
@@ -133,6 +136,8 @@ struct RunState<'a> {
     slot_counts: Vec<u32>,
     feature_counts: Vec<u32>,
     word_terms: Vec<u64>,
+    /// A slot mask (`sw` words).
+    slot_scratch: Vec<u64>,
     /// Per slot term of the rule being refreshed: how many of its feature's slots it
     /// disallows (OH: counting its near misses bit by bit is cheaper below this many).
     term_disallowed: Vec<u32>,
@@ -208,6 +213,7 @@ impl<'a> RunState<'a> {
             stale: Vec::new(),
             pos_cov: Vec::new(),
             allowed: Vec::new(),
+            single_slots: Vec::new(),
             blocked: Vec::new(),
             near: Vec::new(),
             counts: Vec::new(),
@@ -225,6 +231,7 @@ impl<'a> RunState<'a> {
             slot_counts: vec![0; ts.schema.n_slots()],
             feature_counts: vec![0; ts.schema.n_features()],
             word_terms: Vec::new(),
+            slot_scratch: Vec::new(),
             term_disallowed: Vec::new(),
             spare_rules: Vec::new(),
             spare_terms: Vec::new(),
@@ -244,6 +251,7 @@ impl<'a> RunState<'a> {
         self.stale.clear();
         self.pos_cov.clear();
         self.allowed.clear();
+        self.single_slots.clear();
         self.blocked.clear();
         self.near.clear();
         self.witness.clear();
@@ -556,6 +564,7 @@ impl<'a> RunState<'a> {
         self.rejected.rule_changed(i);
         self.rules[i].terms(schema, &mut self.terms[i]);
         self.sort_terms(i);
+        self.set_single_slots(i);
         if !self.acc.is_absolute() {
             self.pos_cov[i] = pos;
         }
@@ -591,6 +600,10 @@ impl<'a> RunState<'a> {
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
         self.terms[i].copy_from(&self.candidate);
+        // The kept single-slot terms are those `p` satisfies: the slots `p` holds.
+        for (x, &y) in self.single_slots[i * sw..(i + 1) * sw].iter_mut().zip(pm) {
+            *x &= y;
+        }
         self.make_stale(i);
         for k in 0..WITNESSES {
             let j = i * WITNESSES + k;
@@ -685,8 +698,36 @@ impl<'a> RunState<'a> {
     /// over `n`'s. So the slot part is one XOR and AND per word, no count.
     fn set_witness<const IV: bool>(&mut self, i: usize, k: usize, n: u32) {
         let sw = self.sw;
-        let schema = &self.ts.schema;
         let j = i * WITNESSES + k;
+        let terms = &self.terms[i];
+        let need = if !self.has_one_hot && terms.n_spans() == 0 {
+            // AV slots only: a constrained feature allows one slot, its single-slot term, and
+            // a free one never fails; so `n` fails exactly the terms whose slot it does not
+            // hold (it holds one slot per feature), and each such slot is that feature's part
+            // of the mask (`fm & a` in `slot_witness_mask`): the mask is the rule's term slots
+            // that `n` lacks, a few words, no per-slot feature lookup.
+            let nm = self.ts.neg_slots(n as usize);
+            let mask = &mut self.wit_mask[j * sw..(j + 1) * sw];
+            let singles = &self.single_slots[i * sw..(i + 1) * sw];
+            let mut need = 0;
+            for ((m, &x), &t) in mask.iter_mut().zip(nm).zip(singles) {
+                *m = t & !x;
+                need += m.count_ones();
+            }
+            need
+        } else {
+            self.slot_witness_mask(i, j, n)
+        };
+        let iv_fails = IV && self.ivf.set_witness(self.ts, i, j, n as usize);
+        self.wit_need[j] = need;
+        self.wit_neg[j] = if need == 0 && !iv_fails { NONE } else { n };
+    }
+
+    /// The slot part of [`set_witness`](Self::set_witness) for any slot kind: witness slot
+    /// `j` of rule `i` gets negative `n`'s mask; returns the number of features `n` fails.
+    fn slot_witness_mask(&mut self, i: usize, j: usize, n: u32) -> u32 {
+        let sw = self.sw;
+        let schema = &self.ts.schema;
         let a = &self.allowed[i * sw..(i + 1) * sw];
         let nm = self.ts.neg_slots(n as usize);
         let mask = &mut self.wit_mask[j * sw..(j + 1) * sw];
@@ -711,9 +752,7 @@ impl<'a> RunState<'a> {
                 }
             }
         }
-        let iv_fails = IV && self.ivf.set_witness(self.ts, i, j, n as usize);
-        self.wit_need[j] = need;
-        self.wit_neg[j] = if need == 0 && !iv_fails { NONE } else { n };
+        need
     }
 
     fn add_rule<const IV: bool>(&mut self, p: usize) {
@@ -771,6 +810,8 @@ impl<'a> RunState<'a> {
         }
         self.rules.push(rule);
         self.terms.push(terms);
+        self.single_slots.extend(std::iter::repeat_n(0, self.sw));
+        self.set_single_slots(self.rules.len() - 1);
         self.buckets.push(bucket);
         self.covered.push(covered);
         self.stale.push(false);
@@ -839,12 +880,26 @@ impl<'a> RunState<'a> {
         let allowed = &self.allowed[i * sw..(i + 1) * sw];
         let blocked = &mut self.blocked[i * sw..(i + 1) * sw];
         let near = &mut self.near[i * sw..(i + 1) * sw];
+        // The blocked slots the rule now allows, unblocked in the index (usually a few).
+        let cleared = &mut self.slot_scratch;
+        cleared.clear();
         for ((b, n), &a) in blocked.iter_mut().zip(near).zip(allowed) {
+            cleared.push(*b & a);
             *b &= !a;
             *n &= !a;
         }
-        self.blocked_index.set_rule(i, &self.blocked[i * sw..(i + 1) * sw]);
+        self.blocked_index.clear_slots(i, &self.slot_scratch);
         self.stale[i] = true;
+    }
+
+    /// `single_slots` of rule `i` from its terms.
+    fn set_single_slots(&mut self, i: usize) {
+        let sw = self.sw;
+        let mask = &mut self.single_slots[i * sw..(i + 1) * sw];
+        mask.iter_mut().for_each(|x| *x = 0);
+        for &s in self.terms[i].singles() {
+            bitset::set(mask, s as usize);
+        }
     }
 
     /// Rule `i`'s single-slot terms, rarest slot first (a candidate's counting then reaches an
@@ -946,16 +1001,32 @@ impl<'a> RunState<'a> {
             self.term_disallowed.push(n as u32);
         }
         let negs = if positives { &ts.positives } else { &ts.negatives };
+        // The first 16 (or 8) single-slot terms' slots, read and checked against the index once
+        // (most words saturate within them; a rule with fewer than 8 takes the loop alone).
+        let n_index_slots = ts.schema.n_index_slots();
+        let head16: Option<[usize; 16]> = (ns >= 16).then(|| head_slots(singles, n_index_slots));
+        let head8: Option<[usize; 8]> = (8..16).contains(&ns).then(|| head_slots(singles, n_index_slots));
         for w in 0..negs.n_words() {
             let valid = negs.valid(w);
-            let slots = negs.word(w);
+            let slots = &negs.word(w)[..n_index_slots];
             // Bit-sliced count of failed terms per negative: `one` = at least one, `two` = two.
             // A word where every negative fails two terms holds no near miss: stop early.
             // Most words saturate within the first terms, so a single-slot term's word is not
             // kept here: the few words with a near miss read it again below.
             let (mut one, mut two) = (0u64, 0u64);
             let mut saturated = false;
-            for chunk in singles.chunks(4) {
+            let mut rest = singles;
+            if let Some(h) = &head16 {
+                saturated = saturates(slots, h, valid, &mut one, &mut two);
+                rest = &singles[16..];
+            } else if let Some(h) = &head8 {
+                saturated = saturates(slots, h, valid, &mut one, &mut two);
+                rest = &singles[8..];
+            }
+            for chunk in rest.chunks(4) {
+                if saturated {
+                    break;
+                }
                 for &slot in chunk {
                     let fail = !slots[slot as usize] & valid;
                     two |= one & fail;
@@ -1050,6 +1121,31 @@ impl<'a> RunState<'a> {
             }
         }
     }
+}
+
+/// The first `H` slots of `singles` (at least `H`), each checked to be below `n_slots`.
+fn head_slots<const H: usize>(singles: &[u32], n_slots: usize) -> [usize; H] {
+    let h: [usize; H] = std::array::from_fn(|j| singles[j] as usize);
+    assert!(h.iter().all(|&s| s < n_slots), "a term's slot outside the index");
+    h
+}
+
+/// [`RunState::count_near_misses`]' bit-sliced count of failed terms over the single-slot
+/// terms `h`, four at a time, in one word (`slots`: that word of every index slot): whether
+/// every valid row then fails two terms (the word holds no near miss).
+#[inline(always)]
+fn saturates<const H: usize>(slots: &[u64], h: &[usize; H], valid: u64, one: &mut u64, two: &mut u64) -> bool {
+    for four in h.chunks_exact(4) {
+        for &slot in four {
+            let fail = !slots[slot] & valid;
+            *two |= *one & fail;
+            *one |= fail;
+        }
+        if *two == valid {
+            return true;
+        }
+    }
+    false
 }
 
 /// Per feature of `schema`, the slot mask of its slots (`slot_words` words each; empty for an
@@ -1289,6 +1385,46 @@ pub(crate) mod tests {
             }
         }
         assert!(stale > 200 && fresh > 200, "too few rules of a kind: {stale} stale, {fresh} fresh");
+    }
+
+    /// The AV witness mask (one bit per term the negative fails, read off the rule's terms)
+    /// equals the general one (per failed slot, the feature's allowed slots): every live rule
+    /// of AV runs at tau 0..2, against every negative.
+    #[test]
+    fn av_witness_masks_equal_the_general_ones() {
+        let (mut compared, mut failing) = (0, 0);
+        for domains in [&[2u32, 3, 4, 2, 3][..], &[70, 3, 2, 130]] {
+            for seed in 0..20u64 {
+                for tau in 0..3 {
+                    let (rows, labels) = random_data(seed, 40 + (seed as usize % 60), domains);
+                    let Some((_, ts)) = training_set(&rows, &labels, domains, ConstraintKind::AttributeValue) else {
+                        continue;
+                    };
+                    let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
+                    let mut runner = Runner::new(&ts, Acceptance::absolute(tau));
+                    runner.run(&order);
+                    let st = &mut runner.0;
+                    let sw = st.sw;
+                    for i in 0..st.rules.len() {
+                        if st.covered[i] > st.cap {
+                            continue;
+                        }
+                        assert_eq!(st.terms[i].n_spans(), 0);
+                        let j = i * WITNESSES;
+                        for n in 0..ts.neg_rows.len() as u32 {
+                            st.set_witness::<false>(i, 0, n);
+                            let fast = (st.wit_mask[j * sw..(j + 1) * sw].to_vec(), st.wit_need[j]);
+                            let need = st.slot_witness_mask(i, j, n);
+                            let general = (st.wit_mask[j * sw..(j + 1) * sw].to_vec(), need);
+                            assert_eq!(fast, general, "seed {seed} tau {tau} rule {i} negative {n}");
+                            compared += 1;
+                            failing += usize::from(need > 0);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 2000 && failing > 1000, "{compared} compared, {failing} failing");
     }
 
     fn check_against_naive(domains: &[u32], seeds: u64) {

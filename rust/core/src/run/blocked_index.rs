@@ -34,15 +34,23 @@ impl BlockedIndex {
         if self.words.len() < (chunk + 1) * ns {
             self.words.resize((chunk + 1) * ns, 0);
         }
-        let bit = 1u64 << (i % WORD_BITS);
+        let b = i % WORD_BITS;
         let words = &mut self.words[chunk * ns..(chunk + 1) * ns];
-        for (s, w) in words.iter_mut().enumerate() {
-            if bitset::get(blocked, s) {
-                *w |= bit;
-            } else {
-                *w &= !bit;
+        // Without a branch per slot: bit `b` of each slot's word := the slot's blocked bit.
+        for (slots, mask) in words.chunks_mut(WORD_BITS).zip(blocked) {
+            for (k, w) in slots.iter_mut().enumerate() {
+                *w = (*w & !(1u64 << b)) | ((mask >> k) & 1) << b;
             }
         }
+    }
+
+    /// Unblocks in rule `i` (already indexed) the slots set in `slots` (a slot mask).
+    pub(super) fn clear_slots(&mut self, i: usize, slots: &[u64]) {
+        let ns = self.n_slots;
+        let chunk = i / WORD_BITS;
+        let bit = 1u64 << (i % WORD_BITS);
+        let words = &mut self.words[chunk * ns..(chunk + 1) * ns];
+        bitset::for_each_one(slots, |s| words[s] &= !bit);
     }
 
     /// The rules of chunk `chunk` (of `n_rules` indexed rules) in which none of `slots` is
@@ -62,5 +70,56 @@ impl BlockedIndex {
             (1u64 << live) - 1
         };
         !blocked & live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After rules are indexed, re-indexed and partly unblocked, `free_of` answers what the
+    /// rules' blocked masks say, slot by slot (130 slots: masks of three words, 150 rules:
+    /// three chunks, the last one partial).
+    #[test]
+    fn free_of_follows_set_rule_and_clear_slots() {
+        let (n_slots, n_rules, sw) = (130usize, 150usize, 3usize);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let valid = |w: usize| crate::bitset::valid_mask(n_slots, w);
+        let mut index = BlockedIndex::new(n_slots);
+        let mut masks = vec![0u64; n_rules * sw];
+        for round in 0..3 {
+            for i in 0..n_rules {
+                let m = &mut masks[i * sw..(i + 1) * sw];
+                for (w, x) in m.iter_mut().enumerate() {
+                    *x = next() & next() & valid(w);
+                }
+                index.set_rule(i, m);
+                if round > 0 && i % 3 == 0 {
+                    let clear: Vec<u64> = (0..sw).map(|w| next() & valid(w)).collect();
+                    index.clear_slots(i, &clear);
+                    for (x, c) in m.iter_mut().zip(&clear) {
+                        *x &= !c;
+                    }
+                }
+            }
+            for _ in 0..50 {
+                let slots: Vec<u32> = (0..1 + next() % 6).map(|_| (next() % n_slots as u64) as u32).collect();
+                for chunk in 0..n_rules.div_ceil(WORD_BITS) {
+                    let free = index.free_of(chunk, n_rules, &slots);
+                    for b in 0..WORD_BITS {
+                        let i = chunk * WORD_BITS + b;
+                        let want = i < n_rules
+                            && slots.iter().all(|&s| !bitset::get(&masks[i * sw..(i + 1) * sw], s as usize));
+                        assert_eq!(free >> b & 1 == 1, want, "round {round} rule {i} slots {slots:?}");
+                    }
+                }
+            }
+        }
     }
 }
