@@ -1063,6 +1063,34 @@ impl<'a> RunState<'a> {
             if exactly_one == 0 {
                 continue;
             }
+            if !IV && !positives && exactly_one.count_ones() as usize * 4 <= k {
+                // Few near misses against many terms: find each one's failed term from its own
+                // slots instead (it fails exactly one slot term, so it holds exactly one slot
+                // the rule disallows: the term's feature, and on OH its slot).
+                let sw = self.sw;
+                let allowed = &self.allowed[i * sw..(i + 1) * sw];
+                let mut x = exactly_one;
+                while x != 0 {
+                    let n = w * WORD_BITS + x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    let nm = ts.neg_slots(n);
+                    let (q, out) = nm
+                        .iter()
+                        .zip(allowed)
+                        .map(|(&m, &a)| m & !a)
+                        .enumerate()
+                        .find(|&(_, o)| o != 0)
+                        .expect("a near miss fails one term");
+                    let slot = q * WORD_BITS + out.trailing_zeros() as usize;
+                    let f = schema.feature_of(slot);
+                    match schema.kind(f) {
+                        ConstraintKind::AttributeValue => self.feature_counts[f] += 1,
+                        ConstraintKind::OneHot => self.slot_counts[slot] += 1,
+                        ConstraintKind::Interval => {} // never: interval features own no slot
+                    }
+                }
+                continue;
+            }
             for j in 0..k {
                 let sat = if j < ns { slots[singles[j] as usize] } else { self.word_terms[j] };
                 let near = exactly_one & !sat;
@@ -1385,6 +1413,53 @@ pub(crate) mod tests {
             }
         }
         assert!(stale > 200 && fresh > 200, "too few rules of a kind: {stale} stale, {fresh} fresh");
+    }
+
+    /// A refresh's near-miss counts equal a count negative by negative: for every live rule
+    /// after runs at tau 1 and 2 (where the counts are kept), AV and OH, on rules of few and
+    /// of many features (so both ways of finding a near miss's term are taken), each negative
+    /// failing exactly one feature adds 1 to every slot of it the rule disallows (AV) or to its
+    /// own slot (OH).
+    #[test]
+    fn refreshed_near_miss_counts_equal_a_count_by_negative() {
+        let mut compared = 0;
+        let wide = [2u32; 24];
+        for domains in [&[2u32, 3, 4, 2, 3][..], &[70, 3, 2, 130], &wide] {
+            for seed in 0..15u64 {
+                for (tau, kind) in (1..3).flat_map(|t| [(t, ConstraintKind::AttributeValue), (t, ConstraintKind::OneHot)]) {
+                    let (rows, labels) = random_data(seed, 150 + (seed as usize % 80), domains);
+                    let Some((schema, ts)) = training_set(&rows, &labels, domains, kind) else {
+                        continue;
+                    };
+                    let order: Vec<u32> = (0..ts.n_positives() as u32).collect();
+                    let mut runner = Runner::new(&ts, Acceptance::absolute(tau));
+                    runner.run(&order);
+                    let st = &mut runner.0;
+                    for i in 0..st.rules.len() {
+                        if st.covered[i] > st.cap {
+                            continue;
+                        }
+                        st.refresh_near_misses::<false>(i);
+                        let rule = &st.rules[i];
+                        let mut want = vec![0u32; schema.n_slots()];
+                        for n in 0..ts.neg_rows.len() {
+                            let failed: Vec<usize> = (0..schema.n_features())
+                                .filter(|&f| !rule.allows(schema.slot(f, ts.neg_codes(f)[n])))
+                                .collect();
+                            if let [f] = failed[..] {
+                                match kind {
+                                    ConstraintKind::OneHot => want[schema.slot(f, ts.neg_codes(f)[n])] += 1,
+                                    _ => schema.slots(f).filter(|&s| !rule.allows(s)).for_each(|s| want[s] += 1),
+                                }
+                            }
+                        }
+                        assert_eq!(st.counts[i], want, "seed {seed} tau {tau} {kind:?} domains {domains:?} rule {i}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 500, "only {compared} rules compared");
     }
 
     /// The AV witness mask (one bit per term the negative fails, read off the rule's terms)
