@@ -134,7 +134,15 @@ impl RowIndex {
 
     /// ORs into `out` (one bit per row) the rows that satisfy `terms`.
     pub fn or_covered_into(&self, terms: &Terms, out: &mut [u64]) {
-        if terms.intervals().is_empty() {
+        if terms.intervals().is_empty() && !terms.singles().is_empty() {
+            // As in `count_covered_from`: no valid mask needed, the first four slots read once.
+            let ns = self.n_slots;
+            let head = SlotHead::new(terms, ns);
+            let bits = &self.bits[..self.n_words * ns];
+            for (o, word) in out.iter_mut().zip(bits.chunks_exact(ns)) {
+                *o |= head.covered(word, terms);
+            }
+        } else if terms.intervals().is_empty() {
             for (w, o) in out.iter_mut().enumerate().take(self.n_words) {
                 *o |= terms.eval_slots(self.word(w), self.valid(w));
             }
@@ -182,40 +190,22 @@ impl RowIndex {
         }
         // A single-slot term's word is zero past the last row, so every word's rows are valid;
         // words are visited as consecutive chunks of the index (no per-word bounds to check).
-        // Most words are empty after a candidate's first few (rarest) terms: the first four
-        // slots are read once, checked once against the chunk length, and ANDed without a
-        // loop; only the words they leave non-empty go on to the other terms (a slot repeated
-        // when there are fewer than four changes no AND).
         let ns = self.n_slots;
-        let singles = terms.singles();
-        let head = singles.len().min(4);
-        let at = |j: usize| singles[j.min(head - 1)] as usize;
-        let (s0, s1, s2, s3) = (at(0), at(1), at(2), at(3));
-        assert!(s0.max(s1).max(s2).max(s3) < ns, "a term's slot outside the index");
-        #[inline(always)]
-        fn covered(word: &[u64], s: [usize; 4], terms: &Terms, head: usize) -> u32 {
-            let x = word[s[0]] & word[s[1]] & word[s[2]] & word[s[3]];
-            if x == 0 {
-                0
-            } else {
-                terms.eval_slots_after(word, x, head).count_ones()
-            }
-        }
-        let s = [s0, s1, s2, s3];
+        let head = SlotHead::new(terms, ns);
         let bits = &self.bits[..n * ns];
         for (word, w) in bits[start * ns..].chunks_exact(ns).zip(start..) {
-            let x = covered(word, s, terms, head);
+            let x = head.covered(word, terms);
             if x != 0 {
-                count += x;
+                count += x.count_ones();
                 if count > limit {
                     return (count, w);
                 }
             }
         }
         for (word, w) in bits[..start * ns].chunks_exact(ns).zip(0..) {
-            let x = covered(word, s, terms, head);
+            let x = head.covered(word, terms);
             if x != 0 {
-                count += x;
+                count += x.count_ones();
                 if count > limit {
                     return (count, w);
                 }
@@ -244,6 +234,40 @@ impl RowIndex {
         (count, start)
     }
 
+}
+
+/// The first four single-slot terms of some terms (a slot repeated when there are fewer, which
+/// changes no AND), read once and checked against the index's slots, so that a word's first
+/// four ANDs need neither a loop nor a bounds check: most words a candidate or rule is
+/// evaluated on are empty after them (its terms are ordered rarest slot first).
+struct SlotHead {
+    slots: [usize; 4],
+    len: usize,
+}
+
+impl SlotHead {
+    /// For `terms` with at least one single-slot term, over an index of `n_slots` slots.
+    #[inline(always)]
+    fn new(terms: &Terms, n_slots: usize) -> Self {
+        let singles = terms.singles();
+        let len = singles.len().min(4);
+        let slots: [usize; 4] = std::array::from_fn(|j| singles[j.min(len - 1)] as usize);
+        assert!(slots.iter().all(|&s| s < n_slots), "a term's slot outside the index");
+        Self { slots, len }
+    }
+
+    /// The rows of one word (`word`: that word of every slot, beyond the last row all zero)
+    /// that satisfy every slot term of `terms` (the terms this head was made from).
+    #[inline(always)]
+    fn covered(&self, word: &[u64], terms: &Terms) -> u64 {
+        let s = &self.slots;
+        let x = word[s[0]] & word[s[1]] & word[s[2]] & word[s[3]];
+        if x == 0 {
+            0
+        } else {
+            terms.eval_slots_after(word, x, self.len)
+        }
+    }
 }
 
 #[cfg(test)]
