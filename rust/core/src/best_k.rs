@@ -89,10 +89,9 @@ pub fn covered_rows(schema: &Schema, index: &RowIndex, rules: &[Rule]) -> Vec<Ve
             rule.terms(schema, terms);
             terms.sort_singles_by_key(|s| slot_rows[s as usize]);
             let mut rows = Vec::new();
-            for w in 0..index.n_words() {
-                let word = index.covered_word(terms, w);
+            index.for_each_covered_word(terms, |w, word| {
                 bitset::for_each_one(&[word], |b| rows.push((w * 64 + b) as u32));
-            }
+            });
             rows
         })
         .collect()

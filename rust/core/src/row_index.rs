@@ -132,6 +132,25 @@ impl RowIndex {
         rows
     }
 
+    /// Calls `f(w, rows)` for every word `w` with the rows of that word that satisfy `terms`
+    /// (zero included), in word order.
+    #[inline]
+    pub fn for_each_covered_word(&self, terms: &Terms, mut f: impl FnMut(usize, u64)) {
+        if terms.intervals().is_empty() && !terms.singles().is_empty() {
+            // As in `count_covered_from`: no valid mask needed, the first four slots read once.
+            let ns = self.n_slots;
+            let head = SlotHead::new(terms, ns);
+            let bits = &self.bits[..self.n_words * ns];
+            for (w, word) in bits.chunks_exact(ns).enumerate() {
+                f(w, head.covered(word, terms));
+            }
+        } else {
+            for w in 0..self.n_words {
+                f(w, self.covered_word(terms, w));
+            }
+        }
+    }
+
     /// ORs into `out` (one bit per row) the rows that satisfy `terms`.
     pub fn or_covered_into(&self, terms: &Terms, out: &mut [u64]) {
         if terms.intervals().is_empty() && !terms.singles().is_empty() {
@@ -278,10 +297,11 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     /// Slot terms only (the path that reads a rule's first four slots once): for rules of
-    /// 0 to 10+ terms (fewer than four repeat a slot), AV and OH, from every start word and
-    /// at limits below, at and above the true count, the count is exact when it stays within
-    /// the limit, else above it, stopping at the first word (in visiting order) where the
-    /// running count of `Rule::covers_row` passes the limit.
+    /// 0 to 10+ terms (fewer than four repeat a slot), AV and OH, the covered rows of each word
+    /// (`for_each_covered_word`, `or_covered_into`) are those `Rule::covers_row` covers, and
+    /// from every start word and at limits below, at and above the true count, the count is
+    /// exact when it stays within the limit, else above it, stopping at the first word (in
+    /// visiting order) where the running count passes the limit.
     #[test]
     fn slot_term_counts_from_any_word_match_the_rows() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -306,6 +326,16 @@ mod tests {
                             .collect();
                         let n = covered.iter().filter(|&&c| c).count() as u32;
                         let nw = index.n_words();
+                        let mut by_word = vec![0u64; nw];
+                        index.for_each_covered_word(&terms, |w, x| by_word[w] = x);
+                        let mut ored = vec![0u64; nw];
+                        index.or_covered_into(&terms, &mut ored);
+                        for (r, &c) in covered.iter().enumerate() {
+                            assert_eq!(crate::bitset::get(&by_word, r), c, "row {r} rule {rule:?}");
+                            assert_eq!(crate::bitset::get(&ored, r), c, "row {r} rule {rule:?}");
+                        }
+                        assert_eq!(crate::bitset::count_ones(&by_word) as u32, n);
+                        assert_eq!(crate::bitset::count_ones(&ored) as u32, n);
                         for start in 0..nw + 1 {
                             for limit in [0, n.saturating_sub(1), n, n + 1, u32::MAX] {
                                 let (got, at) = index.count_covered_from(&terms, limit, start);
