@@ -137,7 +137,7 @@ impl RowIndex {
     #[inline]
     pub fn for_each_covered_word(&self, terms: &Terms, mut f: impl FnMut(usize, u64)) {
         if terms.intervals().is_empty() && !terms.singles().is_empty() {
-            // As in `count_covered_from`: no valid mask needed, the first four slots read once.
+            // As in `count_covered_from`: no valid mask needed, the first slots read once.
             let ns = self.n_slots;
             let head = SlotHead::new(terms, ns);
             let bits = &self.bits[..self.n_words * ns];
@@ -154,7 +154,7 @@ impl RowIndex {
     /// ORs into `out` (one bit per row) the rows that satisfy `terms`.
     pub fn or_covered_into(&self, terms: &Terms, out: &mut [u64]) {
         if terms.intervals().is_empty() && !terms.singles().is_empty() {
-            // As in `count_covered_from`: no valid mask needed, the first four slots read once.
+            // As in `count_covered_from`: no valid mask needed, the first slots read once.
             let ns = self.n_slots;
             let head = SlotHead::new(terms, ns);
             let bits = &self.bits[..self.n_words * ns];
@@ -255,12 +255,13 @@ impl RowIndex {
 
 }
 
-/// The first four single-slot terms of some terms (a slot repeated when there are fewer, which
-/// changes no AND), read once and checked against the index's slots, so that a word's first
-/// four ANDs need neither a loop nor a bounds check: most words a candidate or rule is
-/// evaluated on are empty after them (its terms are ordered rarest slot first).
+/// The first eight single-slot terms of some terms (the last one repeated when there are
+/// fewer, which changes no AND), read once and checked against the index's slots, so that a
+/// word's first ANDs need neither a loop nor a bounds check: most words a candidate or rule is
+/// evaluated on are empty after its first four terms (they are ordered rarest slot first),
+/// most of the others after eight.
 struct SlotHead {
-    slots: [usize; 4],
+    slots: [usize; 8],
     len: usize,
 }
 
@@ -269,8 +270,8 @@ impl SlotHead {
     #[inline(always)]
     fn new(terms: &Terms, n_slots: usize) -> Self {
         let singles = terms.singles();
-        let len = singles.len().min(4);
-        let slots: [usize; 4] = std::array::from_fn(|j| singles[j.min(len - 1)] as usize);
+        let len = singles.len().min(8);
+        let slots: [usize; 8] = std::array::from_fn(|j| singles[j.min(len - 1)] as usize);
         assert!(slots.iter().all(|&s| s < n_slots), "a term's slot outside the index");
         Self { slots, len }
     }
@@ -281,6 +282,10 @@ impl SlotHead {
     fn covered(&self, word: &[u64], terms: &Terms) -> u64 {
         let s = &self.slots;
         let x = word[s[0]] & word[s[1]] & word[s[2]] & word[s[3]];
+        if x == 0 {
+            return 0;
+        }
+        let x = x & word[s[4]] & word[s[5]] & word[s[6]] & word[s[7]];
         if x == 0 {
             0
         } else {
@@ -296,8 +301,8 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
-    /// Slot terms only (the path that reads a rule's first four slots once): for rules of
-    /// 0 to 10+ terms (fewer than four repeat a slot), AV and OH, the covered rows of each word
+    /// Slot terms only (the path that reads a rule's first eight slots once): for rules of
+    /// 0 to 12 terms (fewer than eight repeat a slot), AV and OH, the covered rows of each word
     /// (`for_each_covered_word`, `or_covered_into`) are those `Rule::covers_row` covers, and
     /// from every start word and at limits below, at and above the true count, the count is
     /// exact when it stays within the limit, else above it, stopping at the first word (in
