@@ -21,6 +21,26 @@ Variants (each the defaults but for one thing):
   (``VOTE_MAX_ROWS`` lifted; its final fit makes 20 runs on all rows).
 * ``bins20`` / ``bins30``: 20 / 30 bins instead of 10 (at most 19 / 29 supervised cuts; integer
   columns of at most 20 / 30 values stay categorical).
+
+Rules for both classes (issue 12, branch both12; :class:`_Both`). ``findrs.fit`` with
+``direction="positive"`` and with ``direction="negative"`` (each its own automatic settings; the
+first equals the defaults on Adult, whose cross-validation picks the positive class), then:
+
+* ``ovr-own``: one-vs-rest as docs/semantics.md §10 combines FIND-RS sets (each set's votes are 0
+  or 1, a tie to the more frequent class): ``>50K`` where a rule of it holds and none of
+  ``<=50K`` does;
+* ``both-nb``: where rules of both classes hold, the class the two most precise holding rules
+  favour as independent evidence: ``>50K`` iff ``logit(p+) - logit(p-) > logit(prior)``, ``p+``
+  (``p-``) the largest training precision, Laplace-smoothed ``(pos + 1) / (covers + 2)``, of a
+  holding ``>50K`` (``<=50K``) rule, ``prior`` the training share of ``>50K``; elsewhere as
+  ``ovr-own``'s cells with one class's rules holding, and ``<=50K`` where none holds;
+* ``both-nb-sum``: the same evidence summed over the holding rules of each class (a weighted
+  one-vs-rest: weights ``logit(p)`` for ``>50K`` rules and ``logit(p) + logit(prior)`` for
+  ``<=50K`` rules, negative weights 0), ``>50K`` iff its sum is larger.
+
+``ovr``: one-vs-rest as ``ovr-own``, both class sets with the settings and support the defaults
+chose for ``>50K`` (as docs/semantics.md §10's sets share their settings; the core's multiclass
+fit itself refuses two classes).
 """
 import json
 import math
@@ -76,6 +96,101 @@ def _kw(**kw: Any) -> Callable[[pl.DataFrame, int], Any]:
     return fit
 
 
+class _Both:
+    """A positive- and a negative-direction model of the same training rows, combined (the
+    ``ovr-own`` / ``both-nb`` / ``both-nb-sum`` variants above); enough of a model for
+    :func:`run_variant`."""
+
+    def __init__(self, pos: Any, neg: Any, prior: float, how: str, secs: float, cpu: float) -> None:
+        self.pos, self.neg, self.prior, self.how, self._secs, self._cpu = pos, neg, prior, how, secs, cpu
+        self.rules = pl.concat([pos.rules.select("kept"), neg.rules.select("kept")])
+        self.params = {"auto": ["positive", "negative"], "min_support": None,
+                       **{d: {k: m.params[k] for k in (*m.params["auto"], "min_support")} for d, m in (("positive", pos), ("negative", neg))}}
+
+    @staticmethod
+    def _evidence(model: Any, frame: pl.DataFrame, shift: float, how: str) -> "np.ndarray":
+        """Per row: the largest ``logit(p)`` (``how="max"``) or the sum of the weights
+        ``max(logit(p) + shift, 0)`` (``how="sum"``) of the model's rules that hold, ``p`` the
+        rule's smoothed training precision; -1 where none holds."""
+        import numpy as np
+
+        r = model.rules
+        p = ((r["train_positives"] + 1) / (r["train_positives"] + r["train_negatives"] + 2)).to_numpy()
+        w = np.log(p / (1 - p)) + shift
+        if how == "sum":
+            w = np.maximum(w, 0.0)
+        fired = model.explain(frame)["fired_rules"].to_list()
+        agg = max if how == "max" else sum
+        return np.array([agg(w[i] for i in f) if f else -1.0 for f in fired])
+
+    def predict(self, frame: pl.DataFrame) -> "np.ndarray":
+        import numpy as np
+
+        pos = self.pos.predict(frame, labels=False).to_numpy()
+        neg = self.neg.predict(frame, labels=False).to_numpy()
+        if self.how == "ovr":
+            return pos & ~neg
+        lp = math.log(self.prior / (1 - self.prior))
+        how = "max" if self.how == "nb" else "sum"
+        ep = self._evidence(self.pos, frame, 0.0, how)
+        en = self._evidence(self.neg, frame, lp if how == "sum" else 0.0, how)
+        if how == "max":
+            both = pos & neg
+            # ep / en: the largest logit(p) of the holding rules of each class.
+            return np.where(both, ep - en > lp, pos)
+        return np.where(pos & neg, ep > en, pos)
+
+    def score(self, frame: pl.DataFrame) -> float:
+        import numpy as np
+
+        return float(np.mean(self.predict(frame) == frame["class"].to_numpy()))
+
+
+_PAIRS: dict[tuple[int, int], tuple[Any, Any, float, float]] = {}
+
+
+def _pair(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
+    """The positive- and negative-direction default fits of ``train`` (cached per seed and
+    size within the process: the three combinations share them) and their wall and CPU seconds."""
+    key = (seed, train.height)
+    if key not in _PAIRS:
+        import findrs
+
+        t, c = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", findrs.ContradictionWarning)
+            pos = findrs.fit(train, "class", True, random_state=seed, direction="positive")
+            neg = findrs.fit(train, "class", True, random_state=seed, direction="negative")
+        _PAIRS.clear()
+        _PAIRS[key] = (pos, neg, time.perf_counter() - t, time.process_time() - c)
+    return _PAIRS[key]
+
+
+def _both(how: str) -> Callable[[pl.DataFrame, int], Any]:
+    def fit(train: pl.DataFrame, seed: int) -> Any:
+        pos, neg, secs, cpu = _pair(train, seed)
+        return _Both(pos, neg, float(train["class"].mean()), how, secs, cpu)
+    return fit
+
+
+def _ovr_shared(train: pl.DataFrame, seed: int) -> Any:
+    """One-vs-rest of two class sets fitted with the settings the defaults chose for ``>50K``
+    (as the multiclass path would fit them, which the core refuses for two classes): the
+    defaults' model, and ``direction="negative"`` with those settings given."""
+    import findrs
+
+    pos, _, secs, cpu = _pair(train, seed)
+    kw = {k: pos.params[k] for k in SETTINGS if k != "direction"}
+    t, c = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", findrs.ContradictionWarning)
+        neg = findrs.fit(train, "class", True, random_state=seed, method="find-rs", auto=False, direction="negative",
+                         min_support=pos.params["min_support"], **kw)
+    secs += time.perf_counter() - t
+    cpu += time.process_time() - c
+    return _Both(pos, neg, float(train["class"].mean()), "ovr", secs, cpu)
+
+
 VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "cv3": _kw(cv=3),
     "cv5": _kw(cv=5),
@@ -90,20 +205,27 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "vote": _with_auto_constant("VOTE_MAX_ROWS", 10**9),
     "bins20": _kw(bins=20),
     "bins30": _kw(bins=30),
+    "ovr-own": _both("ovr"),
+    "both-nb": _both("nb"),
+    "both-nb-sum": _both("sum"),
+    "ovr": _ovr_shared,
 }
 
 
 def run_variant(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict:
     import findrs
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
         model = VARIANTS[method](train, seed)
-    secs = time.perf_counter() - t
+    secs, cpu = time.perf_counter() - t, time.process_time() - c
+    if isinstance(model, _Both):  # its two fits, whichever variant made them
+        secs, cpu = model._secs, model._cpu
     rules = model.rules.filter(pl.col("kept"))
     chosen = {k: model.params[k] for k in (*model.params.get("auto", []), "min_support")}
-    return dict(acc=float(model.score(test)), rules=int(rules.height), secs=secs, setting=json.dumps(chosen, default=str))
+    return dict(acc=float(model.score(test)), rules=int(rules.height), secs=secs, cpu=cpu,
+                setting=json.dumps(chosen, default=str))
 
 
 def main() -> None:
@@ -121,7 +243,7 @@ def main() -> None:
             else:
                 r = run_findrs(method, "adult", a, b, seed)
             print(json.dumps({"seed": seed, "method": method, "val_acc": round(r["acc"], 4), "rules": r["rules"],
-                              "secs": round(r["secs"], 1), "setting": r.get("setting"),
+                              "secs": round(r["secs"], 1), "cpu": round(r["cpu"], 1) if "cpu" in r else None, "setting": r.get("setting"),
                               "load": round(os.getloadavg()[0], 1)}), flush=True)
 
 
