@@ -40,6 +40,11 @@
 //!   through that mask, so a positive with a remembered mask is rejected without counting (the
 //!   same candidate, the same exact counts: docs/semantics.md §9.1 is unchanged).
 //!
+//! - with a relative test and no interval features, a *twin* (a rule made from the same feature
+//!   vector as an earlier rule that has not changed since, [`twins`]) is indexed in
+//!   `blocked_index` with every slot blocked until that earlier rule changes: the same rule gives
+//!   the same verdict, and the earlier one is always asked first.
+//!
 //! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
 //! negatives: the near-miss negatives of different features are disjoint, so their counts add
 //! up to a lower bound of what the generalization covers; covered witnesses give another lower
@@ -58,6 +63,7 @@ mod blocked_index;
 mod intervals;
 mod rejected;
 mod share_count;
+mod twins;
 #[cfg(test)]
 pub(crate) mod interval_tests;
 
@@ -70,6 +76,7 @@ use crate::training::TrainingSet;
 use blocked_index::BlockedIndex;
 use intervals::{Check, IvFilter};
 use rejected::Rejected;
+use twins::Twins;
 
 /// The rules of one run before pruning, with their buckets (positive indices, in the order they
 /// were absorbed) and the number of training negatives each covers.
@@ -125,8 +132,13 @@ struct RunState<'a> {
     /// generalization of the rule, as it is now, was counted and rejected.
     rejected: Rejected,
     /// Without interval features: `blocked` transposed, to find a positive's candidates 64
-    /// rules at a time.
+    /// rules at a time; a shadowed twin ([`twins`]) is indexed with every slot blocked.
     blocked_index: BlockedIndex,
+    /// Relative test without interval features: rules made from the same vector that none has
+    /// changed since; all but the first of each are skipped by the scan ([`twins`]).
+    twins: Twins,
+    /// `sw` words of ones: the blocked mask a shadowed twin is indexed with.
+    all_slots: Vec<u64>,
     // scratch
     /// The slots of the positive being presented.
     pos_slot_list: Vec<u32>,
@@ -225,6 +237,8 @@ impl<'a> RunState<'a> {
             wit_next: Vec::new(),
             rejected: Rejected::default(),
             blocked_index: BlockedIndex::new(ts.schema.n_slots()),
+            twins: Twins::default(),
+            all_slots: vec![!0; ts.slot_words()],
             pos_slot_list: Vec::new(),
             candidate: Terms::new(),
             ivf: IvFilter::new(&ts.schema),
@@ -262,6 +276,7 @@ impl<'a> RunState<'a> {
         self.rejected.reset();
         self.ivf.reset();
         self.blocked_index.reset();
+        self.twins.reset();
     }
 
     /// `IV`: the schema has interval features (checked once per run). Kept out of line so that
@@ -286,6 +301,10 @@ impl<'a> RunState<'a> {
             };
             let Some((i, covers)) = next else { break };
             from = i + 1;
+            if !IV && self.twins.shadowed(i) {
+                // Indexed as fully blocked, so only a positive without slots reaches it.
+                continue;
+            }
             if covers {
                 // The rule already covers p: generalize(r, p) = r. Under the absolute test a
                 // live rule always passes; under a relative one a new rule may not.
@@ -562,6 +581,12 @@ impl<'a> RunState<'a> {
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
+        if !IV && !self.acc.is_absolute() {
+            if let Some(r) = self.twins.rule_changed(i) {
+                // The twin now first of its vector's rules: offered positives again.
+                self.blocked_index.set_rule(r, &self.blocked[r * sw..(r + 1) * sw]);
+            }
+        }
         self.rules[i].terms(schema, &mut self.terms[i]);
         self.sort_terms(i);
         self.set_single_slots(i);
@@ -832,6 +857,10 @@ impl<'a> RunState<'a> {
             self.set_near_misses::<IV>(i);
         } else {
             self.refresh_near_misses::<IV>(i);
+        }
+        if !IV && !self.acc.is_absolute() && self.twins.push_rule(i, self.ts.pos_slots(p)) {
+            // A twin of an earlier unchanged rule: the scan skips it until that rule changes.
+            self.blocked_index.set_rule(i, &self.all_slots);
         }
     }
 
