@@ -16,8 +16,15 @@ own; "B/(row*col)" is that peak over rows x 42 columns (it includes Python, Pola
 cross-validation on a bounded sample, then one final fit on all rows), n_jobs=None (every core).
 "CART s", the anchor in the same process: ``DecisionTreeClassifier(random_state=0)`` fitted on the
 same rows one-hot encoded (the encoding not timed). Wall clock on a shared machine is noisy: the
-script prints the load average with every line. ``--max-seconds`` stops a kind's growth once a
+script prints the load average with every line, and "CPU s", the fit's CPU seconds (every thread
+of the process: ``time.process_time``), which the load disturbs far less. ``--max-seconds`` stops a kind's growth once a
 fit took longer than that.
+
+``--write-codes DIR`` writes each noisy frame's codes instead, as ``DIR/noisyROWS.codes`` in the
+format of the core's ``fit_share`` example (first line the domain sizes, then a row's codes and
+its label), to time the final fit's run alone without Python:
+``cargo run --release -p findrs-core --example fit_share -- noisy540456.codes 0.1 204 1``
+(the share and support the default fit chose, its ``min_support`` scaled to the rows).
 
 The UCI file comes from ``--data-dir DIR`` or ``FINDRS_DATA_DIR``.
 """
@@ -54,6 +61,22 @@ def frames(data_dir: str, rows: int, noisy: bool):
     return big, test
 
 
+def write_codes(data_dir: str, rows: int, out: Path) -> None:
+    from findrs.encode import encode_frame, fit_encoders
+    from findrs.target import binarize
+
+    df, _ = frames(data_dir, rows, True)
+    features = [c for c in df.columns if c != "class"]
+    y, _ = binarize(df, "class", None)
+    encoders = fit_encoders(df, features, 10, numeric="bins", interval_ends="open", bin_edges="uniform", labels=y)
+    codes = encode_frame(df, encoders)
+    with open(out, "w") as f:
+        f.write(" ".join(str(e.domain_size) for e in encoders) + "\n")
+        for i in range(len(y)):
+            f.write(" ".join(str(int(c[i])) for c in codes) + f" {int(y[i])}\n")
+    print(f"{rows:,} rows -> {out}")
+
+
 def one(args: argparse.Namespace) -> dict:
     import warnings
 
@@ -66,9 +89,9 @@ def one(args: argparse.Namespace) -> dict:
     df, test = frames(args.data_dir, args.rows[0], args.kind == "noisy")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         model = findrs.fit(df, "class", random_state=0)
-        seconds = time.perf_counter() - t
+        seconds, cpu = time.perf_counter() - t, time.process_time() - c
     acc = model.score(test)
     features = [c for c in df.columns if c != "class"]
     enc = OneHotEncoder(handle_unknown="ignore").fit(df.select(features).to_numpy())
@@ -79,7 +102,7 @@ def one(args: argparse.Namespace) -> dict:
     cart_acc = float(np.mean(cart.predict(enc.transform(test.select(features).to_numpy())) == test["class"].to_numpy()))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     settings = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")}
-    return {"rows": df.height, "seconds": seconds, "rules": model.n_rules, "acc": acc, "cart_seconds": cart_seconds,
+    return {"rows": df.height, "seconds": seconds, "cpu": cpu, "rules": model.n_rules, "acc": acc, "cart_seconds": cart_seconds,
             "cart_acc": cart_acc, "peak": peak, "bytes_cell": peak / (df.height * len(features)),
             "settings": settings, "load": open("/proc/loadavg").read().split()[0]}
 
@@ -90,6 +113,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, nargs="+", default=[100_000, 200_000, 500_000, 1_000_000, 2_000_000])
     ap.add_argument("--kinds", nargs="+", default=["clean", "noisy"], choices=["clean", "noisy"])
     ap.add_argument("--max-seconds", type=float, default=600.0)
+    ap.add_argument("--write-codes", metavar="DIR", help="write the noisy frames' codes to DIR, fit nothing")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--kind", default="clean", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -98,9 +122,13 @@ def main() -> None:
     if args.one:
         print(json.dumps(one(args)))
         return
+    if args.write_codes:
+        for rows in args.rows:
+            write_codes(args.data_dir, rows, Path(args.write_codes) / f"noisy{rows}.codes")
+        return
     print("one default fit (automatic settings, random_state=0) of connect-4's training half repeated to "
           "`rows`; CART in the same process; wall clock, shared 2-core machine (load = 1-min load average)")
-    print(f"{'kind':>5} {'rows':>9} {'findrs s':>9} {'CART s':>7} {'rules':>6} {'held-back acc':>13} "
+    print(f"{'kind':>5} {'rows':>9} {'findrs s':>9} {'CPU s':>7} {'CART s':>7} {'rules':>6} {'held-back acc':>13} "
           f"{'CART acc':>8} {'peak MB':>8} {'B/(row*col)':>11} {'load':>5}  settings")
     for kind in args.kinds:
         prev = None
@@ -116,7 +144,7 @@ def main() -> None:
                 import math
 
                 growth = f"  (rows^{math.log(r['seconds'] / prev['seconds']) / math.log(r['rows'] / prev['rows']):.2f})"
-            print(f"{kind:>5} {r['rows']:>9,} {r['seconds']:9.1f} {r['cart_seconds']:7.1f} {r['rules']:>6,} "
+            print(f"{kind:>5} {r['rows']:>9,} {r['seconds']:9.1f} {r['cpu']:7.1f} {r['cart_seconds']:7.1f} {r['rules']:>6,} "
                   f"{r['acc']:13.3f} {r['cart_acc']:8.3f} {r['peak'] / 2**20:8.0f} {r['bytes_cell']:11.1f} "
                   f"{r['load']:>5}  {s['encoding']}, tolerance {s['tolerance']}, min_support {s['min_support']}, "
                   f"{s['direction']}, simplify {s['simplify']}{growth}", flush=True)
