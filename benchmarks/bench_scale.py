@@ -17,7 +17,8 @@ cross-validation on a bounded sample, then one final fit on all rows), n_jobs=No
 "CART s", the anchor in the same process: ``DecisionTreeClassifier(random_state=0)`` fitted on the
 same rows one-hot encoded (the encoding not timed). Wall clock on a shared machine is noisy: the
 script prints the load average with every line, and "CPU s", the fit's CPU seconds (every thread
-of the process: ``time.process_time``), which the load disturbs far less. ``--max-seconds`` stops a kind's growth once a
+of the process: ``time.process_time``), which the load disturbs far less; the growth printed
+after a line (``rows^x`` from the line before) is that of the CPU seconds. ``--max-seconds`` stops a kind's growth once a
 fit took longer than that.
 
 ``--write-codes DIR`` writes each noisy frame's codes instead, as ``DIR/noisyROWS.codes`` in the
@@ -143,7 +144,7 @@ def main() -> None:
             if prev is not None:
                 import math
 
-                growth = f"  (rows^{math.log(r['seconds'] / prev['seconds']) / math.log(r['rows'] / prev['rows']):.2f})"
+                growth = f"  (CPU rows^{math.log(r['cpu'] / prev['cpu']) / math.log(r['rows'] / prev['rows']):.2f})"
             print(f"{kind:>5} {r['rows']:>9,} {r['seconds']:9.1f} {r['cpu']:7.1f} {r['cart_seconds']:7.1f} {r['rules']:>6,} "
                   f"{r['acc']:13.3f} {r['cart_acc']:8.3f} {r['peak'] / 2**20:8.0f} {r['bytes_cell']:11.1f} "
                   f"{r['load']:>5}  {s['encoding']}, tolerance {s['tolerance']}, min_support {s['min_support']}, "
