@@ -591,22 +591,7 @@ impl Terms {
     /// this is [`eval_all`](Self::eval_all) for terms without any).
     #[inline(always)]
     pub fn eval_slots(&self, word_of_slot: &[u64], valid: u64) -> u64 {
-        let mut acc = valid;
-        for chunk in self.singles.chunks(4) {
-            for &s in chunk {
-                acc &= word_of_slot[s as usize];
-            }
-            if acc == 0 {
-                return 0;
-            }
-        }
-        for i in 0..self.spans.len() {
-            acc &= self.span(i).eval(word_of_slot);
-            if acc == 0 {
-                return 0;
-            }
-        }
-        acc
+        self.eval_slots_after(word_of_slot, valid, 0)
     }
 
     /// [`eval_slots`](Self::eval_slots) of the terms from single-slot term `skip` on, given
