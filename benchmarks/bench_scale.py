@@ -62,22 +62,6 @@ def frames(data_dir: str, rows: int, noisy: bool):
     return big, test
 
 
-def write_codes(data_dir: str, rows: int, out: Path) -> None:
-    from findrs.encode import encode_frame, fit_encoders
-    from findrs.target import binarize
-
-    df, _ = frames(data_dir, rows, True)
-    features = [c for c in df.columns if c != "class"]
-    y, _ = binarize(df, "class", None)
-    encoders = fit_encoders(df, features, 10, numeric="bins", interval_ends="open", bin_edges="uniform", labels=y)
-    codes = encode_frame(df, encoders)
-    with open(out, "w") as f:
-        f.write(" ".join(str(e.domain_size) for e in encoders) + "\n")
-        for i in range(len(y)):
-            f.write(" ".join(str(int(c[i])) for c in codes) + f" {int(y[i])}\n")
-    print(f"{rows:,} rows -> {out}")
-
-
 def one(args: argparse.Namespace) -> dict:
     import warnings
 
@@ -124,8 +108,12 @@ def main() -> None:
         print(json.dumps(one(args)))
         return
     if args.write_codes:
+        from benchmarks.write_codes import write_codes
+
         for rows in args.rows:
-            write_codes(args.data_dir, rows, Path(args.write_codes) / f"noisy{rows}.codes")
+            out = Path(args.write_codes) / f"noisy{rows}.codes"
+            write_codes(frames(args.data_dir, rows, True)[0], out)
+            print(f"{rows:,} rows -> {out}")
         return
     print("one default fit (automatic settings, random_state=0) of connect-4's training half repeated to "
           "`rows`; CART in the same process; wall clock, shared 2-core machine (load = 1-min load average)")

@@ -19,6 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import polars as pl
+
 from findrs.encode import encode_frame, fit_encoders
 from findrs.target import binarize
 
@@ -26,6 +28,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from experiments.noisy import load_adult  # noqa: E402
 from experiments.uci import load_uci, require_data_dir  # noqa: E402
+
+
+def write_codes(frame: pl.DataFrame, out: Path) -> int:
+    """Writes ``frame``'s features (every column but the binary ``class``) as codes in the format
+    above (the paper's 10 equal-width bins for numeric columns) to ``out``; returns the rows."""
+    features = [c for c in frame.columns if c != "class"]
+    y, _ = binarize(frame, "class", None)
+    encoders = fit_encoders(frame, features, 10, numeric="bins", interval_ends="open", bin_edges="uniform", labels=y)
+    codes = encode_frame(frame, encoders)
+    table = pl.DataFrame({f"c{j}": c for j, c in enumerate(codes)}).with_columns(y=pl.Series(y).cast(pl.Int64))
+    with open(out, "w") as f:
+        f.write(" ".join(str(e.domain_size) for e in encoders) + "\n")
+        table.write_csv(f, separator=" ", include_header=False)
+    return table.height
 
 
 def main() -> int:
@@ -43,15 +59,8 @@ def main() -> int:
     else:
         data_dir = require_data_dir(args.data_dir, [], extra_files=("adult.data", "adult.test"))
         frame, _ = load_adult(Path(data_dir))
-    features = [c for c in frame.columns if c != "class"]
-    y, _ = binarize(frame, "class", None)
-    encoders = fit_encoders(frame, features, 10, numeric="bins", interval_ends="open", bin_edges="uniform", labels=y)
-    codes = encode_frame(frame, encoders)
-    with open(args.out, "w") as f:
-        f.write(" ".join(str(e.domain_size) for e in encoders) + "\n")
-        for i in range(len(y)):
-            f.write(" ".join(str(int(c[i])) for c in codes) + f" {int(y[i])}\n")
-    print(f"{len(y):,} rows, {len(encoders)} features -> {args.out}")
+    rows = write_codes(frame, Path(args.out))
+    print(f"{rows:,} rows -> {args.out}")
     return 0
 
 
