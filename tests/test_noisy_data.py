@@ -22,26 +22,39 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 METHODS = ("find-rs", "bo", "bp")
 
 
-def _is_point_rule(model: findrs.RuleSetModel, i: int) -> bool:
-    """Every feature constrained to one value: the most specific rule of one row."""
-    cons = model.rules["constraints"][i].to_list()
-    return len(cons) == len(model.features) and all(len(c["values"]) == 1 for c in cons)
-
-
-# semantics §9.1: a rule covering more than tau training negatives has training precision at least
-# 1 - epsilon, unless it is the point rule of one positive (it then covers only rows identical to
-# that positive: contradictions).
+# semantics §9.1: under a share every rule has training precision at least 1 - epsilon or covers no
+# negative, a rule of one positive included (a positive whose identical rows fail the test makes no
+# rule); a fit where every positive's identical rows fail it has no rule and says so.
 @SETTINGS
 @given(df=frames(max_rows=80), eps=st.sampled_from([0.05, 0.1, 0.2, 0.3, 0.5, 0.9]),
        method=st.sampled_from(METHODS), encoding=st.sampled_from(["av", "oh"]), seed=st.integers(0, 2**32))
 def test_share_tolerance_bounds_each_rule_precision(df: pl.DataFrame, eps: float, method: str, encoding: str,
                                                    seed: int) -> None:
-    model = findrs.fit(df, "y", method=method, T=5, encoding=encoding, tolerance=eps, random_state=seed,
-                       n_rules=None, auto=False)
+    try:
+        model = findrs.fit(df, "y", method=method, T=5, encoding=encoding, tolerance=eps, random_state=seed,
+                           n_rules=None, auto=False)
+    except FindRSInputError as e:
+        assert f"tolerance = {eps} leaves no rule" in str(e)
+        features = [c for c in df.columns if c != "y"]
+        own = df.group_by(features).agg(n=(~pl.col("y")).sum(), p=pl.col("y").sum()).filter(pl.col("p") > 0)
+        assert (own["n"] > eps * (own["n"] + own["p"])).all()
+        return
     rules = model.rules
     for i, (p, n) in enumerate(zip(rules["train_positives"], rules["train_negatives"])):
-        if n > 0 and n / (n + p) > eps:
-            assert _is_point_rule(model, i), f"rule {i}: {p} positives, {n} negatives, epsilon {eps}"
+        assert n == 0 or n / (n + p) <= eps, f"rule {i}: {p} positives, {n} negatives, epsilon {eps}"
+
+
+# semantics §9.1: a positive whose identical training rows are mostly negative is left out under a
+# share (the paper's absolute tolerance still makes it a rule of its own).
+def test_share_leaves_out_a_positive_whose_own_rows_fail() -> None:
+    df = pl.DataFrame({"a": ["x", "x", "x", "x", "y", "y", "z"], "b": ["u", "u", "u", "u", "v", "w", "v"],
+                       "y": [True, False, False, False, True, True, False]})
+    kw = dict(method="find-rs", shuffle=False, auto=False, encoding="av")
+    share = findrs.fit(df, "y", tolerance=0.2, **kw)
+    assert share.predict(df.filter(pl.col("a") == "x").head(1), labels=False).to_list() == [False]
+    assert (share.rules["train_negatives"] == 0).all()
+    paper = findrs.fit(df, "y", tolerance=0, **kw)
+    assert paper.predict(df.filter(pl.col("a") == "x").head(1), labels=False).to_list() == [True]
 
 
 # semantics §9.1: tolerance 0, 0.0 and the paper's tau = 0 are one and the same algorithm.

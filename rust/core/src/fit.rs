@@ -156,18 +156,29 @@ pub fn fit(
     fit_or_none(schema, data, labels, options, progress)?.ok_or_else(|| no_rule(options))
 }
 
-/// The error of a fit whose support filter left no rule.
-fn no_rule(options: &FitOptions) -> FindRsError {
+/// The error of a fit whose runs left no rule: under a share no positive's own rows passed the
+/// test (docs/semantics.md §9.1: every positive is identical to more than a share of negative
+/// rows), or the support filter dropped every rule.
+pub fn no_rule(options: &FitOptions) -> FindRsError {
     let s = options.min_support;
-    FindRsError::InvalidParameter(format!(
-        "min_support = {s} leaves no rule: no rule of the {} covers {s} training positives; \
-         use a smaller min_support",
-        if options.method == Method::FindRs {
-            "run"
-        } else {
-            "runs"
-        }
-    ))
+    let runs = if options.method == Method::FindRs { "run" } else { "runs" };
+    let share = format!(
+        "tolerance = {} leaves no rule: every training positive is identical to more than that \
+         share of negative rows (contradictions, docs/semantics.md §9.1), so no rule passes the \
+         share test; use a larger tolerance or an integer one",
+        options.epsilon
+    );
+    if options.epsilon > 0.0 && s <= 1 {
+        return FindRsError::InvalidParameter(share);
+    }
+    let mut msg = format!(
+        "min_support = {s} leaves no rule: no rule of the {runs} covers {s} training positives; \
+         use a smaller min_support"
+    );
+    if options.epsilon > 0.0 {
+        msg.push_str(&format!(" (or: {share})"));
+    }
+    FindRsError::InvalidParameter(msg)
 }
 
 /// The models of several methods from one set of runs (docs/semantics.md §5.1): BO and BP

@@ -68,7 +68,9 @@ pub use fold_codes::FoldCodes;
 pub use data::Columns;
 pub use ensemble::Progress;
 pub use error::{FindRsError, Result};
-pub use fit::{fit, fit_bytes, fit_from_runs, fit_methods, fit_run_range, BudgetReport, FitOptions, Fitted, RuleCount};
+pub use fit::{
+    fit, fit_bytes, fit_from_runs, fit_methods, fit_run_range, no_rule, BudgetReport, FitOptions, Fitted, RuleCount,
+};
 pub use interval::{null_code, Interval};
 pub use json::{
     any_model_from_json, model_from_json, model_to_json, multiclass_to_json, read_any_document, read_document,

@@ -1,7 +1,8 @@
 //! One FIND-RS run (Algorithm 1 of the paper, docs/semantics.md §3): positives in a given order,
 //! each absorbed by the first rule whose generalization the [`Acceptance`] test accepts (the
 //! paper's: it covers at most `tau` training negatives; docs/semantics.md §9.1 for a share),
-//! else made a rule of its own.
+//! else made a rule of its own; under a share only if that rule passes the test too (its own
+//! rows, `TrainingSet::own_counts`), else left in no bucket.
 //!
 //! `cap` is the most negatives any accepted generalization may cover (`limit` of all training
 //! positives; `tau` for the paper's test). Invariants kept while the run goes on, for every live
@@ -23,10 +24,12 @@
 //!   blocked slots; one that absorbs the candidate stays stale, and so does one that never has
 //!   a rejected candidate again;
 //! - with a relative test (a share epsilon > 0), `pos_cov[r]` is the exact number of training
-//!   positives `r` covers. A rule that covers the positive presented is `generalize(r, p)`
-//!   itself and absorbs it only if `(covered[r], pos_cov[r])` passes the test (a grown rule
-//!   always does; a new rule need not). Without interval features `pos_counts[r][s]` is then the
-//!   number of near-miss *positives* of slot `s`, as `counts[r][s]` is for negatives: a
+//!   positives `r` covers, and every rule passes the test: `(covered[r], pos_cov[r])` is
+//!   accepted at every step of the run (a rule is made only from a positive whose own rows pass,
+//!   and an absorb is accepted), so no rule is dead and a rule that covers the positive
+//!   presented (`generalize(r, p) = r`) absorbs it. Without interval features
+//!   `pos_counts[r][s]` is then the number of near-miss *positives* of slot `s`, as
+//!   `counts[r][s]` is for negatives: a
 //!   candidate with exactly one slot outside the rule covers `covered[r] + counts[r][s]`
 //!   negatives and `pos_cov[r] + pos_counts[r][s]` positives, decided without a scan.
 //!
@@ -39,11 +42,6 @@
 //!   whenever `r` changes. Without interval features generalize(r, p) depends on `p` only
 //!   through that mask, so a positive with a remembered mask is rejected without counting (the
 //!   same candidate, the same exact counts: docs/semantics.md §9.1 is unchanged).
-//!
-//! - with a relative test and no interval features, a *twin* (a rule made from the same feature
-//!   vector as an earlier rule that has not changed since, [`twins`]) is indexed in
-//!   `blocked_index` with every slot blocked until that earlier rule changes: the same rule gives
-//!   the same verdict, and the earlier one is always asked first.
 //!
 //! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
 //! negatives: the near-miss negatives of different features are disjoint, so their counts add
@@ -63,7 +61,8 @@ mod blocked_index;
 mod intervals;
 mod rejected;
 mod share_count;
-mod twins;
+#[cfg(test)]
+mod share_tests;
 #[cfg(test)]
 pub(crate) mod interval_tests;
 
@@ -76,7 +75,6 @@ use crate::training::TrainingSet;
 use blocked_index::BlockedIndex;
 use intervals::{Check, IvFilter};
 use rejected::Rejected;
-use twins::Twins;
 
 /// The rules of one run before pruning, with their buckets (positive indices, in the order they
 /// were absorbed) and the number of training negatives each covers.
@@ -132,13 +130,8 @@ struct RunState<'a> {
     /// generalization of the rule, as it is now, was counted and rejected.
     rejected: Rejected,
     /// Without interval features: `blocked` transposed, to find a positive's candidates 64
-    /// rules at a time; a shadowed twin ([`twins`]) is indexed with every slot blocked.
+    /// rules at a time.
     blocked_index: BlockedIndex,
-    /// Relative test without interval features: rules made from the same vector that none has
-    /// changed since; all but the first of each are skipped by the scan ([`twins`]).
-    twins: Twins,
-    /// `sw` words of ones: the blocked mask a shadowed twin is indexed with.
-    all_slots: Vec<u64>,
     // scratch
     /// The slots of the positive being presented.
     pos_slot_list: Vec<u32>,
@@ -237,8 +230,6 @@ impl<'a> RunState<'a> {
             wit_next: Vec::new(),
             rejected: Rejected::default(),
             blocked_index: BlockedIndex::new(ts.schema.n_slots()),
-            twins: Twins::default(),
-            all_slots: vec![!0; ts.slot_words()],
             pos_slot_list: Vec::new(),
             candidate: Terms::new(),
             ivf: IvFilter::new(&ts.schema),
@@ -276,7 +267,6 @@ impl<'a> RunState<'a> {
         self.rejected.reset();
         self.ivf.reset();
         self.blocked_index.reset();
-        self.twins.reset();
     }
 
     /// `IV`: the schema has interval features (checked once per run). Kept out of line so that
@@ -301,18 +291,15 @@ impl<'a> RunState<'a> {
             };
             let Some((i, covers)) = next else { break };
             from = i + 1;
-            if !IV && self.twins.shadowed(i) {
-                // Indexed as fully blocked, so only a positive without slots reaches it.
-                continue;
-            }
             if covers {
                 // The rule already covers p: generalize(r, p) = r. Under the absolute test a
-                // live rule always passes; under a relative one a new rule may not.
-                if self.acc.is_absolute() || self.acc.accepts(self.covered[i], self.pos_cov[i]) {
-                    self.buckets[i].push(p as u32);
-                    return;
-                }
-                continue;
+                // live rule always passes; under a relative one every rule does (module doc).
+                debug_assert!(
+                    self.acc.is_absolute() || self.acc.accepts(self.covered[i], self.pos_cov[i]),
+                    "rule {i} fails the share test"
+                );
+                self.buckets[i].push(p as u32);
+                return;
             }
             let cap = self.cap;
             let near = self.near_bound::<IV>(i, p, pm);
@@ -379,6 +366,13 @@ impl<'a> RunState<'a> {
             };
             self.witness[i] = at;
             self.add_witness::<IV>(i, at);
+        }
+        if !self.acc.is_absolute() {
+            // Under a share no rule that fails the test is made: p stays in no bucket.
+            let (n, pos) = self.ts.own_counts(p);
+            if !self.acc.accepts(n, pos) {
+                return;
+            }
         }
         self.add_rule::<IV>(p);
     }
@@ -581,12 +575,6 @@ impl<'a> RunState<'a> {
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
-        if !IV && !self.acc.is_absolute() {
-            if let Some(r) = self.twins.rule_changed(i) {
-                // The twin now first of its vector's rules: offered positives again.
-                self.blocked_index.set_rule(r, &self.blocked[r * sw..(r + 1) * sw]);
-            }
-        }
         self.rules[i].terms(schema, &mut self.terms[i]);
         self.sort_terms(i);
         self.set_single_slots(i);
@@ -857,10 +845,6 @@ impl<'a> RunState<'a> {
             self.set_near_misses::<IV>(i);
         } else {
             self.refresh_near_misses::<IV>(i);
-        }
-        if !IV && !self.acc.is_absolute() && self.twins.push_rule(i, self.ts.pos_slots(p)) {
-            // A twin of an earlier unchanged rule: the scan skips it until that rule changes.
-            self.blocked_index.set_rule(i, &self.all_slots);
         }
     }
 
@@ -1259,7 +1243,8 @@ pub(crate) mod tests {
     use crate::schema::{ConstraintKind, Schema};
 
     /// Algorithm 1 the obvious way: generalize, then count the negatives and positives it
-    /// covers on every training row and test them.
+    /// covers on every training row and test them; under a share, a positive no rule takes
+    /// makes a rule only if that rule passes the test.
     pub(crate) fn naive_find_rs(
         schema: &Schema,
         rows: &[Vec<u32>],
@@ -1285,8 +1270,12 @@ pub(crate) mod tests {
                     continue 'outer;
                 }
             }
-            rules.push(Rule::from_row(schema, &rows[p]));
-            buckets.push(vec![p]);
+            // Under a share a rule failing the test is never made (docs/semantics.md §9.1).
+            let own = Rule::from_row(schema, &rows[p]);
+            if acc.is_absolute() || acc.accepts(count(&own, false), count(&own, true)) {
+                rules.push(own);
+                buckets.push(vec![p]);
+            }
         }
         (rules, buckets)
     }

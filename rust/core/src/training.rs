@@ -12,7 +12,7 @@
 use crate::bitset::{self, words_for};
 use crate::data::Columns;
 use crate::distinct::Distinct;
-use crate::error::{zeroed_words, FindRsError, Result};
+use crate::error::{filled, zeroed_words, FindRsError, Result};
 use crate::identical::Groups;
 use crate::row_parts::RowParts;
 use crate::row_index::RowIndex;
@@ -47,6 +47,10 @@ pub struct TrainingSet {
     /// Built on first use: the distinct feature vectors with their label counts, when there
     /// are few enough of them for counting over them to pay.
     distinct: OnceLock<Option<Distinct>>,
+    /// Built on first use (relative tests, docs/semantics.md §9.1): per positive, the training
+    /// negatives and positives identical to it in every feature; `None` when its buffers could
+    /// not be allocated (then [`own_counts`](Self::own_counts) counts on the bitsets).
+    own_counts: OnceLock<Option<Vec<(u32, u32)>>>,
     /// Built on first use: the negatives indexed by parts of the features, when the schema has
     /// no interval feature and the index pays ([`RowParts`]).
     neg_parts: OnceLock<Option<RowParts>>,
@@ -63,10 +67,13 @@ impl TrainingSet {
     }
 
     /// Bytes a run with a share tolerance adds to the training set at most (docs/semantics.md
-    /// §9.1): the positives' suffix counts (`pos_suffix`) and the distinct-vector view.
+    /// §9.1): the positives' suffix counts (`pos_suffix`), the distinct-vector view and the
+    /// positives' own-row counts (`own_counts`: 8 bytes per positive, grouped with 16 per row
+    /// and 8 per group).
     pub fn share_bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
         let suffix = (words_for(n_pos) as u64 + 1) * schema.n_slots() as u64 * 4;
-        suffix + Distinct::bytes(schema, n_pos + n_neg)
+        let own = n_pos as u64 * 8 + (n_pos + n_neg) as u64 * 24;
+        suffix + Distinct::bytes(schema, n_pos + n_neg) + own
     }
 
     pub fn new(schema: Schema, data: &Columns, labels: &[bool]) -> Result<Self> {
@@ -150,6 +157,7 @@ impl TrainingSet {
             pos_slot_rows: OnceLock::new(),
             pos_suffix: OnceLock::new(),
             distinct: OnceLock::new(),
+            own_counts: OnceLock::new(),
             neg_parts: OnceLock::new(),
         })
     }
@@ -178,21 +186,60 @@ impl TrainingSet {
         table[w * n + slot as usize]
     }
 
+    /// Code of feature `f` of row `r` of the positives followed by the negatives (`r < np` is
+    /// positive `r`, else negative `r - np`).
+    #[inline]
+    fn code_of(&self, r: usize, f: usize) -> u32 {
+        let (np, m, nn) = (self.pos_rows.len(), self.schema.n_features(), self.neg_rows.len());
+        if r < np {
+            self.pos_codes[r * m + f]
+        } else {
+            self.neg_codes[f * nn + (r - np)]
+        }
+    }
+
+    /// `(n, p)`: the training negatives and positives identical to positive `i` in every
+    /// feature, i.e. what the rule made from it (its most specific rule, docs/semantics.md §3)
+    /// covers. Grouped once on first use; counted on the bitsets if that cannot be allocated.
+    pub fn own_counts(&self, i: usize) -> (u32, u32) {
+        let table = self.own_counts.get_or_init(|| {
+            let (np, nn, m) = (self.pos_rows.len(), self.neg_rows.len(), self.schema.n_features());
+            let groups = Groups::try_new(np + nn, m, |r, f| self.code_of(r, f), |r| r as u32).ok()?;
+            let mut per_group = filled(groups.len(), (0u32, 0u32), "the feature vectors' label counts").ok()?;
+            for (r, &g) in groups.of_row.iter().enumerate() {
+                let c = &mut per_group[g as usize];
+                if r < np {
+                    c.1 += 1;
+                } else {
+                    c.0 += 1;
+                }
+            }
+            let mut own = filled(np, (0u32, 0u32), "the positives' own-row counts").ok()?;
+            for (o, &g) in own.iter_mut().zip(&groups.of_row[..np]) {
+                *o = per_group[g as usize];
+            }
+            Some(own)
+        });
+        if let Some(t) = table {
+            return t[i];
+        }
+        let rule = crate::rule::Rule::from_row(&self.schema, self.pos_codes(i));
+        let mut terms = crate::rule::Terms::with_capacity(self.schema.n_features());
+        rule.terms(&self.schema, &mut terms);
+        (
+            self.negatives.count_covered(&terms, u32::MAX),
+            self.positives.count_covered(&terms, u32::MAX),
+        )
+    }
+
     /// The training rows collapsed to their distinct feature vectors ([`Distinct`]), built on
     /// first use; `None` when they are not few enough to pay (or could not be allocated: the
     /// per-row count gives the same numbers).
     pub fn distinct(&self) -> Option<&Distinct> {
         self.distinct
             .get_or_init(|| {
-                let (np, m) = (self.pos_rows.len(), self.schema.n_features());
-                let nn = self.neg_rows.len();
-                let code = |r: usize, f: usize| {
-                    if r < np {
-                        self.pos_codes[r * m + f]
-                    } else {
-                        self.neg_codes[f * nn + (r - np)]
-                    }
-                };
+                let (np, nn) = (self.pos_rows.len(), self.neg_rows.len());
+                let code = |r: usize, f: usize| self.code_of(r, f);
                 let row = |r: usize| {
                     if r < np {
                         self.pos_rows[r]

@@ -124,12 +124,8 @@ pub fn fit(
                     .iter()
                     .map(|&m| {
                         let o = FitOptions { method: m, ..options.clone() };
-                        fit_from_runs(schema.clone(), &data, y, &o, runs.clone())?.ok_or_else(|| {
-                            findrs_core::FindRsError::InvalidParameter(format!(
-                                "min_support = {min_support} leaves no rule: no rule of the runs covers \
-                                 {min_support} training positives; use a smaller min_support"
-                            ))
-                        })
+                        fit_from_runs(schema.clone(), &data, y, &o, runs.clone())?
+                            .ok_or_else(|| findrs_core::no_rule(&o))
                     })
                     .collect()
             })?

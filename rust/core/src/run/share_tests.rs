@@ -1,0 +1,116 @@
+//! Tests of a run under a share tolerance on noisy repeated rows (docs/semantics.md §9.1): no
+//! rule that fails the test is ever made, so every rule of the rule set passes it at every step
+//! of the run, and a positive is left in no bucket exactly when its own rows fail the test and
+//! no rule took it.
+
+use crate::acceptance::Acceptance;
+use crate::run::tests::{naive_find_rs, training_set};
+use crate::run::{find_rs, Runner};
+use crate::schema::ConstraintKind;
+
+/// A few feature vectors, each with a majority label and about one row in six flipped, so
+/// that many vectors hold both labels and some of their positives' own rows fail a share.
+fn noisy_repeated_rows(seed: u64, domains: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>, Vec<u32>) {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let n = 100 + 5 * seed as usize;
+    let mut rows = Vec::with_capacity(n);
+    let mut labels = Vec::with_capacity(n);
+    for _ in 0..n {
+        let row: Vec<u32> = domains.iter().map(|&d| (next() % d as u64) as u32).collect();
+        let majority = (row.iter().sum::<u32>() + seed as u32) % 3 != 0;
+        labels.push(majority ^ (next() % 6 == 0));
+        rows.push(row);
+    }
+    let n_pos = labels.iter().filter(|&&y| y).count() as u32;
+    let mut order: Vec<u32> = (0..n_pos).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, (next() % (i as u64 + 1)) as usize);
+    }
+    (rows, labels, order)
+}
+
+/// Runs in a shuffled order equal the plain Algorithm 1 with the share's rule (rules and
+/// buckets), and positives whose own rows fail the test were met and left out (so the path
+/// that refuses them is exercised; the old core made them rules and fails this).
+#[test]
+fn noisy_repeated_rows_equal_algorithm_1() {
+    let domains = [2u32, 3, 2, 3];
+    let (mut refused, mut runs) = (0, 0);
+    for seed in 0..24u64 {
+        let (rows, labels, order) = noisy_repeated_rows(seed, &domains);
+        for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+            let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
+                continue;
+            };
+            for eps in [0.1, 0.2, 0.35] {
+                let acc = Acceptance::new(0, eps).unwrap();
+                let mut runner = Runner::new(&ts, acc);
+                runner.run(&order);
+                runs += 1;
+                let placed: usize = runner.buckets().iter().map(Vec::len).sum();
+                refused += order.len() - placed;
+                let rows_order: Vec<usize> = order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
+                let (rules, buckets) = naive_find_rs(&schema, &rows, &labels, &rows_order, acc);
+                assert_eq!(runner.rules(), &rules[..], "seed {seed} {kind:?} eps {eps}");
+                let fast: Vec<Vec<usize>> = runner
+                    .buckets()
+                    .iter()
+                    .map(|b| b.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect())
+                    .collect();
+                assert_eq!(fast, buckets, "seed {seed} {kind:?} eps {eps}");
+            }
+        }
+    }
+    assert!(refused > 100, "{runs} runs refused only {refused} positives");
+}
+
+/// The invariant of a share run, checked after every step (each prefix of the order is a run
+/// that stops there): every rule covers `(n, p)` training negatives and positives that the test
+/// accepts, a rule made from one positive included; a positive in no bucket is one whose own
+/// rows (those identical to it) fail the test, and `own_counts` are those rows' counts.
+#[test]
+fn every_rule_passes_the_share_test_at_every_step() {
+    let domains = [2u32, 3, 2];
+    let mut checked = (0usize, 0usize);
+    for seed in 0..10u64 {
+        let (rows, labels, order) = noisy_repeated_rows(seed, &domains);
+        for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+            let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
+                continue;
+            };
+            let own = |p: usize| {
+                let row = ts.pos_codes(p);
+                let same = |y: bool| rows.iter().zip(&labels).filter(|(r, &l)| l == y && r.as_slice() == row).count() as u32;
+                (same(false), same(true))
+            };
+            for (tau, eps) in [(0, 0.1), (0, 0.25), (1, 0.2)] {
+                let acc = Acceptance::new(tau, eps).unwrap();
+                for end in 1..=order.len() {
+                    let run = find_rs(&ts, &order[..end], acc);
+                    for rule in &run.rules {
+                        let count = |y: bool| {
+                            rows.iter().zip(&labels).filter(|(r, &l)| l == y && rule.covers_row(&schema, r)).count() as u32
+                        };
+                        let (n, p) = (count(false), count(true));
+                        assert!(acc.accepts(n, p), "seed {seed} {kind:?} {acc:?} step {end}: n {n} p {p}");
+                        checked.0 += 1;
+                    }
+                    let q = order[end - 1] as usize;
+                    assert_eq!(ts.own_counts(q), own(q));
+                    if !run.buckets.iter().flatten().any(|&b| b as usize == q) {
+                        let (n, p) = own(q);
+                        assert!(!acc.accepts(n, p), "seed {seed} step {end}: positive {q} left out");
+                        checked.1 += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked.0 > 10_000 && checked.1 > 100, "too little seen: {checked:?}");
+}
