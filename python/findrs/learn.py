@@ -95,9 +95,9 @@ def fit(
         tolerance: when a rule may absorb a positive. An ``int`` (default ``0``) is the
             paper's tau: the generalized rule covers at most that many training negatives. A
             ``float`` in ``(0, 1)`` is a share epsilon: the negatives are at most that share of
-            the training rows the generalized rule covers, so each rule that absorbed two or
-            more positives has training precision at least ``1 - epsilon``
-            (docs/semantics.md §9.1; ``0.0`` is ``0``). ``"auto"``: chosen among ``0, 0.1,
+            the training rows the generalized rule covers, so every rule has training
+            precision at least ``1 - epsilon`` (a positive whose identical training rows fail
+            that makes no rule; docs/semantics.md §9.1; ``0.0`` is ``0``). ``"auto"``: chosen among ``0, 0.1,
             0.2, 0.3, 0.4``.
         min_support: each run drops (before prune) every rule covering fewer than this many
             training positives, so no rule stands for one, possibly mislabelled, positive
@@ -199,7 +199,8 @@ def fit(
         FindRSInputError: a missing target or feature column, a positive label that is absent,
             a single class, an unknown ``multiclass``, an empty frame, an unusable column dtype
             (list, struct, temporal), a target with nulls, a parameter out of range (the ranges:
-            ``findrs.params``), a ``min_support`` that leaves no rule, ``direction`` other than
+            ``findrs.params``), a ``min_support`` or share ``tolerance`` that leaves no rule
+            (every positive outnumbered by identical negatives), ``direction`` other than
             ``"positive"`` on a target of more than two classes, automatic settings with fewer
             than two rows of a class or on a multiclass target, ``method="bo+bp"`` or ``chunks``
             with automatic settings or on a multiclass target; ``target`` not a column name
