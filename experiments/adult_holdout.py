@@ -43,6 +43,17 @@ first equals the defaults on Adult, whose cross-validation picks the positive cl
 ``ovr``: one-vs-rest as ``ovr-own``, both class sets with the settings and support the defaults
 chose for ``>50K`` (as docs/semantics.md §10's sets share their settings; the core's multiclass
 fit itself refuses two classes).
+
+Several run orders (issue 12, branch adult17; :class:`_Runs`). The defaults' chosen settings
+(encoding, share, scaled support, bin edges, numeric kind) refitted with ``method="bo"``,
+``T=10``, ``auto=False``, ``random_state`` the seed; run ``t`` of it is the FIND-RS run of order
+``t`` (run 0 is the defaults' model, checked), and the first ``T`` runs are exactly the runs of
+a ``T``-run fit (docs/semantics.md §5.2), so one 10-run fit gives:
+
+* ``bo3`` / ``bo5`` / ``bo10``: FIND-RS-BO of the first 3 / 5 / 10 runs (a row is positive when
+  more than half of them cover it; voting rules: the distinct rules of those runs);
+* ``best3`` / ``best5`` / ``best10``: the one run of the first 3 / 5 / 10 with the most training
+  rows right (a tie to the earlier run): one rule set, as the defaults.
 """
 import json
 import math
@@ -193,6 +204,85 @@ def _ovr_shared(train: pl.DataFrame, seed: int) -> Any:
     return _Both(pos, neg, float(train["class"].mean()), "ovr", secs, cpu)
 
 
+class _Runs:
+    """The runs of one ``T``-run BO fit of the defaults' settings, as a model of the variants
+    above (``bo<T>`` or ``best<T>``); enough of a model for :func:`run_variant`."""
+
+    def __init__(self, base: Any, bo: Any, train: pl.DataFrame, how: str, T: int, secs: float, cpu: float) -> None:
+        import numpy as np
+
+        self.base, self.bo, self.how, self.T, self._secs, self._cpu = base, bo, how, T, secs, cpu
+        runs = bo.vote.runs[:T]
+        self._member = np.zeros((bo.n_rules_found, T), dtype=np.int32)
+        for t, ids in enumerate(runs):
+            self._member[list(ids), t] = 1
+        truth = train["class"].to_numpy()
+        right = (self._cover(train) == truth[:, None]).sum(axis=0)
+        self.train_right = right.tolist()
+        self.pick = int(np.argmax(right))  # the first of the most right
+        used = sorted({i for ids in runs for i in ids}) if how == "bo" else sorted(runs[self.pick])
+        self.rules = pl.DataFrame({"kept": [True] * len(used)})
+        self.params = base.params
+
+    def _cover(self, frame: pl.DataFrame) -> "np.ndarray":
+        """Per row and run: whether a rule of the run holds."""
+        import numpy as np
+
+        fired = np.zeros((frame.height, self.bo.n_rules_found), dtype=np.int32)
+        for i, f in enumerate(self.bo.explain(frame)["fired_rules"].to_list()):
+            fired[i, f] = 1
+        return (fired @ self._member) > 0
+
+    def predict(self, frame: pl.DataFrame) -> "np.ndarray":
+        cover = self._cover(frame)
+        if self.how == "bo":
+            return cover.sum(axis=1) > self.T // 2
+        return cover[:, self.pick]
+
+    def score(self, frame: pl.DataFrame) -> float:
+        import numpy as np
+
+        return float(np.mean(self.predict(frame) == frame["class"].to_numpy()))
+
+
+RUNS_T = 10
+_BO: dict[tuple[int, int, int], tuple[Any, Any, float, float]] = {}
+
+
+def _bo_of(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
+    """The defaults' fit of ``train`` and a ``RUNS_T``-run BO fit of its chosen settings
+    (cached per seed and labels within the process), and the wall and CPU seconds of both."""
+    key = (seed, train.height, hash(train["class"].to_numpy().tobytes()))
+    if key not in _BO:
+        import findrs
+        import numpy as np
+
+        t, c = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", findrs.ContradictionWarning)
+            base = findrs.fit(train, "class", True, random_state=seed)
+            kw = {k: base.params[k] for k in SETTINGS}
+            t1, c1 = time.perf_counter(), time.process_time()
+            bo = findrs.fit(train, "class", True, random_state=seed, method="bo", T=RUNS_T, auto=False,
+                            min_support=base.params["min_support"], **kw)
+        secs, cpu = time.perf_counter() - t, time.process_time() - c
+        print(json.dumps({"seed": seed, "method": f"bo{RUNS_T}-fit-only", "secs": round(time.perf_counter() - t1, 1),
+                          "cpu": round(time.process_time() - c1, 1), "load": round(os.getloadavg()[0], 1)}), flush=True)
+        run0 = _Runs(base, bo, train, "best", 1, 0, 0)
+        if not np.array_equal(run0.predict(train), base.predict(train, labels=False).to_numpy()):
+            raise AssertionError("run 0 of the BO fit is not the defaults' FIND-RS model")
+        _BO.clear()
+        _BO[key] = (base, bo, secs, cpu)
+    return _BO[key]
+
+
+def _runs(how: str, T: int) -> Callable[[pl.DataFrame, int], Any]:
+    def fit(train: pl.DataFrame, seed: int) -> Any:
+        base, bo, secs, cpu = _bo_of(train, seed)
+        return _Runs(base, bo, train, how, T, secs, cpu)
+    return fit
+
+
 VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "cv3": _kw(cv=3),
     "cv5": _kw(cv=5),
@@ -211,6 +301,7 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "both-nb": _both("nb"),
     "both-nb-sum": _both("sum"),
     "ovr": _ovr_shared,
+    **{f"{how}{T}": _runs(how, T) for how in ("bo", "best") for T in (3, 5, 10)},
 }
 
 
@@ -222,12 +313,21 @@ def run_variant(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int)
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
         model = VARIANTS[method](train, seed)
     secs, cpu = time.perf_counter() - t, time.process_time() - c
-    if isinstance(model, _Both):  # its two fits, whichever variant made them
+    if isinstance(model, (_Both, _Runs)):  # its fits, whichever variant made them
         secs, cpu = model._secs, model._cpu
     rules = model.rules.filter(pl.col("kept"))
     chosen = {k: model.params[k] for k in (*model.params.get("auto", []), "min_support")}
-    return dict(acc=float(model.score(test)), rules=int(rules.height), secs=secs, cpu=cpu,
-                setting=json.dumps(chosen, default=str))
+    out = dict(acc=float(model.score(test)), rules=int(rules.height), secs=secs, cpu=cpu,
+               setting=json.dumps(chosen, default=str))
+    if isinstance(model, _Runs):
+        cover = model._cover(test)
+        if not (cover[:, 0] == model.base.predict(test, labels=False).to_numpy()).all():
+            raise AssertionError("run 0 of the BO fit is not the defaults' FIND-RS model")
+        val = (cover == test["class"].to_numpy()[:, None]).mean(axis=0)
+        out["setting"] = json.dumps({**json.loads(out["setting"]), "T": model.T, "run": model.pick,
+                                     "train_right": model.train_right, "val_acc_runs": [round(float(v), 4) for v in val]},
+                                    default=str)
+    return out
 
 
 def main() -> None:
