@@ -41,7 +41,10 @@
 //!   generalization of `r`, as `r` is now, was counted and rejected ([`rejected`]); emptied
 //!   whenever `r` changes. Without interval features generalize(r, p) depends on `p` only
 //!   through that mask, so a positive with a remembered mask is rejected without counting (the
-//!   same candidate, the same exact counts: docs/semantics.md §9.1 is unchanged).
+//!   same candidate, the same exact counts: docs/semantics.md §9.1 is unchanged); and every
+//!   candidate (its allowed slot words) counted and rejected in this run, whatever rule it came
+//!   from, so a candidate met again is rejected without counting (its verdict is its own exact
+//!   counts).
 //!
 //! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
 //! negatives: the near-miss negatives of different features are disjoint, so their counts add
@@ -143,6 +146,16 @@ struct RunState<'a> {
     word_terms: Vec<u64>,
     /// A slot mask (`sw` words).
     slot_scratch: Vec<u64>,
+    /// The allowed slot words of the candidate about to be counted (relative test without
+    /// interval features), its key in `rejected`'s candidates.
+    candidate_allowed: Vec<u64>,
+    /// Tests only: the candidates counted and rejected, and how many were counted again.
+    #[cfg(test)]
+    counted_rejected: std::collections::HashSet<Vec<u64>>,
+    #[cfg(test)]
+    recounted: usize,
+    #[cfg(test)]
+    candidate_hits: usize,
     /// Per slot term of the rule being refreshed: how many of its feature's slots it
     /// disallows (OH: counting its near misses bit by bit is cheaper below this many).
     term_disallowed: Vec<u32>,
@@ -199,6 +212,13 @@ impl<'a> Runner<'a> {
     pub fn buckets(&self) -> &[Vec<u32>] {
         &self.0.buckets
     }
+
+    /// Tests only: candidates rejected from memory without a count, and counted rejected
+    /// candidates that an earlier count of this run had already rejected.
+    #[cfg(test)]
+    pub(crate) fn candidate_memory(&self) -> (usize, usize) {
+        (self.0.candidate_hits, self.0.recounted)
+    }
 }
 
 impl<'a> RunState<'a> {
@@ -237,6 +257,13 @@ impl<'a> RunState<'a> {
             feature_counts: vec![0; ts.schema.n_features()],
             word_terms: Vec::new(),
             slot_scratch: Vec::new(),
+            candidate_allowed: Vec::new(),
+            #[cfg(test)]
+            counted_rejected: Default::default(),
+            #[cfg(test)]
+            recounted: 0,
+            #[cfg(test)]
+            candidate_hits: 0,
             term_disallowed: Vec::new(),
             spare_rules: Vec::new(),
             spare_terms: Vec::new(),
@@ -267,6 +294,12 @@ impl<'a> RunState<'a> {
         self.rejected.reset();
         self.ivf.reset();
         self.blocked_index.reset();
+        #[cfg(test)]
+        {
+            self.counted_rejected.clear();
+            self.recounted = 0;
+            self.candidate_hits = 0;
+        }
     }
 
     /// `IV`: the schema has interval features (checked once per run). Kept out of line so that
@@ -329,6 +362,15 @@ impl<'a> RunState<'a> {
                 if self.was_rejected(i, pm) {
                     continue;
                 }
+                if self.candidate_was_rejected(i, p) {
+                    // The same candidate, the same counts: remembered for rule i too.
+                    self.remember_rejected(i, pm);
+                    #[cfg(test)]
+                    {
+                        self.candidate_hits += 1;
+                    }
+                    continue;
+                }
             }
             self.build_candidate::<IV>(i, p);
             let at = if self.acc.is_absolute() {
@@ -359,6 +401,11 @@ impl<'a> RunState<'a> {
                     Err(at) => {
                         if !IV {
                             self.remember_rejected(i, pm);
+                            self.rejected.insert_candidate(&self.candidate_allowed);
+                            #[cfg(test)]
+                            if !self.counted_rejected.insert(self.candidate_allowed.clone()) {
+                                self.recounted += 1;
+                            }
                         }
                         at
                     }
@@ -491,6 +538,19 @@ impl<'a> RunState<'a> {
         let sw = self.sw;
         self.rejected
             .contains(i, pm, &self.allowed[i * sw..(i + 1) * sw])
+    }
+
+    /// Whether generalize(rule i, p) was counted and rejected in this run, from any rule (the
+    /// relative test without interval features; see [`rejected`]). Leaves the candidate's
+    /// allowed slot words in `candidate_allowed`, the key a rejection records.
+    #[inline]
+    fn candidate_was_rejected(&mut self, i: usize, p: usize) -> bool {
+        let sw = self.sw;
+        self.candidate_allowed.clear();
+        self.candidate_allowed
+            .extend_from_slice(&self.allowed[i * sw..(i + 1) * sw]);
+        generalize_into(&mut self.candidate_allowed, &self.ts.schema, self.ts.pos_codes(p));
+        self.rejected.candidate_rejected(&self.candidate_allowed)
     }
 
     /// Records `pm & !allowed` of rule `i` as a rejected candidate (see `was_rejected`).

@@ -114,3 +114,37 @@ fn every_rule_passes_the_share_test_at_every_step() {
     }
     assert!(checked.0 > 10_000 && checked.1 > 100, "too little seen: {checked:?}");
 }
+
+/// A candidate counted and rejected once in a run is never counted again, whichever rule it
+/// comes from and however that rule changed since (the run's memory of rejected candidates,
+/// `run/rejected.rs`), and the runs still equal the plain Algorithm 1. Fails when the memory
+/// is not consulted (counted again: thousands of times here) or not filled.
+#[test]
+fn a_rejected_candidate_is_counted_once_per_run() {
+    let domains = [2u32, 3, 2, 3];
+    let (mut hits, mut runs) = (0, 0);
+    for seed in 0..24u64 {
+        let (rows, labels, order) = noisy_repeated_rows(seed, &domains);
+        for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+            let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
+                continue;
+            };
+            for eps in [0.1, 0.2, 0.35] {
+                let acc = Acceptance::new(0, eps).unwrap();
+                let mut runner = Runner::new(&ts, acc);
+                // Twice on one runner: the memory is the run's, forgotten by the next.
+                for _ in 0..2 {
+                    runner.run(&order);
+                    runs += 1;
+                    let (h, recounted) = runner.candidate_memory();
+                    assert_eq!(recounted, 0, "seed {seed} {kind:?} eps {eps}: a rejected candidate counted again");
+                    hits += h;
+                    let rows_order: Vec<usize> = order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
+                    let (rules, _) = naive_find_rs(&schema, &rows, &labels, &rows_order, acc);
+                    assert_eq!(runner.rules(), &rules[..], "seed {seed} {kind:?} eps {eps}");
+                }
+            }
+        }
+    }
+    assert!(hits > 1_000, "{runs} runs met only {hits} remembered candidates");
+}
