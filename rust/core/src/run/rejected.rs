@@ -37,6 +37,11 @@ const FIRST_CAP: usize = 8;
 /// would cost as much as the growth it saves).
 const KEEP_WORDS: usize = 256;
 
+/// The most words the run-wide table of rejected candidates may take (256 MiB per run thread).
+/// It is a cache: a candidate it has no room for is counted again when met again, with the same
+/// verdict, so the cap bounds memory without changing any run.
+const CANDIDATE_WORDS: usize = 1 << 25;
+
 /// One rule's rejected masks: linear probing over `cap` entries of `sw` words.
 #[derive(Default)]
 struct Table {
@@ -88,6 +93,12 @@ impl Table {
             }
             at = (at + 1) & (cap - 1);
         }
+    }
+
+    /// Whether one more key of `sw` words fits without the table growing past `max_words`.
+    fn has_room(&self, sw: usize, max_words: usize) -> bool {
+        let cap = if sw == self.sw { self.words.len() / sw } else { 0 };
+        (self.len + 1) * LOAD_DEN <= cap * LOAD_NUM || (cap * 2).max(FIRST_CAP) * sw <= max_words
     }
 
     /// Records a nonzero `key` whose hash is `h`.
@@ -196,9 +207,14 @@ impl Rejected {
     }
 
     /// Records the candidate whose allowed slot words are `allowed` as counted and rejected
-    /// (no candidate allows no slot: it allows its positive's).
+    /// (no candidate allows no slot: it allows its positive's), while the table stays within
+    /// [`CANDIDATE_WORDS`].
     pub(super) fn insert_candidate(&mut self, allowed: &[u64]) {
-        if allowed.iter().any(|&x| x != 0) {
+        self.insert_candidate_within(allowed, CANDIDATE_WORDS);
+    }
+
+    fn insert_candidate_within(&mut self, allowed: &[u64], max_words: usize) {
+        if allowed.iter().any(|&x| x != 0) && self.candidates.has_room(allowed.len(), max_words) {
             self.candidates.insert(allowed, hash(allowed));
         }
     }
@@ -269,5 +285,21 @@ mod tests {
         }
         r.reset();
         assert!(cands.iter().all(|c| !r.candidate_rejected(c)));
+    }
+
+    /// The run-wide table stops growing at its word budget: what it holds is still found, what
+    /// found no room is not (it will be counted again), and its words stay within the budget.
+    #[test]
+    fn the_candidate_table_stays_within_its_budget() {
+        let mut r = Rejected::default();
+        let cands: Vec<[u64; 2]> = (1..1000u64).map(|i| [i, i.rotate_left(17)]).collect();
+        for c in &cands {
+            r.insert_candidate_within(c, 64);
+        }
+        assert!(r.candidates.words.len() <= 64, "{} words", r.candidates.words.len());
+        let held = cands.iter().filter(|c| r.candidate_rejected(&c[..])).count();
+        assert_eq!(held, r.candidates.len);
+        assert_eq!(held, 16, "32 entries of 2 words at load 1/2");
+        assert!(cands[..16].iter().all(|c| r.candidate_rejected(&c[..])));
     }
 }
