@@ -6,7 +6,9 @@
 use crate::acceptance::Acceptance;
 use crate::run::tests::{naive_find_rs, training_set};
 use crate::run::{find_rs, Runner};
+use crate::rule::Rule;
 use crate::schema::ConstraintKind;
+use crate::training::TrainingSet;
 
 /// A few feature vectors, each with a majority label and about one row in six flipped, so
 /// that many vectors hold both labels and some of their positives' own rows fail a share.
@@ -35,38 +37,47 @@ fn noisy_repeated_rows(seed: u64, domains: &[u32]) -> (Vec<Vec<u32>>, Vec<bool>,
     (rows, labels, order)
 }
 
-/// Runs in a shuffled order equal the plain Algorithm 1 with the share's rule (rules and
-/// buckets), and positives whose own rows fail the test were met and left out (so the path
-/// that refuses them is exercised; the old core made them rules and fails this).
-#[test]
-fn noisy_repeated_rows_equal_algorithm_1() {
+/// Calls `check` for every share run of the tests below: seeds 0..24 of `noisy_repeated_rows`,
+/// AV and OH, shares 0.1, 0.2 and 0.35 (`tau = 0`), with the plain Algorithm 1's rules and
+/// buckets (as training rows) for the same order.
+fn for_each_share_run(mut check: impl FnMut(&str, &TrainingSet, &[u32], Acceptance, &[Rule], &[Vec<usize>])) {
     let domains = [2u32, 3, 2, 3];
-    let (mut refused, mut runs) = (0, 0);
     for seed in 0..24u64 {
         let (rows, labels, order) = noisy_repeated_rows(seed, &domains);
         for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
             let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
                 continue;
             };
+            let rows_order: Vec<usize> = order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
             for eps in [0.1, 0.2, 0.35] {
                 let acc = Acceptance::new(0, eps).unwrap();
-                let mut runner = Runner::new(&ts, acc);
-                runner.run(&order);
-                runs += 1;
-                let placed: usize = runner.buckets().iter().map(Vec::len).sum();
-                refused += order.len() - placed;
-                let rows_order: Vec<usize> = order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
                 let (rules, buckets) = naive_find_rs(&schema, &rows, &labels, &rows_order, acc);
-                assert_eq!(runner.rules(), &rules[..], "seed {seed} {kind:?} eps {eps}");
-                let fast: Vec<Vec<usize>> = runner
-                    .buckets()
-                    .iter()
-                    .map(|b| b.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect())
-                    .collect();
-                assert_eq!(fast, buckets, "seed {seed} {kind:?} eps {eps}");
+                check(&format!("seed {seed} {kind:?} eps {eps}"), &ts, &order, acc, &rules, &buckets);
             }
         }
     }
+}
+
+/// Runs in a shuffled order equal the plain Algorithm 1 with the share's rule (rules and
+/// buckets), and positives whose own rows fail the test were met and left out (so the path
+/// that refuses them is exercised; the old core made them rules and fails this).
+#[test]
+fn noisy_repeated_rows_equal_algorithm_1() {
+    let (mut refused, mut runs) = (0, 0);
+    for_each_share_run(|what, ts, order, acc, rules, buckets| {
+        let mut runner = Runner::new(ts, acc);
+        runner.run(order);
+        runs += 1;
+        let placed: usize = runner.buckets().iter().map(Vec::len).sum();
+        refused += order.len() - placed;
+        assert_eq!(runner.rules(), rules, "{what}");
+        let fast: Vec<Vec<usize>> = runner
+            .buckets()
+            .iter()
+            .map(|b| b.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect())
+            .collect();
+        assert_eq!(fast, buckets, "{what}");
+    });
     assert!(refused > 100, "{runs} runs refused only {refused} positives");
 }
 
@@ -121,30 +132,18 @@ fn every_rule_passes_the_share_test_at_every_step() {
 /// is not consulted (counted again: thousands of times here) or not filled.
 #[test]
 fn a_rejected_candidate_is_counted_once_per_run() {
-    let domains = [2u32, 3, 2, 3];
     let (mut hits, mut runs) = (0, 0);
-    for seed in 0..24u64 {
-        let (rows, labels, order) = noisy_repeated_rows(seed, &domains);
-        for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
-            let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
-                continue;
-            };
-            for eps in [0.1, 0.2, 0.35] {
-                let acc = Acceptance::new(0, eps).unwrap();
-                let mut runner = Runner::new(&ts, acc);
-                // Twice on one runner: the memory is the run's, forgotten by the next.
-                for _ in 0..2 {
-                    runner.run(&order);
-                    runs += 1;
-                    let (h, recounted) = runner.candidate_memory();
-                    assert_eq!(recounted, 0, "seed {seed} {kind:?} eps {eps}: a rejected candidate counted again");
-                    hits += h;
-                    let rows_order: Vec<usize> = order.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect();
-                    let (rules, _) = naive_find_rs(&schema, &rows, &labels, &rows_order, acc);
-                    assert_eq!(runner.rules(), &rules[..], "seed {seed} {kind:?} eps {eps}");
-                }
-            }
+    for_each_share_run(|what, ts, order, acc, rules, _| {
+        let mut runner = Runner::new(ts, acc);
+        // Twice on one runner: the memory is the run's, forgotten by the next.
+        for _ in 0..2 {
+            runner.run(order);
+            runs += 1;
+            let (h, recounted) = runner.candidate_memory();
+            assert_eq!(recounted, 0, "{what}: a rejected candidate counted again");
+            hits += h;
+            assert_eq!(runner.rules(), rules, "{what}");
         }
-    }
+    });
     assert!(hits > 1_000, "{runs} runs met only {hits} remembered candidates");
 }
