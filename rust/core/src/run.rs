@@ -45,6 +45,16 @@
 //!   candidate (its allowed slot words) counted and rejected in this run, whatever rule it came
 //!   from, so a candidate met again is rejected without counting (its verdict is its own exact
 //!   counts).
+//! - with a relative test, without interval features (and with the positives' feature vector
+//!   numbers, `TrainingSet::pos_vector`), `copies` knows for every feature vector met in this
+//!   run where its last copy went (a rule, or left out) and which rules changed since
+//!   ([`copies`]): a later copy re-examines, in order, only the rules before that placement that
+//!   changed since (all rules changed or made since, for a vector left out), and goes where the
+//!   last copy went if none takes it. A rule's verdict on a positive depends only on the rule
+//!   and the positive's feature vector, so this is the full scan's placement (on noisy repeated
+//!   rows most positives are copies: at 2M rows a copy met ~154 candidate rules, of which ~3 had
+//!   changed). Under an absolute test (`tolerance = 0` and the paper's settings) and with
+//!   interval features every positive takes the full scan, unchanged.
 //!
 //! A positive whose outside slots meet `blocked[r]` is rejected by `r` without touching the
 //! negatives: the near-miss negatives of different features are disjoint, so their counts add
@@ -61,6 +71,7 @@
 //! schema without interval features compiles without that part (`IV = false`).
 
 mod blocked_index;
+mod copies;
 mod intervals;
 mod rejected;
 mod share_count;
@@ -76,6 +87,7 @@ use crate::rule::{generalize_into, Rule, TermRef, Terms};
 use crate::schema::ConstraintKind;
 use crate::training::TrainingSet;
 use blocked_index::BlockedIndex;
+use copies::{Copies, LEFT_OUT};
 use intervals::{Check, IvFilter};
 use rejected::Rejected;
 
@@ -135,6 +147,10 @@ struct RunState<'a> {
     /// Without interval features: `blocked` transposed, to find a positive's candidates 64
     /// rules at a time.
     blocked_index: BlockedIndex,
+    /// Relative test without interval features, with the positives' vector numbers: each
+    /// vector's last placement and the rules' changes ([`copies`]); `copies_on` for this run.
+    copies: Copies,
+    copies_on: bool,
     // scratch
     /// The slots of the positive being presented.
     pos_slot_list: Vec<u32>,
@@ -219,6 +235,19 @@ impl<'a> Runner<'a> {
     pub(crate) fn candidate_memory(&self) -> (usize, usize) {
         (self.0.candidate_hits, self.0.recounted)
     }
+
+    /// Tests only: copies placed from their vector's last placement, and the rules they
+    /// re-examined ([`copies`]).
+    #[cfg(test)]
+    pub(crate) fn copy_memory(&self) -> (usize, usize) {
+        (self.0.copies.copies, self.0.copies.rechecked)
+    }
+
+    /// Tests only: runs the cut of [`copies`] deliberately wrong.
+    #[cfg(test)]
+    pub(crate) fn break_copies(&mut self, broken: copies::Broken) {
+        self.0.copies.broken = broken;
+    }
 }
 
 impl<'a> RunState<'a> {
@@ -250,6 +279,8 @@ impl<'a> RunState<'a> {
             wit_next: Vec::new(),
             rejected: Rejected::default(),
             blocked_index: BlockedIndex::new(ts.schema.n_slots()),
+            copies: Copies::default(),
+            copies_on: false,
             pos_slot_list: Vec::new(),
             candidate: Terms::new(),
             ivf: IvFilter::new(&ts.schema),
@@ -294,6 +325,18 @@ impl<'a> RunState<'a> {
         self.rejected.reset();
         self.ivf.reset();
         self.blocked_index.reset();
+        self.copies_on = false;
+        if !self.acc.is_absolute() && !self.ts.schema.has_intervals() {
+            // Only when rows repeat (as for the distinct-vector count): else few positives
+            // are copies and the memory would cost 8 bytes per row for nothing.
+            match self.ts.pos_vector(0) {
+                Some((_, n_vectors)) if n_vectors * 4 <= self.ts.n_rows * 3 => {
+                    self.copies.reset(n_vectors);
+                    self.copies_on = true;
+                }
+                _ => {}
+            }
+        }
         #[cfg(test)]
         {
             self.counted_rejected.clear();
@@ -303,9 +346,28 @@ impl<'a> RunState<'a> {
     }
 
     /// `IV`: the schema has interval features (checked once per run). Kept out of line so that
-    /// each variant is optimized on its own.
+    /// each variant is optimized on its own. Under a relative test without interval features a
+    /// copy of a feature vector already placed in this run is placed by
+    /// [`present_copy`](Self::present_copy); every placement is then recorded ([`copies`]).
     #[inline(never)]
     fn present<const IV: bool>(&mut self, p: usize) {
+        if !IV && self.copies_on {
+            let v = self.ts.pos_vector(p).expect("the vector numbers exist when copies_on").0;
+            let place = match self.copies.last_place(v, self.rules.len()) {
+                Some(last) => self.present_copy(p, last),
+                None => self.present_scan::<false>(p),
+            };
+            self.copies.placed(v, place);
+        } else {
+            self.present_scan::<IV>(p);
+        }
+    }
+
+    /// Algorithm 1's step for positive `p` (docs/semantics.md §3): the rules in order, the
+    /// first that takes it, else a rule of its own (under a share only if its own rows pass).
+    /// Returns the rule it joined, or [`LEFT_OUT`].
+    #[inline(always)]
+    fn present_scan<const IV: bool>(&mut self, p: usize) -> u32 {
         let pm = self.ts.pos_slots(p);
         let mut from = 0;
         // Without intervals: the positive's slots, and the last chunk of 64 rules looked up
@@ -324,104 +386,157 @@ impl<'a> RunState<'a> {
             };
             let Some((i, covers)) = next else { break };
             from = i + 1;
-            if covers {
-                // The rule already covers p: generalize(r, p) = r. Under the absolute test a
-                // live rule always passes; under a relative one every rule does (module doc).
-                debug_assert!(
-                    self.acc.is_absolute() || self.acc.accepts(self.covered[i], self.pos_cov[i]),
-                    "rule {i} fails the share test"
-                );
-                self.buckets[i].push(p as u32);
-                return;
+            if self.try_rule::<IV>(i, p, pm, covers) {
+                return i as u32;
             }
-            let cap = self.cap;
-            let near = self.near_bound::<IV>(i, p, pm);
-            if near > cap {
-                continue;
-            }
-            let lower = if self.acc.is_absolute() {
-                // Only whether the covered witnesses exceed the room left under `cap` matters.
-                if self.witnesses_exceed::<IV>(i, p, pm, cap - self.covered[i]) {
-                    continue;
-                }
-                near
-            } else {
-                near.max(self.covered[i] + self.witness_hits::<IV>(i, p, pm))
-            };
-            if lower > cap {
-                continue;
-            }
-            if !IV && !self.acc.is_absolute() {
-                if let Some((n, pos)) = self.one_slot_counts(i, pm) {
-                    if self.acc.accepts(n, pos) {
-                        self.absorb::<IV>(i, p, n, pos);
-                        return;
-                    }
-                    continue;
-                }
-                if self.was_rejected(i, pm) {
-                    continue;
-                }
-                if self.candidate_was_rejected(i, p) {
-                    // The same candidate, the same counts: remembered for rule i too.
-                    self.remember_rejected(i, pm);
-                    #[cfg(test)]
-                    {
-                        self.candidate_hits += 1;
-                    }
-                    continue;
-                }
-            }
-            self.build_candidate::<IV>(i, p);
-            let at = if self.acc.is_absolute() {
-                let (n, at) =
-                    self.ts
-                        .negatives
-                        .count_covered_from(&self.candidate, cap, self.witness[i]);
-                if n <= cap {
-                    if !IV && !self.has_one_hot {
-                        self.absorb_av_candidate(i, p, n);
-                    } else {
-                        self.absorb::<IV>(i, p, n, 0);
-                    }
-                    return;
-                }
-                if !IV && self.stale[i] {
-                    // Rejected: the fresh blocked slots may spare later positives the count.
-                    self.refresh_near_misses::<false>(i);
-                    self.stale[i] = false;
-                }
-                at
-            } else {
-                match self.count_relative(lower) {
-                    Ok((n, pos)) => {
-                        self.absorb::<IV>(i, p, n, pos);
-                        return;
-                    }
-                    Err(at) => {
-                        if !IV {
-                            self.remember_rejected(i, pm);
-                            self.rejected.insert_candidate(&self.candidate_allowed);
-                            #[cfg(test)]
-                            if !self.counted_rejected.insert(self.candidate_allowed.clone()) {
-                                self.recounted += 1;
-                            }
-                        }
-                        at
-                    }
-                }
-            };
-            self.witness[i] = at;
-            self.add_witness::<IV>(i, at);
         }
         if !self.acc.is_absolute() {
             // Under a share no rule that fails the test is made: p stays in no bucket.
             let (n, pos) = self.ts.own_counts(p);
             if !self.acc.accepts(n, pos) {
-                return;
+                return LEFT_OUT;
             }
         }
         self.add_rule::<IV>(p);
+        (self.rules.len() - 1) as u32
+    }
+
+    /// A copy of a feature vector whose last copy in this run went to `last` (a rule, or
+    /// [`LEFT_OUT`]): only the rules `copies.recheck` (those before `last` that changed since)
+    /// are examined, in order, as the scan would; if none takes it, it goes where the last copy
+    /// went ([`copies`] states why this is the scan's placement). Relative test, no intervals.
+    fn present_copy(&mut self, p: usize, last: u32) -> u32 {
+        let pm = self.ts.pos_slots(p);
+        let sw = self.sw;
+        for k in 0..self.copies.recheck.len() {
+            let i = self.copies.recheck[k] as usize;
+            // The scan's filter: a positive outside a blocked slot of the rule is rejected.
+            let a = &self.allowed[i * sw..(i + 1) * sw];
+            let b = &self.blocked[i * sw..(i + 1) * sw];
+            let (mut out, mut hit) = (0u64, 0u64);
+            for ((&x, &a), &b) in pm.iter().zip(a).zip(b) {
+                let o = x & !a;
+                out |= o;
+                hit |= o & b;
+            }
+            if hit != 0 {
+                continue;
+            }
+            if self.try_rule::<false>(i, p, pm, out == 0) {
+                return i as u32;
+            }
+        }
+        if last == LEFT_OUT {
+            debug_assert!({
+                let (n, pos) = self.ts.own_counts(p);
+                !self.acc.accepts(n, pos)
+            });
+            return LEFT_OUT;
+        }
+        let k = last as usize;
+        debug_assert!(
+            pm.iter().zip(&self.allowed[k * sw..(k + 1) * sw]).all(|(&x, &a)| x & !a == 0),
+            "rule {k} took a copy of this vector and no longer covers it"
+        );
+        self.buckets[k].push(p as u32);
+        last
+    }
+
+    /// Rule `i`'s turn in the scan for positive `p` (`covers`: the rule covers it, `pm` its
+    /// slots): the positive joins the rule as it is or generalized (`true`), or the rule
+    /// rejects it (`false`), with the filters and counts of the module doc.
+    #[inline(always)]
+    fn try_rule<const IV: bool>(&mut self, i: usize, p: usize, pm: &[u64], covers: bool) -> bool {
+        if covers {
+            // The rule already covers p: generalize(r, p) = r. Under the absolute test a
+            // live rule always passes; under a relative one every rule does (module doc).
+            debug_assert!(
+                self.acc.is_absolute() || self.acc.accepts(self.covered[i], self.pos_cov[i]),
+                "rule {i} fails the share test"
+            );
+            self.buckets[i].push(p as u32);
+            return true;
+        }
+        let cap = self.cap;
+        let near = self.near_bound::<IV>(i, p, pm);
+        if near > cap {
+            return false;
+        }
+        let lower = if self.acc.is_absolute() {
+            // Only whether the covered witnesses exceed the room left under `cap` matters.
+            if self.witnesses_exceed::<IV>(i, p, pm, cap - self.covered[i]) {
+                return false;
+            }
+            near
+        } else {
+            near.max(self.covered[i] + self.witness_hits::<IV>(i, p, pm))
+        };
+        if lower > cap {
+            return false;
+        }
+        if !IV && !self.acc.is_absolute() {
+            if let Some((n, pos)) = self.one_slot_counts(i, pm) {
+                if self.acc.accepts(n, pos) {
+                    self.absorb::<IV>(i, p, n, pos);
+                    return true;
+                }
+                return false;
+            }
+            if self.was_rejected(i, pm) {
+                return false;
+            }
+            if self.candidate_was_rejected(i, p) {
+                // The same candidate, the same counts: remembered for rule i too.
+                self.remember_rejected(i, pm);
+                #[cfg(test)]
+                {
+                    self.candidate_hits += 1;
+                }
+                return false;
+            }
+        }
+        self.build_candidate::<IV>(i, p);
+        let at = if self.acc.is_absolute() {
+            let (n, at) =
+                self.ts
+                    .negatives
+                    .count_covered_from(&self.candidate, cap, self.witness[i]);
+            if n <= cap {
+                if !IV && !self.has_one_hot {
+                    self.absorb_av_candidate(i, p, n);
+                } else {
+                    self.absorb::<IV>(i, p, n, 0);
+                }
+                return true;
+            }
+            if !IV && self.stale[i] {
+                // Rejected: the fresh blocked slots may spare later positives the count.
+                self.refresh_near_misses::<false>(i);
+                self.stale[i] = false;
+            }
+            at
+        } else {
+            match self.count_relative(lower) {
+                Ok((n, pos)) => {
+                    self.absorb::<IV>(i, p, n, pos);
+                    return true;
+                }
+                Err(at) => {
+                    if !IV {
+                        self.remember_rejected(i, pm);
+                        self.rejected.insert_candidate(&self.candidate_allowed);
+                        #[cfg(test)]
+                        if !self.counted_rejected.insert(self.candidate_allowed.clone()) {
+                            self.recounted += 1;
+                        }
+                    }
+                    at
+                }
+            }
+        };
+        self.witness[i] = at;
+        self.add_witness::<IV>(i, at);
+        false
     }
 
     /// [`scan`](Self::scan) with interval features: a rule's slot part first (one AND rejects
@@ -635,6 +750,9 @@ impl<'a> RunState<'a> {
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
+        if self.copies_on {
+            self.copies.rule_changed(i);
+        }
         self.rules[i].terms(schema, &mut self.terms[i]);
         self.sort_terms(i);
         self.set_single_slots(i);
@@ -672,6 +790,9 @@ impl<'a> RunState<'a> {
         self.buckets[i].push(p as u32);
         self.covered[i] = covered;
         self.rejected.rule_changed(i);
+        if self.copies_on {
+            self.copies.rule_changed(i);
+        }
         self.terms[i].copy_from(&self.candidate);
         // The kept single-slot terms are those `p` satisfies: the slots `p` holds.
         for (x, &y) in self.single_slots[i * sw..(i + 1) * sw].iter_mut().zip(pm) {
@@ -878,6 +999,9 @@ impl<'a> RunState<'a> {
             .extend(std::iter::repeat_n(0, WITNESSES * self.sw));
         self.wit_next.push(0);
         self.rejected.push_rule();
+        if self.copies_on {
+            self.copies.rule_changed(self.rules.len());
+        }
         if IV {
             self.ivf.push_rule(schema, &rule, covered > cap, WITNESSES);
         }

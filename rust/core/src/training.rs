@@ -48,12 +48,23 @@ pub struct TrainingSet {
     /// are few enough of them for counting over them to pay.
     distinct: OnceLock<Option<Distinct>>,
     /// Built on first use (relative tests, docs/semantics.md §9.1): per positive, the training
-    /// negatives and positives identical to it in every feature; `None` when its buffers could
-    /// not be allocated (then [`own_counts`](Self::own_counts) counts on the bitsets).
-    own_counts: OnceLock<Option<Vec<(u32, u32)>>>,
+    /// negatives and positives identical to it in every feature, and its feature vector's
+    /// number; `None` when its buffers could not be allocated (then
+    /// [`own_counts`](Self::own_counts) counts on the bitsets).
+    own_counts: OnceLock<Option<OwnRows>>,
     /// Built on first use: the negatives indexed by parts of the features, when the schema has
     /// no interval feature and the index pays ([`RowParts`]).
     neg_parts: OnceLock<Option<RowParts>>,
+}
+
+/// The positives' own rows (see [`TrainingSet::own_counts`]) and feature vector numbers.
+struct OwnRows {
+    /// Per positive: `(negatives, positives)` identical to it.
+    counts: Vec<(u32, u32)>,
+    /// Per positive: its feature vector's group number (`identical::Groups`).
+    vector: Vec<u32>,
+    /// Groups of all training rows.
+    n_vectors: usize,
 }
 
 impl TrainingSet {
@@ -68,11 +79,13 @@ impl TrainingSet {
 
     /// Bytes a run with a share tolerance adds to the training set at most (docs/semantics.md
     /// §9.1): the positives' suffix counts (`pos_suffix`), the distinct-vector view and the
-    /// positives' own-row counts (`own_counts`: 8 bytes per positive, grouped with 16 per row
-    /// and 8 per group).
+    /// positives' own-row counts and vector numbers (`own_counts`, `pos_vector`).
     pub fn share_bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
         let suffix = (words_for(n_pos) as u64 + 1) * schema.n_slots() as u64 * 4;
-        let own = n_pos as u64 * 8 + (n_pos + n_neg) as u64 * 24;
+        // Own-row counts and vector numbers (12 bytes per positive), the grouping (16 per row,
+        // 8 per group), and a run's memory of each vector's last placement (8 per group, kept
+        // only when the groups are at most 3/4 of the rows).
+        let own = n_pos as u64 * 12 + (n_pos + n_neg) as u64 * 32;
         suffix + Distinct::bytes(schema, n_pos + n_neg) + own
     }
 
@@ -202,7 +215,22 @@ impl TrainingSet {
     /// feature, i.e. what the rule made from it (its most specific rule, docs/semantics.md §3)
     /// covers. Grouped once on first use; counted on the bitsets if that cannot be allocated.
     pub fn own_counts(&self, i: usize) -> (u32, u32) {
-        let table = self.own_counts.get_or_init(|| {
+        if let Some(t) = self.own_table() {
+            return t.counts[i];
+        }
+        let rule = crate::rule::Rule::from_row(&self.schema, self.pos_codes(i));
+        let mut terms = crate::rule::Terms::with_capacity(self.schema.n_features());
+        rule.terms(&self.schema, &mut terms);
+        (
+            self.negatives.count_covered(&terms, u32::MAX),
+            self.positives.count_covered(&terms, u32::MAX),
+        )
+    }
+
+    /// The positives' own-row counts and vector numbers, grouped on first use (`None` when the
+    /// buffers could not be allocated).
+    fn own_table(&self) -> Option<&OwnRows> {
+        self.own_counts.get_or_init(|| {
             let (np, nn, m) = (self.pos_rows.len(), self.neg_rows.len(), self.schema.n_features());
             let groups = Groups::try_new(np + nn, m, |r, f| self.code_of(r, f), |r| r as u32).ok()?;
             let mut per_group = filled(groups.len(), (0u32, 0u32), "the feature vectors' label counts").ok()?;
@@ -218,18 +246,20 @@ impl TrainingSet {
             for (o, &g) in own.iter_mut().zip(&groups.of_row[..np]) {
                 *o = per_group[g as usize];
             }
-            Some(own)
-        });
-        if let Some(t) = table {
-            return t[i];
-        }
-        let rule = crate::rule::Rule::from_row(&self.schema, self.pos_codes(i));
-        let mut terms = crate::rule::Terms::with_capacity(self.schema.n_features());
-        rule.terms(&self.schema, &mut terms);
-        (
-            self.negatives.count_covered(&terms, u32::MAX),
-            self.positives.count_covered(&terms, u32::MAX),
-        )
+            let mut vector = filled(np, 0u32, "the positives' feature vector numbers").ok()?;
+            vector.copy_from_slice(&groups.of_row[..np]);
+            Some(OwnRows { counts: own, vector, n_vectors: groups.len() })
+        })
+        .as_ref()
+    }
+
+    /// Positive `i`'s feature vector as a number below `n`, with `n`, the number of distinct
+    /// feature vectors of the training rows: two positives get the same number iff their codes
+    /// are equal in every feature (built with [`own_counts`](Self::own_counts) on first use;
+    /// `None` when that table could not be allocated).
+    pub fn pos_vector(&self, i: usize) -> Option<(u32, usize)> {
+        let t = self.own_table()?;
+        Some((t.vector[i], t.n_vectors))
     }
 
     /// The training rows collapsed to their distinct feature vectors ([`Distinct`]), built on

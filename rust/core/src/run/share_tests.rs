@@ -5,6 +5,7 @@
 
 use crate::acceptance::Acceptance;
 use crate::run::tests::{naive_find_rs, training_set};
+use crate::run::copies::Broken;
 use crate::run::{find_rs, Runner};
 use crate::rule::Rule;
 use crate::schema::ConstraintKind;
@@ -146,4 +147,44 @@ fn a_rejected_candidate_is_counted_once_per_run() {
         }
     });
     assert!(hits > 1_000, "{runs} runs met only {hits} remembered candidates");
+}
+
+/// A copy of a feature vector already placed in the run re-examines only the rules that changed
+/// since (`run/copies.rs`), and the runs still equal the plain Algorithm 1 (rules and buckets),
+/// two runs on one runner (the memory is the run's). Most copies re-examine far fewer rules than
+/// exist. The same check fails with each deliberately wrong variant of the cut: a copy that
+/// re-examines nothing, a left-out copy that skips the rules made since, and a copy that skips
+/// the rules generalized since.
+#[test]
+fn a_copy_re_examines_only_the_rules_changed_since() {
+    let (mut copies, mut rechecked, mut rules_alive) = (0, 0, 0);
+    let mut wrong = [(Broken::IgnoreChanges, 0), (Broken::SkipNewRules, 0), (Broken::SkipAbsorbs, 0)];
+    for_each_share_run(|what, ts, order, acc, rules, buckets| {
+        let as_rows = |r: &Runner| -> Vec<Vec<usize>> {
+            r.buckets().iter().map(|b| b.iter().map(|&i| ts.pos_rows[i as usize] as usize).collect()).collect()
+        };
+        let mut runner = Runner::new(ts, acc);
+        for _ in 0..2 {
+            runner.run(order);
+            assert_eq!(runner.rules(), rules, "{what}");
+            assert_eq!(as_rows(&runner), buckets, "{what}");
+            let (c, r) = runner.copy_memory();
+            copies += c;
+            rechecked += r;
+            rules_alive += c * rules.len();
+        }
+        for (broken, failed) in wrong.iter_mut() {
+            let mut bad = Runner::new(ts, acc);
+            bad.break_copies(*broken);
+            bad.run(order);
+            if bad.rules() != rules || as_rows(&bad) != buckets {
+                *failed += 1;
+            }
+        }
+    });
+    assert!(copies > 2_000, "only {copies} copies placed from memory");
+    assert!(rechecked * 4 < rules_alive, "{rechecked} rules re-examined for {copies} copies");
+    for (broken, failed) in wrong {
+        assert!(failed > 0, "the cut broken as {broken:?} still equals Algorithm 1 in every run");
+    }
 }
