@@ -17,7 +17,9 @@
 //! covers holds both of any two of its single-slot terms, so the pair's positives in the
 //! vectors not yet visited bound the candidate's positives still to come, which proves most
 //! rejections several times sooner than one slot's bound (noisy connect-4, share 0.1: a
-//! rejected count visited 69% of the words with the one-slot bound alone).
+//! rejected count visited 69% of the words with the one-slot bound alone). The near-miss counts
+//! of an AV rule (run.rs `count_near_misses`) are weighted sums over the vectors too
+//! ([`Distinct::near_misses`]): a row is a near miss of a rule by its vector alone.
 
 use crate::acceptance::Acceptance;
 use crate::bitset::{words_for, WORD_BITS};
@@ -205,6 +207,66 @@ impl Distinct {
         lower: u32,
     ) -> std::result::Result<(u32, u32), usize> {
         self.count(candidate, acc, lower)
+    }
+
+    /// Near misses of a rule whose terms are all single-slot (`singles`), over the distinct
+    /// vectors: `out[j] +=` the rows of one label (`positives`, else negatives) that hold every
+    /// slot of `singles` but `singles[j]`, weighted by the vector's rows of that label. The same
+    /// numbers as a count over the rows (whether a row is such a near miss depends on its vector
+    /// alone), on the vectors' words instead of the rows'.
+    pub fn near_misses(&self, singles: &[u32], positives: bool, out: &mut [u32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT, checked just above.
+            return unsafe { self.near_misses_popcnt(singles, positives, out) };
+        }
+        self.near_misses_any(singles, positives, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn near_misses_popcnt(&self, singles: &[u32], positives: bool, out: &mut [u32]) {
+        self.near_misses_any(singles, positives, out)
+    }
+
+    #[inline(always)]
+    fn near_misses_any(&self, singles: &[u32], positives: bool, out: &mut [u32]) {
+        let (planes, np) = if positives {
+            (&self.pos_planes, self.n_pos_planes)
+        } else {
+            (&self.neg_planes, self.n_neg_planes)
+        };
+        for w in 0..self.index.n_words() {
+            let pl = &planes[w * np..(w + 1) * np];
+            // Vectors with rows of this label.
+            let valid = pl.iter().fold(0u64, |o, &x| o | x) & self.index.valid(w);
+            if valid == 0 {
+                continue;
+            }
+            let word = self.index.word(w);
+            // Bit-sliced count of failed terms per vector: `one` = at least one, `two` = two.
+            let (mut one, mut two) = (0u64, 0u64);
+            for chunk in singles.chunks(4) {
+                for &s in chunk {
+                    let fail = !word[s as usize] & valid;
+                    two |= one & fail;
+                    one |= fail;
+                }
+                if two == valid {
+                    break;
+                }
+            }
+            let exactly_one = one & !two;
+            if exactly_one == 0 {
+                continue;
+            }
+            for (j, &s) in singles.iter().enumerate() {
+                let near = exactly_one & !word[s as usize];
+                if near != 0 {
+                    out[j] += pl.iter().enumerate().map(|(b, &x)| (near & x).count_ones() << b).sum::<u32>();
+                }
+            }
+        }
     }
 
     /// Among the first [`PAIR_TRY`] single-slot terms (the rarest), the two slots `(a, b)`,

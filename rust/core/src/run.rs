@@ -29,7 +29,8 @@
 //!   and an absorb is accepted), so no rule is dead and a rule that covers the positive
 //!   presented (`generalize(r, p) = r`) absorbs it. Without interval features
 //!   `pos_counts[r][s]` is then the number of near-miss *positives* of slot `s`, as
-//!   `counts[r][s]` is for negatives: a
+//!   `counts[r][s]` is for negatives (both counted over the distinct vectors, weighted, for AV
+//!   rules when the rows collapse: the same numbers): a
 //!   candidate with exactly one slot outside the rule covers `covered[r] + counts[r][s]`
 //!   negatives and `pos_cov[r] + pos_counts[r][s]` positives, decided without a scan.
 //!
@@ -175,6 +176,9 @@ struct RunState<'a> {
     /// Per slot term of the rule being refreshed: how many of its feature's slots it
     /// disallows (OH: counting its near misses bit by bit is cheaper below this many).
     term_disallowed: Vec<u32>,
+    /// Per single-slot term of the rule being refreshed: its near misses over the distinct
+    /// vectors.
+    term_counts: Vec<u32>,
     // allocations of earlier runs, reused by the next run on the same thread
     spare_rules: Vec<Rule>,
     spare_terms: Vec<Terms>,
@@ -296,6 +300,7 @@ impl<'a> RunState<'a> {
             #[cfg(test)]
             candidate_hits: 0,
             term_disallowed: Vec::new(),
+            term_counts: Vec::new(),
             spare_rules: Vec::new(),
             spare_terms: Vec::new(),
             spare_buckets: Vec::new(),
@@ -1184,6 +1189,20 @@ impl<'a> RunState<'a> {
         let ivs = terms.intervals();
         self.slot_counts.iter_mut().for_each(|c| *c = 0);
         self.feature_counts.iter_mut().for_each(|c| *c = 0);
+        if !IV && !self.acc.is_absolute() && ns == k && !self.has_one_hot {
+            // Relative test, AV terms only, rows that collapse: the same near misses counted
+            // once per distinct vector, weighted by its rows of the label.
+            if let Some(d) = ts.distinct() {
+                self.term_counts.clear();
+                self.term_counts.resize(ns, 0);
+                d.near_misses(singles, positives, &mut self.term_counts);
+                for (j, &c) in self.term_counts.iter().enumerate() {
+                    self.feature_counts[terms.get(j).feature] += c;
+                }
+                self.av_feature_counts_to_slots(i);
+                return;
+            }
+        }
         self.word_terms.resize(if IV { k + ivs.len() } else { k }, 0);
         self.term_disallowed.clear();
         for j in 0..k {
@@ -1333,7 +1352,13 @@ impl<'a> RunState<'a> {
                 }
             }
         }
-        // AV: allowing any other value of f drops the constraint, admitting all its near misses.
+        self.av_feature_counts_to_slots(i);
+    }
+
+    /// AV: allowing any other value of a feature `f` drops rule `i`'s constraint on it,
+    /// admitting all its near misses (`feature_counts[f]`): each slot `i` disallows gets them.
+    fn av_feature_counts_to_slots(&mut self, i: usize) {
+        let schema = &self.ts.schema;
         let rule = &self.rules[i];
         for f in 0..schema.n_features() {
             let c = self.feature_counts[f];

@@ -188,3 +188,48 @@ fn a_copy_re_examines_only_the_rules_changed_since() {
         assert!(failed > 0, "the cut broken as {broken:?} still equals Algorithm 1 in every run");
     }
 }
+
+/// Under a share the near-miss counts of every rule, negatives' (`counts`) and positives'
+/// (`pos_counts`), equal a count by training row: refreshed after each run, for AV rules over
+/// the distinct vectors (`Distinct::near_misses`), for OH ones over the rows.
+#[test]
+fn share_near_miss_counts_equal_a_count_by_row() {
+    let domains = [2u32, 3, 2, 3];
+    let mut compared = 0;
+    for seed in 0..12u64 {
+        let (rows, labels, order) = noisy_repeated_rows(seed, &domains);
+        for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+            let Some((schema, ts)) = training_set(&rows, &labels, &domains, kind) else {
+                continue;
+            };
+            assert!(ts.distinct().is_some(), "seed {seed}: the rows repeat, the view is built");
+            for eps in [0.1, 0.35] {
+                let acc = Acceptance::new(0, eps).unwrap();
+                let mut runner = Runner::new(&ts, acc);
+                runner.run(&order);
+                let st = &mut runner.0;
+                for i in 0..st.rules.len() {
+                    st.refresh_near_misses::<false>(i);
+                    let rule = &st.rules[i];
+                    let mut want = [vec![0u32; schema.n_slots()], vec![0u32; schema.n_slots()]];
+                    for (row, &y) in rows.iter().zip(&labels) {
+                        let failed: Vec<usize> =
+                            (0..schema.n_features()).filter(|&f| !rule.allows(schema.slot(f, row[f]))).collect();
+                        if let [f] = failed[..] {
+                            let w = &mut want[y as usize];
+                            match kind {
+                                ConstraintKind::OneHot => w[schema.slot(f, row[f])] += 1,
+                                _ => schema.slots(f).filter(|&s| !rule.allows(s)).for_each(|s| w[s] += 1),
+                            }
+                        }
+                    }
+                    let what = format!("seed {seed} {kind:?} eps {eps} rule {i}");
+                    assert_eq!(st.counts[i], want[0], "negatives, {what}");
+                    assert_eq!(st.pos_counts[i], want[1], "positives, {what}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 200, "only {compared} rules compared");
+}
