@@ -57,6 +57,7 @@ mod run;
 mod schema;
 mod simplify;
 mod training;
+mod weighted;
 mod widen;
 
 pub use constraints::{Constraint, ConstraintTable};

@@ -62,6 +62,7 @@ use crate::acceptance::Acceptance;
 use crate::rule::{Rule, Terms};
 use crate::schema::Schema;
 use crate::training::TrainingSet;
+use crate::weighted::Weighted;
 
 /// The run's acceptance test: may a rule covering `negatives` training negatives and
 /// `positives` training positives stand? (Algorithm 1 with tolerance `tau`: at most `tau`
@@ -81,6 +82,10 @@ fn uses_positives(acc: Acceptance) -> bool {
 /// Simplifies rules on one training set; holds scratch space, so keep one per thread.
 pub struct Simplifier<'a> {
     ts: &'a TrainingSet,
+    /// The positives and the negatives the counts are made on: distinct vectors with weights
+    /// when the rows repeat enough ([`TrainingSet::weighted`]), else the rows; the same counts.
+    pos: &'a Weighted,
+    neg: &'a Weighted,
     acc: Acceptance,
     /// [`uses_positives`] of `acc`.
     uses_pos: bool,
@@ -104,16 +109,26 @@ pub struct Simplifier<'a> {
 
 impl<'a> Simplifier<'a> {
     pub fn new(ts: &'a TrainingSet, acc: Acceptance) -> Self {
+        let (pos, neg) = ts.weighted();
+        Self::with_views(ts, acc, pos, neg)
+    }
+
+    /// A simplifier counting on the views `pos` and `neg` of `ts`'s positives and negatives
+    /// (the tests compare collapsed views with the rows).
+    fn with_views(ts: &'a TrainingSet, acc: Acceptance, pos: &'a Weighted, neg: &'a Weighted) -> Self {
         let n_slots = ts.schema.n_slots();
         let mut neg_count = vec![0u32; n_slots];
-        for w in 0..ts.negatives.n_words() {
+        let negs = neg.index(&ts.negatives);
+        for w in 0..negs.n_words() {
             // The slots only: an interval feature's bitsets come after them.
-            for (c, &bits) in neg_count.iter_mut().zip(&ts.negatives.word(w)[..n_slots]) {
-                *c += bits.count_ones();
+            for (c, &bits) in neg_count.iter_mut().zip(&negs.word(w)[..n_slots]) {
+                *c += neg.weigh(w, bits);
             }
         }
         Self {
             ts,
+            pos,
+            neg,
             acc,
             uses_pos: uses_positives(acc),
             neg_count,
@@ -138,9 +153,10 @@ impl<'a> Simplifier<'a> {
         keep_maximal(&self.ts.schema, regrown)
     }
 
-    /// The training positives `terms` covers, as words of the positives' index.
+    /// The training positives `terms` covers, as words of the positives' view (distinct
+    /// vectors when collapsed).
     fn positives_covered(&self, terms: &Terms) -> Vec<u64> {
-        let poss = &self.ts.positives;
+        let poss = self.pos.index(&self.ts.positives);
         (0..poss.n_words())
             .map(|w| poss.covered_word(terms, w))
             .collect()
@@ -151,10 +167,12 @@ impl<'a> Simplifier<'a> {
     fn regrow(&mut self, rules: Vec<Rule>) -> Vec<Rule> {
         let ts = self.ts;
         let schema = &ts.schema;
-        let n_pos = ts.n_positives();
+        // The positives' view: a vector stands for its rows, which every rule covers alike.
+        let n_pos = self.pos.index(&ts.positives).n_rows();
+        let pos = self.pos;
         let mut rules: Vec<Option<Rule>> = rules.into_iter().map(Some).collect();
         let mut cover: Vec<Vec<u64>> = Vec::with_capacity(rules.len());
-        // How many of the run's rules cover each positive.
+        // How many of the run's rules cover each positive (each distinct positive vector).
         let mut times = vec![0u32; n_pos];
         for r in rules.iter().flatten() {
             r.terms(schema, &mut self.terms);
@@ -183,9 +201,11 @@ impl<'a> Simplifier<'a> {
             let replacement = match own.split_first() {
                 None => None,
                 Some((&first, rest)) => {
-                    let mut lgg = Rule::from_row(schema, ts.pos_codes(first));
+                    // The least general generalization of the rows, which their distinct
+                    // vectors give (in any order).
+                    let mut lgg = Rule::from_row(schema, ts.pos_codes(pos.first(first)));
                     for &j in rest {
-                        lgg.generalize(schema, ts.pos_codes(j));
+                        lgg.generalize(schema, ts.pos_codes(pos.first(j)));
                     }
                     let grown = self.simplify(&lgg);
                     if grown.n_constraints(schema) >= len || !self.is_acceptable(&grown) {
@@ -223,9 +243,9 @@ impl<'a> Simplifier<'a> {
     fn is_acceptable(&mut self, rule: &Rule) -> bool {
         let ts = self.ts;
         rule.terms(&ts.schema, &mut self.terms);
-        let neg = ts.negatives.count_covered(&self.terms, u32::MAX);
+        let neg = self.neg.count_covered(&ts.negatives, &self.terms);
         let pos = if self.uses_pos {
-            ts.positives.count_covered(&self.terms, u32::MAX)
+            self.pos.count_covered(&ts.positives, &self.terms)
         } else {
             0
         };
@@ -237,9 +257,9 @@ impl<'a> Simplifier<'a> {
         let ts = self.ts;
         let schema = &ts.schema;
         rule.terms(schema, &mut self.terms);
-        let neg = ts.negatives.count_covered(&self.terms, u32::MAX);
+        let neg = self.neg.count_covered(&ts.negatives, &self.terms);
         let pos = if self.uses_pos {
-            ts.positives.count_covered(&self.terms, u32::MAX)
+            self.pos.count_covered(&ts.positives, &self.terms)
         } else {
             0
         };
@@ -261,10 +281,11 @@ impl<'a> Simplifier<'a> {
     fn forward(&mut self, rule: &Rule) -> bool {
         let ts = self.ts;
         let schema = &ts.schema;
-        let (negs, poss) = (&ts.negatives, &ts.positives);
+        let (negw, posw) = (self.neg, self.pos);
+        let (negs, poss) = (negw.index(&ts.negatives), posw.index(&ts.positives));
         let nw = negs.n_words();
         let pw = if self.uses_pos { poss.n_words() } else { 0 };
-        let n_neg = negs.n_rows() as u32;
+        let n_neg = negw.total();
         // (negatives a term satisfies, feature, term): most excluded first, then lowest feature.
         self.order.clear();
         for c in 0..n_conditions(&self.terms) {
@@ -277,7 +298,7 @@ impl<'a> Simplifier<'a> {
                     .sum()
             } else {
                 (0..nw)
-                    .map(|w| (eval(&self.terms, c, negs.word(w)) & negs.valid(w)).count_ones())
+                    .map(|w| negw.weigh(w, eval(&self.terms, c, negs.word(w)) & negs.valid(w)))
                     .sum()
             };
             self.order.push((sat, f, c));
@@ -294,7 +315,7 @@ impl<'a> Simplifier<'a> {
         let (mut neg, mut pos) = (
             n_neg,
             if self.uses_pos {
-                poss.n_rows() as u32
+                posw.total()
             } else {
                 0
             },
@@ -312,7 +333,7 @@ impl<'a> Simplifier<'a> {
             let gain: u32 = self
                 .live
                 .iter()
-                .map(|&w| (self.cover[w as usize] & !sat[w as usize]).count_ones())
+                .map(|&w| negw.weigh(w as usize, self.cover[w as usize] & !sat[w as usize]))
                 .sum();
             if gain == 0 {
                 continue;
@@ -333,7 +354,7 @@ impl<'a> Simplifier<'a> {
                 let sat = eval(&self.terms, t, poss.word(w)) & poss.valid(w);
                 self.pos_sat[row * pw + w] = sat;
                 self.pcover[w] &= sat;
-                pos += self.pcover[w].count_ones();
+                pos += posw.weigh(w, self.pcover[w]);
             }
         }
         acceptable(self.acc, neg, pos)
@@ -342,7 +363,8 @@ impl<'a> Simplifier<'a> {
     /// Backward pass over `kept`.
     fn backward(&mut self) {
         let ts = self.ts;
-        let (negs, poss) = (&ts.negatives, &ts.positives);
+        let (negw, posw) = (self.neg, self.pos);
+        let (negs, poss) = (negw.index(&ts.negatives), posw.index(&ts.positives));
         let nw = negs.n_words();
         let pw = if self.uses_pos { poss.n_words() } else { 0 };
         while !self.kept.is_empty() {
@@ -351,6 +373,7 @@ impl<'a> Simplifier<'a> {
                 &self.neg_sat,
                 nw,
                 |w| negs.valid(w),
+                |w, bits| negw.weigh(w, bits),
                 &mut self.add_neg,
             );
             let base_pos = near_misses(
@@ -358,6 +381,7 @@ impl<'a> Simplifier<'a> {
                 &self.pos_sat,
                 pw,
                 |w| poss.valid(w),
+                |w, bits| posw.weigh(w, bits),
                 &mut self.add_pos,
             );
             // (negatives without it, feature, position in kept)
@@ -383,7 +407,8 @@ impl<'a> Simplifier<'a> {
         let ts = self.ts;
         let mut out = rule.clone();
         for c in 0..n_conditions(&self.terms) {
-            let vacuous = [&ts.negatives, &ts.positives].iter().all(|index| {
+            let views = [self.neg.index(&ts.negatives), self.pos.index(&ts.positives)];
+            let vacuous = views.iter().all(|index| {
                 (0..index.n_words())
                     .all(|w| index.valid(w) & !eval(&self.terms, c, index.word(w)) == 0)
             });
@@ -419,12 +444,13 @@ fn eval(terms: &Terms, c: usize, word: &[u64]) -> u64 {
 
 /// Rows covered by the conjunction of the `kept` terms (their satisfied-row words in rows of
 /// `sat`, `n_words` each); and in `add[i]` the rows that dropping `kept[i]` would add (those
-/// failing that term alone).
+/// failing that term alone). `weigh(w, bits)`: the rows the bits of word `w` stand for.
 fn near_misses(
     kept: &[(usize, usize)],
     sat: &[u64],
     n_words: usize,
     valid: impl Fn(usize) -> u64,
+    weigh: impl Fn(usize, u64) -> u32,
     add: &mut Vec<u32>,
 ) -> u32 {
     add.clear();
@@ -439,13 +465,13 @@ fn near_misses(
             two |= one & fail;
             one |= fail;
         }
-        covered += (v & !one).count_ones();
+        covered += weigh(w, v & !one);
         let exactly_one = one & !two;
         if exactly_one == 0 {
             continue;
         }
         for (i, &(_, k)) in kept.iter().enumerate() {
-            add[i] += (exactly_one & !sat[k * n_words + w]).count_ones();
+            add[i] += weigh(w, exactly_one & !sat[k * n_words + w]);
         }
     }
     covered
@@ -874,6 +900,61 @@ mod tests {
             }
         }
         assert!(regrown > 100 && dropped > 20 && runs > 500, "{regrown} {dropped} {runs}");
+    }
+
+    /// Rows repeated (each row 1 to 4 times, a few copies with the other label): simplification
+    /// on the collapsed views (distinct vectors with weights, [`Weighted`]) gives exactly the
+    /// rules it gives on the rows, and the plain version's; AV, OH and interval features.
+    #[test]
+    fn collapsed_views_simplify_as_the_rows_do() {
+        use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema, oh};
+        let repeat = |rows: Vec<Vec<u32>>, labels: Vec<bool>, seed: u64| {
+            let (mut r, mut l) = (Vec::new(), Vec::new());
+            for (i, (row, y)) in rows.into_iter().zip(labels).enumerate() {
+                let copies = 1 + (i as u64 * 7 + seed) % 4;
+                for c in 0..copies {
+                    r.push(row.clone());
+                    l.push(if c == 2 && i % 5 == 0 { !y } else { y });
+                }
+            }
+            (r, l)
+        };
+        let mut collapsed = 0usize;
+        let mut check = |schema: &Schema, rows: &[Vec<u32>], labels: &[bool], ctx: &str| {
+            let cols = columns_of(rows, schema.n_features());
+            let data = Columns::new(schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            let Ok(ts) = TrainingSet::new(schema.clone(), &data, labels) else { return };
+            let (pos, neg) = ts.weighted();
+            collapsed += (pos.is_collapsed() && neg.is_collapsed()) as usize;
+            let (prow, nrow) = (Weighted::rows(ts.n_positives()), Weighted::rows(ts.neg_rows.len()));
+            for (tau, eps) in ACCEPTANCES.into_iter().chain([(3, 0.0)]) {
+                let acc = Acceptance::new(tau, eps).unwrap();
+                let n = ts.n_positives() as u32;
+                let mut rules = find_rs_pruned(&ts, &(0..n).rev().collect::<Vec<_>>(), acc, 0);
+                if let Some(j) = labels.iter().position(|&y| !y) {
+                    rules.push(Rule::from_row(schema, &rows[j]));
+                }
+                let got = Simplifier::new(&ts, acc).simplify_run(&rules);
+                let on_rows = Simplifier::with_views(&ts, acc, &prow, &nrow).simplify_run(&rules);
+                assert_eq!(got, on_rows, "{ctx} {acc:?}");
+                assert_eq!(got, naive_simplify_run(schema, &rules, rows, labels, acc), "{ctx} {acc:?}");
+            }
+        };
+        for seed in 0..40u64 {
+            let domains = [3u32, 2, 4, 3, 2];
+            let (rows, labels) = random_data(seed + 77, 25 + seed as usize % 30, &domains);
+            let (rows, labels) = repeat(rows, labels, seed);
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+                check(&schema, &rows, &labels, &format!("seed {seed} {kind:?}"));
+            }
+            let specs = [iv(6, true), av(3), oh(3), iv(3, false)];
+            let schema = mixed_schema(&specs);
+            let (rows, labels) = mixed_data(seed + 503, 20 + seed as usize % 25, &specs, seed % 2 == 0);
+            let (rows, labels) = repeat(rows, labels, seed);
+            check(&schema, &rows, &labels, &format!("seed {seed} intervals"));
+        }
+        assert!(collapsed > 60, "{collapsed} of 120 data sets collapsed");
     }
 
     /// The same with interval features (nulls, a single value) among AV and OH ones.

@@ -17,6 +17,7 @@ use crate::identical::Groups;
 use crate::row_parts::RowParts;
 use crate::row_index::RowIndex;
 use crate::schema::{ConstraintKind, Schema};
+use crate::weighted::Weighted;
 use std::sync::OnceLock;
 
 #[allow(dead_code)] // `n_rows` and `neg_rows` describe the set; tests and debugging read them
@@ -55,6 +56,9 @@ pub struct TrainingSet {
     /// Built on first use: the negatives indexed by parts of the features, when the schema has
     /// no interval feature and the index pays ([`RowParts`]).
     neg_parts: OnceLock<Option<RowParts>>,
+    /// Built on first use (simplification): the positives and the negatives each collapsed to
+    /// their distinct vectors with weights ([`Weighted`]).
+    weighted: OnceLock<(Weighted, Weighted)>,
 }
 
 /// The positives' own rows (see [`TrainingSet::own_counts`]) and feature vector numbers.
@@ -172,6 +176,7 @@ impl TrainingSet {
             distinct: OnceLock::new(),
             own_counts: OnceLock::new(),
             neg_parts: OnceLock::new(),
+            weighted: OnceLock::new(),
         })
     }
 
@@ -280,6 +285,17 @@ impl TrainingSet {
                 Distinct::build(&self.schema, np, nn, code, row).ok().flatten()
             })
             .as_ref()
+    }
+
+    /// The positives and the negatives, each collapsed to their distinct feature vectors with
+    /// weights when that pays ([`Weighted`]), built on first use: simplification counts on them.
+    pub fn weighted(&self) -> &(Weighted, Weighted) {
+        self.weighted.get_or_init(|| {
+            let (np, nn, m) = (self.pos_rows.len(), self.neg_rows.len(), self.schema.n_features());
+            let pos = Weighted::build(&self.schema, np, |i, f| self.pos_codes[i * m + f]);
+            let neg = Weighted::build(&self.schema, nn, |i, f| self.neg_codes[f * nn + i]);
+            (pos, neg)
+        })
     }
 
     /// The negatives indexed by parts of the features ([`RowParts`]), built on first use;
