@@ -17,6 +17,7 @@ use crate::schema::Schema;
 use crate::simplify::Simplifier;
 use crate::rule::Rule;
 use crate::training::TrainingSet;
+use crate::weighted::Weighted;
 use crate::widen::{widen_run, Widen};
 
 /// How many BP rules vote.
@@ -136,11 +137,15 @@ pub struct BudgetReport {
 /// allocations fail as errors ([`FindRsError::OutOfMemory`]), not aborts; callers compare this
 /// figure with the memory available to refuse a fit beforehand. It includes what a run with a
 /// share tolerance adds (the distinct-vector view and the positives' suffix counts), an upper
-/// bound for any tolerance.
+/// bound for any tolerance, and what simplification's views ([`Weighted`]) and the count of the
+/// contradictions (grouped while the run goes: 16 bytes per row, 20 per group) take.
 pub fn fit_bytes(schema: &Schema, n_pos: usize, n_neg: usize) -> u64 {
     let rules = n_pos as u64 * schema.rule_words() as u64 * 8;
     let share = TrainingSet::share_bytes(schema, n_pos, n_neg);
-    (TrainingSet::bytes(schema, n_pos, n_neg) + rules + share).max(RowIndex::bytes(schema, n_pos + n_neg))
+    let simplify = Weighted::bytes(schema, n_pos) + Weighted::bytes(schema, n_neg);
+    let contradictions = (n_pos + n_neg) as u64 * 36;
+    (TrainingSet::bytes(schema, n_pos, n_neg) + rules + share + simplify + contradictions)
+        .max(RowIndex::bytes(schema, n_pos + n_neg))
 }
 
 /// Fits a model of `options.method` on `data` (training codes: no unseen code) labelled by
@@ -271,8 +276,14 @@ pub fn fit_run_range(
             return Ok(Vec::new());
         }
         let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
-        let rules = find_rs_pruned(&ts, &order, acc, support);
-        let rules = if options.simplify { Simplifier::new(&ts, acc).simplify_run(&rules) } else { rules };
+        let rules = if options.simplify {
+            // A run is sequential: another thread of the pool builds the views simplification
+            // counts on (`TrainingSet::weighted`, built once either way) while it goes.
+            let (rules, _) = rayon::join(|| find_rs_pruned(&ts, &order, acc, support), || ts.weighted());
+            Simplifier::new(&ts, acc).simplify_run(&rules)
+        } else {
+            find_rs_pruned(&ts, &order, acc, support)
+        };
         return Ok(vec![widen_run(&ts, options.widen, rules)]);
     }
     let range = runs.start as u64..runs.end as u64;
@@ -299,16 +310,14 @@ pub(crate) fn fit_or_none(
     progress: &Progress,
 ) -> Result<Option<Fitted>> {
     // The training set's indexes live only inside `fit_run_range`: freed before the index of
-    // every row is built, the two never take memory at once (see `fit_bytes`).
-    let runs = fit_run_range(
-        &schema,
-        data,
-        labels,
-        options,
-        0..options.n_runs_made(),
-        progress,
-    )?;
-    fit_from_runs(schema, data, labels, options, runs)
+    // every row is built, the two never take memory at once (see `fit_bytes`). The
+    // contradictions are counted on another thread of the pool meanwhile (a FIND-RS run is
+    // sequential; the count depends on the data only).
+    let (runs, contradictions) = rayon::join(
+        || fit_run_range(&schema, data, labels, options, 0..options.n_runs_made(), progress),
+        || TrainingSet::contradictions(data, labels),
+    );
+    fit_from_counted_runs(schema, data, labels, options, runs?, Some(contradictions))
 }
 
 /// The model of a fit with `options` whose runs (all of them, in run order, as
@@ -319,6 +328,18 @@ pub fn fit_from_runs(
     labels: &[bool],
     options: &FitOptions,
     runs: Vec<Vec<Rule>>,
+) -> Result<Option<Fitted>> {
+    fit_from_counted_runs(schema, data, labels, options, runs, None)
+}
+
+/// [`fit_from_runs`] given the data's [`TrainingSet::contradictions`] when already counted.
+fn fit_from_counted_runs(
+    schema: Schema,
+    data: &Columns,
+    labels: &[bool],
+    options: &FitOptions,
+    runs: Vec<Vec<Rule>>,
+    contradictions: Option<usize>,
 ) -> Result<Option<Fitted>> {
     options.validate()?;
     if runs.len() != options.n_runs_made() as usize {
@@ -338,7 +359,7 @@ pub fn fit_from_runs(
     if runs.iter().all(|r| r.is_empty()) {
         return Ok(None);
     }
-    let contradictions = TrainingSet::contradictions(data, labels);
+    let contradictions = contradictions.unwrap_or_else(|| TrainingSet::contradictions(data, labels));
     let mut parts = RuleSetParts::default();
     if options.method == Method::FindRs {
         let rules = runs.into_iter().next().expect("one run");
