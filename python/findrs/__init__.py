@@ -3,7 +3,7 @@
 Example:
     >>> import findrs
     >>> df = findrs.datasets.tic_tac_toe()
-    >>> model = df.findrs.fit("class", "positive", shuffle=False)  # settings chosen by CV
+    >>> model = df.findrs.fit("class", "positive", shuffle=False, random_state=0)  # settings chosen by CV
     >>> print(model)  # doctest: +ELLIPSIS
     FIND-RS (AV, tolerance 0): class = 'positive'
     settings chosen by 5-fold cross-validation (auto=False fits the paper's): encoding='av', tolerance=0, ...

@@ -110,7 +110,7 @@ class RuleSetModel:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> model = df.findrs.fit("class", "positive", shuffle=False)
+        >>> model = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
         >>> model.predict(df).head(2).to_list()
         ['positive', 'positive']
         >>> model.n_rules
@@ -673,7 +673,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> m.predict(df.head(3), labels=False).to_list()
             [True, True, True]
         """
@@ -705,7 +705,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> m.decision_function(df.head(3)).to_list()
             [0.5, 0.5, 0.5]
         """
@@ -726,7 +726,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> train, test = findrs.datasets.train_test_split(findrs.datasets.tic_tac_toe())
-            >>> train.findrs.fit("class", "positive", shuffle=False).score(test)
+            >>> train.findrs.fit("class", "positive", shuffle=False, random_state=0).score(test)
             1.0
         """
         df = as_polars(data)
@@ -754,7 +754,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> m.predict(df.head(2), labels=False).to_numpy().tolist()  # instead of predict_mask
             [True, True]
         """
@@ -785,7 +785,7 @@ class RuleSetModel:
         Example:
             >>> import findrs, polars as pl
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.lazy().with_columns(m.predict_expr()).collect()["class_predicted"][0]
             'positive'
 
@@ -822,7 +822,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.head(2).select(m.decision_expr()).columns
             ['class_decision']
         """
@@ -853,7 +853,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.head(1).select(m.decision_expr()).item()  # instead of score_expr
             0.5
         """
@@ -874,7 +874,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.head(1).select(m.explain_expr(top=2)).item().to_list()
             [0, 1]
         """
@@ -900,7 +900,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.head(2).select(m.to_expr()).to_series().to_list()
             [True, True]
         """
@@ -927,7 +927,7 @@ class RuleSetModel:
         Example:
             >>> import findrs, polars as pl
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> row = df.filter(pl.col("class") == "negative").head(1)
             >>> ex = m.explain(row)
             >>> ex["class_predicted"][0], ex["nearest_rule"][0], ex["failed_conditions"][0].to_list()
@@ -1024,7 +1024,7 @@ class RuleSetModel:
         Example:
             >>> import findrs, polars as pl
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> row = df.filter(pl.col("class") == "negative").head(1)
             >>> row.select(m.why_not_expr()).unnest("why_not").row(0)
             (0, ['top_right = x'])
@@ -1067,7 +1067,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> m.to_sql().startswith("CASE")
             True
 
@@ -1101,7 +1101,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> m.rules.select("id", "text", "weight").row(0)
             (0, 'top_left = x and top_middle = x and top_right = x', 1)
         """
@@ -1380,7 +1380,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> findrs.RuleSetModel.from_json(m.to_json()).n_rules
             8
         """
@@ -1408,7 +1408,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> findrs.RuleSetModel.from_json(m.to_json()).rules["text"][0]
             'top_left = x and top_middle = x and top_right = x'
         """

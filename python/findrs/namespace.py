@@ -6,7 +6,7 @@ them; a test checks the signatures match).
 Example:
     >>> import findrs, polars as pl
     >>> df = findrs.datasets.tic_tac_toe()
-    >>> model = df.findrs.fit("class", "positive", shuffle=False)
+    >>> model = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
     >>> df.findrs.predict(model).columns[-1]
     'class_predicted'
 """
@@ -35,7 +35,7 @@ class DataFrameNamespace:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> m = df.findrs.fit("class", "positive", shuffle=False)
+        >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
         >>> df.findrs.predict(m).select("class", "class_predicted").row(0)
         ('positive', 'positive')
     """
@@ -103,7 +103,7 @@ class DataFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.findrs.predict(m, name="guess")["guess"][0]
             'positive'
         """
@@ -123,7 +123,7 @@ class DataFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.head(1).findrs.explain(m, top=1)["fired_rules"].to_list()
             [[0]]
         """
@@ -139,7 +139,7 @@ class LazyFrameNamespace:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> m = df.findrs.fit("class", "positive", shuffle=False)
+        >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
         >>> df.lazy().findrs.predict(m).select("class_predicted").collect().height
         958
     """
@@ -207,7 +207,7 @@ class LazyFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.lazy().findrs.predict(m).collect(engine="streaming").columns[-1]
             'class_predicted'
         """
@@ -227,7 +227,7 @@ class LazyFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False)
+            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
             >>> df.lazy().findrs.explain(m).collect().columns[-2:]
             ['nearest_rule', 'failed_conditions']
         """
