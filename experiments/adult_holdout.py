@@ -40,6 +40,23 @@ first equals the defaults on Adult, whose cross-validation picks the positive cl
   one-vs-rest: weights ``logit(p)`` for ``>50K`` rules and ``logit(p) + logit(prior)`` for
   ``<=50K`` rules, negative weights 0), ``>50K`` iff its sum is larger.
 
+Exceptions on one encoder (issue 12, branch except18; :func:`_exceptions`). ``both-nb`` with the
+``<=50K`` set fitted on the ``>50K`` set's encoding (its encoding, bins, numeric kind, bin edges
+and interval ends given, so one encoder serves both sets), the model a new binary kind could hold:
+
+* ``exc-cv``: the ``<=50K`` set's tolerance, support and simplification chosen by its own
+  cross-validation (``direction="negative"``, those three automatic);
+* ``exc-pos``: the ``<=50K`` set with every setting of the ``>50K`` set (its tolerance, its
+  fitted support, its simplification), no cross-validation.
+
+Each predicts as ``both-nb``, computed in its readable form (:class:`_Exceptions`: positive iff
+some ``>50K`` rule ``r`` holds and none of ``r``'s exceptions, the ``<=50K`` rules ``s`` with
+``logit(p_s) >= logit(p_r) - logit(prior)``, holds; checked row for row against ``both-nb``'s
+comparison). The rules it counts are the ``>50K`` rules and the ``<=50K`` rules that are an
+exception of one of them: the others never change a prediction. Its seconds are those of the
+``>50K`` fit and of its own ``<=50K`` fit. The script checks that the two sets' encoders are
+equal.
+
 ``ovr``: one-vs-rest as ``ovr-own``, both class sets with the settings and support the defaults
 chose for ``>50K`` (as docs/semantics.md §10's sets share their settings; the core's multiclass
 fit itself refuses two classes).
@@ -160,6 +177,7 @@ class _Both:
 
 
 _PAIRS: dict[tuple[int, int, int], tuple[Any, Any, float, float]] = {}
+_POS_TIME: dict[int, tuple[float, float]] = {}  # the seconds of the >50K fit of _PAIRS' entry
 
 
 def _pair(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
@@ -173,6 +191,7 @@ def _pair(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
             pos = findrs.fit(train, "class", True, random_state=seed, direction="positive")
+            _POS_TIME[seed] = (time.perf_counter() - t, time.process_time() - c)
             neg = findrs.fit(train, "class", True, random_state=seed, direction="negative")
         _PAIRS.clear()
         _PAIRS[key] = (pos, neg, time.perf_counter() - t, time.process_time() - c)
@@ -183,6 +202,75 @@ def _both(how: str) -> Callable[[pl.DataFrame, int], Any]:
     def fit(train: pl.DataFrame, seed: int) -> Any:
         pos, neg, secs, cpu = _pair(train, seed)
         return _Both(pos, neg, float(train["class"].mean()), how, secs, cpu)
+    return fit
+
+
+ENCODER_SETTINGS = ("encoding", "bins", "numeric", "bin_edges", "interval_ends")
+
+
+class _Exceptions(_Both):
+    """``both-nb`` read as rules with exceptions: positive iff some ``>50K`` rule ``r`` holds and
+    none of ``r``'s exceptions (the ``<=50K`` rules ``s`` with ``logit(p_s) >= logit(p_r) -
+    logit(prior)``) holds. :meth:`predict` computes that explicit form and checks it against
+    ``both-nb``'s comparison of the two largest logits, row for row."""
+
+    def __init__(self, pos: Any, neg: Any, prior: float, secs: float, cpu: float) -> None:
+        import numpy as np
+
+        super().__init__(pos, neg, prior, "nb", secs, cpu)
+        lp = math.log(prior / (1 - prior))
+        self.lr, self.ls = self._logits(pos), self._logits(neg)
+        # exceptions[r]: the kept <=50K rule ids that override >50K rule r.
+        self.exceptions = [np.flatnonzero(self.ls >= x - lp) for x in self.lr]
+        used = set().union(*map(set, self.exceptions)) if self.exceptions else set()
+        self.rules = pl.DataFrame({"kept": [True] * (self.lr.size + len(used))})
+        self.params = {**self.params, "exception_rules": len(used),
+                       "exceptions_per_rule": [int(e.size) for e in self.exceptions]}
+
+    @staticmethod
+    def _logits(m: Any) -> "np.ndarray":
+        """``logit`` of each rule's Laplace-smoothed training precision, by rule id (FIND-RS:
+        every rule votes)."""
+        import numpy as np
+
+        r = m.rules
+        p = ((r["train_positives"] + 1) / (r["train_positives"] + r["train_negatives"] + 2)).to_numpy()
+        return np.log(p / (1 - p))
+
+    def predict(self, frame: pl.DataFrame) -> "np.ndarray":
+        import numpy as np
+
+        fp = self.pos.explain(frame)["fired_rules"].to_list()
+        fn = [set(f) for f in self.neg.explain(frame)["fired_rules"].to_list()]
+        out = np.array([any(not fn[i].intersection(self.exceptions[r].tolist()) for r in f) for i, f in enumerate(fp)])
+        nb = super().predict(frame)
+        if not np.array_equal(out, nb):
+            raise AssertionError(f"rules with exceptions differ from both-nb on {int((out != nb).sum())} rows")
+        self.overridden = int((self.pos.predict(frame, labels=False).to_numpy() & ~out).sum())
+        return out
+
+
+def _exceptions(own_cv: bool) -> Callable[[pl.DataFrame, int], Any]:
+    """``exc-cv`` / ``exc-pos``: the defaults' ``>50K`` set and a ``<=50K`` set on its encoder;
+    the seconds are those of the ``>50K`` fit and of this ``<=50K`` fit."""
+    def fit(train: pl.DataFrame, seed: int) -> Any:
+        import findrs
+
+        pos, _, _, _ = _pair(train, seed)
+        secs, cpu = _POS_TIME[seed]
+        kw = {k: pos.params[k] for k in ENCODER_SETTINGS}
+        if not own_cv:
+            kw.update(tolerance=pos.params["tolerance"], min_support=pos.params["min_support"],
+                      simplify=pos.params["simplify"])
+        t, c = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", findrs.ContradictionWarning)
+            neg = findrs.fit(train, "class", True, random_state=seed, method="find-rs", direction="negative",
+                             auto=own_cv, **kw)
+        if neg.encoders != pos.encoders:
+            raise AssertionError("the <=50K set's encoders differ from the >50K set's")
+        return _Exceptions(pos, neg, float(train["class"].mean()), secs + time.perf_counter() - t,
+                           cpu + time.process_time() - c)
     return fit
 
 
@@ -299,6 +387,8 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "both-nb": _both("nb"),
     "both-nb-sum": _both("sum"),
     "ovr": _ovr_shared,
+    "exc-cv": _exceptions(True),
+    "exc-pos": _exceptions(False),
     **{f"{how}{T}": _runs(how, T) for how in ("bo", "best") for T in (3, 5, 10)},
 }
 
@@ -321,6 +411,11 @@ def run_variant(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int)
     else:
         acc = float(model.score(test))
     out = dict(acc=acc, rules=int(rules.height), secs=secs, cpu=cpu, setting=json.dumps(chosen, default=str))
+    if isinstance(model, _Exceptions):
+        out["setting"] = json.dumps({**json.loads(out["setting"]), "positive_rules": int(model.lr.size),
+                                     "exception_rules": model.params["exception_rules"],
+                                     "exceptions_per_rule": model.params["exceptions_per_rule"],
+                                     "overridden": model.overridden}, default=str)
     if isinstance(model, _Runs):
         if not (cover[:, 0] == model.base.predict(test, labels=False).to_numpy()).all():
             raise AssertionError("run 0 of the BO fit is not the defaults' FIND-RS model")
