@@ -47,7 +47,9 @@ and interval ends given, so one encoder serves both sets), the model a new binar
 * ``exc-cv``: the ``<=50K`` set's tolerance, support and simplification chosen by its own
   cross-validation (``direction="negative"``, those three automatic);
 * ``exc-pos``: the ``<=50K`` set with every setting of the ``>50K`` set (its tolerance, its
-  fitted support, its simplification), no cross-validation.
+  fitted support, its simplification), no cross-validation;
+* ``exceptions``: ``findrs.fit(..., exceptions=True)``, the model kind built from ``exc-cv``
+  (docs/semantics.md §9.6).
 
 Each predicts as ``both-nb``, computed in its readable form (:class:`_Exceptions`: positive iff
 some ``>50K`` rule ``r`` holds and none of ``r``'s exceptions, the ``<=50K`` rules ``s`` with
@@ -389,6 +391,7 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "ovr": _ovr_shared,
     "exc-cv": _exceptions(True),
     "exc-pos": _exceptions(False),
+    "exceptions": _kw(exceptions=True),
     **{f"{how}{T}": _runs(how, T) for how in ("bo", "best") for T in (3, 5, 10)},
 }
 
@@ -403,8 +406,13 @@ def run_variant(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int)
     secs, cpu = time.perf_counter() - t, time.process_time() - c
     if isinstance(model, (_Both, _Runs)):  # its fits, whichever variant made them
         secs, cpu = model._secs, model._cpu
-    rules = model.rules.filter(pl.col("kept"))
-    chosen = {k: model.params[k] for k in (*model.params.get("auto", []), "min_support")}
+    if isinstance(model, findrs.ExceptionsModel):  # the built model: its voting rules and both sets' settings
+        rules = pl.DataFrame({"kept": [True] * model.n_rules})
+        chosen = {"positive": {k: model.params[k] for k in (*model.params["auto"], "min_support")},
+                  "negative": model.params["exception_settings"]}
+    else:
+        rules = model.rules.filter(pl.col("kept"))
+        chosen = {k: model.params[k] for k in (*model.params.get("auto", []), "min_support")}
     if isinstance(model, _Runs):  # the runs' cover of the test rows, once (explain is the cost)
         cover, truth = model._cover(test), test["class"].to_numpy()
         acc = float((model.decide(cover) == truth).mean())

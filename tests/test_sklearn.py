@@ -67,7 +67,7 @@ def test_params_round_trip_and_clone() -> None:
         method="bo", T=7, encoding="oh", tolerance=2, min_support=3, direction="negative", auto=True,
         n_rules=None, accuracy_ratio=0.95, bins=4, simplify=True, max_rules=5, random_state=3, n_jobs=1,
         cv=4, cv_T=5, verbose=True, numeric="interval", interval_ends="widened", multiclass="one-vs-rest",
-        cv_rows=100, bin_edges="supervised",
+        cv_rows=100, bin_edges="supervised", exceptions=True,
     )
     clf = FindRSClassifier(**params)
     assert clf.get_params() == params
@@ -80,7 +80,7 @@ def test_params_round_trip_and_clone() -> None:
         method=None, T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=True,
         n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=None, max_rules=None, random_state=None,
         n_jobs=None, cv=None, cv_T=None, verbose=False, numeric=None, interval_ends="open", multiclass="auto",
-        cv_rows=8000, bin_edges=None,
+        cv_rows=8000, bin_edges=None, exceptions=False,
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)

@@ -24,10 +24,11 @@ from . import datasets
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
 from .config import Config
 from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError, IdentifierWarning
+from .exceptions import ExceptionsModel
 from .learn import fit
 from .model import ModelPair, RuleSetModel, __version__
 
 __all__ = [
-    "Config", "ContradictionWarning", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "ModelPair",
+    "Config", "ContradictionWarning", "ExceptionsModel", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "ModelPair",
     "RuleSetModel", "__version__", "datasets", "fit",
 ]

@@ -24,6 +24,7 @@ import polars as pl
 
 from . import datasets
 from .errors import FindRSInputError
+from .exceptions import ExceptionsModel, is_exceptions_document
 from .learn import fit
 from .model import RuleSetModel
 from .params import NOT_GIVEN
@@ -167,9 +168,11 @@ def _cli_terms(message: str) -> str:
     return _PARAM_RE.sub(lambda m: _CLI_NAMES[m.group(1)] + " ", message)
 
 
-def _load_model(path: str) -> RuleSetModel:
+def _load_model(path: str) -> RuleSetModel | ExceptionsModel:
     if not Path(path).is_file():
         raise _CLIError(f"model file {path!r} not found")
+    if is_exceptions_document(Path(path).read_text()):
+        return ExceptionsModel.from_json(Path(path))
     return RuleSetModel.from_json(Path(path))
 
 
@@ -273,6 +276,7 @@ def _fit(args: argparse.Namespace) -> int:
             interval_ends=args.interval_ends,
             bin_edges=args.bin_edges,
             multiclass=args.multiclass,
+            **({"exceptions": True} if args.exceptions else {}),
         )
         elapsed = time.perf_counter() - start
     for w in caught:
@@ -305,6 +309,8 @@ def _predict(args: argparse.Namespace) -> int:
 def _explain(args: argparse.Namespace) -> int:
     model = _load_model(args.model)
     df = _read_frame(args.data, _training_schema(model), header=args.header)
+    if isinstance(model, ExceptionsModel):
+        return _explain_exceptions(model, df)
     table = model.explain(df)
     name = model.target.name
     positive = model.target.positive
@@ -349,10 +355,33 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain_exceptions(model: ExceptionsModel, df: pl.DataFrame) -> int:
+    """``explain`` of a rules-with-exceptions model: per row the label, the rule that decided a
+    positive row, or the exception that overrode the holding rules."""
+    name = model.target.name
+    table = model.explain(df)
+    lines = []
+    cols = (f"{name}_predicted", "fired_rules", "fired_exceptions", "deciding_rule", "deciding_text",
+            "overriding_exception", "overriding_text")
+    for i, (label, ids, exc, rid, rtext, sid, stext) in enumerate(table.select(cols).iter_rows()):
+        lines.append(f"row {i}: {name} = {label!r}")
+        if rid is not None:
+            lines.append(f"  rule #{rid} holds and none of its exceptions: {rtext}")
+        elif sid is not None:
+            lines.append(f"  {len(ids)} rule(s) hold ({', '.join(f'#{r}' for r in ids)}), overridden by exception "
+                         f"e{sid}: {stext}")
+        else:
+            lines.append("  no rule holds")
+    print("\n".join(lines))
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     model = _load_model(args.model)
     print(model)
     print()
+    if isinstance(model, ExceptionsModel):
+        return 0  # the text lists every rule and exception
     rules = model.rules
     multi = model.classes is not None
     header = ["id", *(["class"] if multi else []), "weight", "votes", "train_pos", "train_neg", "rule"]
@@ -503,6 +532,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--multiclass", choices=["auto", *COMBINATIONS], default=DEFAULT,
         help=f"more than two classes and no --positive: how the class rule sets combine (default {DEFAULT})",
     )
+    p.add_argument("--exceptions", action="store_true",
+                   help="rules with exceptions (two classes, FIND-RS): positive where a rule holds and none of its "
+                        "exceptions, the other label's rules at least as precise (docs/semantics.md 9.6)")
     p.add_argument("-o", "--output", required=True, metavar="model.json", help="where to save the model")
     p.set_defaults(run=_fit)
 

@@ -11,12 +11,13 @@ import polars as pl
 
 from .encode import encode_frame, fit_encoders
 from .errors import ContradictionWarning, FindRSInputError
+from .exceptions import ExceptionsModel
 from .fold_codes import fold_coder
 from .frames import as_polars
 from .model import FoldCoder, ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import DEFAULTS, NOT_GIVEN, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
+from .params import DEFAULTS, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
 from .target import binarize, class_indices
 from . import auto as _auto_mod
@@ -29,6 +30,10 @@ Auto = Literal["auto"]
 Numeric = Literal["bins", "interval"]
 BinEdges = Literal["uniform", "quantile", "supervised"]
 IntervalEnds = Literal["tight", "midpoint", "open", "widened"]
+
+
+@overload
+def fit(data: Any, target: str, positive: Any | None = None, *, exceptions: Literal[True], **kwargs: Any) -> ExceptionsModel: ...
 
 
 @overload
@@ -69,7 +74,8 @@ def fit(
     bin_edges: BinEdges | None = None,
     chunks: int | None = None,
     verbose: bool = False,
-) -> RuleSetModel | ModelPair:
+    exceptions: bool = False,
+) -> RuleSetModel | ModelPair | ExceptionsModel:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
 
     Args:
@@ -190,6 +196,15 @@ def fit(
         verbose: show the finished runs (of BO / BP, and of the cross-validation of automatic
             settings) on stderr, as one line that updates, with elapsed and remaining time
             (tqdm's bar when tqdm is installed).
+        exceptions: ``True`` fits rules with exceptions (docs/semantics.md §9.6), a
+            :class:`~findrs.ExceptionsModel`: the FIND-RS rules of ``positive`` (as this fit
+            without it, ``direction="positive"``), then FIND-RS rules of the other label over
+            the same encoder (with automatic settings their tolerance, support and
+            simplification chosen by their own cross-validation, else the rules' settings);
+            the model predicts ``positive`` where a rule holds and none of its exceptions (the
+            other label's rules at least as precise, read with the prior) holds. Needs a
+            two-class target and one FIND-RS run (``method`` ``None`` or ``"find-rs"``, no
+            ``max_rules`` or ``chunks``, ``direction`` ``"positive"``). Default ``False``.
 
     Returns:
         The fitted :class:`~findrs.RuleSetModel`; with ``method="bo+bp"`` a
@@ -207,6 +222,8 @@ def fit(
             (``fit(X, y)``: the message shows the target-column form and ``FindRSClassifier``);
             a numeric target of more than 20 values without ``positive`` (a quantity: the
             message suggests a threshold).
+            ``exceptions=True`` with a target of other than two classes, a method other than
+            FIND-RS, ``max_rules``, ``chunks`` or ``direction`` other than ``"positive"``.
         KeyboardInterrupt: Ctrl-C during a BO/BP fit (it stops between runs).
 
     Warns:
@@ -223,7 +240,11 @@ def fit(
         8
     """
     _check_target_is_a_name(data, target)
-    vote = method is None
+    if exceptions:
+        direction = _check_exceptions(exceptions, method, direction, max_rules, chunks)
+    elif exceptions is not False:
+        raise FindRSInputError(f"exceptions must be True or False, got {exceptions!r}")
+    vote = method is None and not exceptions
     if method is None:
         method = "find-rs"
     pair = isinstance(method, str) and method == "bo+bp"
@@ -297,6 +318,10 @@ def fit(
                              "n_rules": "cv" if "n_rules" in params["auto"] else params["n_rules"]})
 
     multi = class_indices(df, target) if positive is None else None
+    if exceptions and multi is not None:
+        raise FindRSInputError(
+            f"exceptions=True applies to two-class targets; {target!r} has more classes: pass positive=<label> with a "
+            f"two-class target, or leave exceptions=False for a multiclass model")
     if multi is not None:
         classes, tgt = multi
         if params["auto"] and auto:
@@ -365,6 +390,12 @@ def fit(
                 model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
             if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                 model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
+            if exceptions:
+                if tgt.negative is None:
+                    raise FindRSInputError(
+                        f"exceptions=True needs a target of exactly two classes; {target!r} has more, so there is no "
+                        f"other label for the exception rules to describe: keep two classes, or leave exceptions=False")
+                model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -376,6 +407,43 @@ def fit(
             stacklevel=2,
         )
     return ModelPair(*models) if pair else model
+
+
+def _check_exceptions(exceptions: Any, method: Any, direction: Any, max_rules: Any, chunks: Any) -> Any:
+    """``exceptions=True``'s refusals (docs/semantics.md §9.6); the ``direction`` to fit the
+    rules with (``"positive"``)."""
+    if exceptions is not True:
+        raise FindRSInputError(f"exceptions must be True or False, got {exceptions!r}")
+    if method not in (None, "find-rs"):
+        raise FindRSInputError(
+            f"exceptions=True fits one FIND-RS run per rule set, not method={method!r}: leave method None (or "
+            f"'find-rs'), or leave exceptions=False")
+    if not isinstance(direction, NotGiven) and direction != "positive":
+        raise FindRSInputError(
+            f"exceptions=True describes the positive label with rules and the other with exceptions; "
+            f"direction={direction!r} cannot combine with it: leave direction out (or 'positive')")
+    if max_rules is not None or chunks is not None:
+        what = f"max_rules={max_rules!r}" if max_rules is not None else f"chunks={chunks!r}"
+        raise FindRSInputError(f"{what} cannot combine with exceptions=True (yet): leave it None, or exceptions=False")
+    return "positive"
+
+
+def _with_exceptions(model: RuleSetModel, codes: list[np.ndarray], y: np.ndarray, tgt: Any,
+                     coder: FoldCoder | None, n_jobs: int | None, progress: Any) -> ExceptionsModel:
+    """``exceptions=True`` (docs/semantics.md §9.6): ``model``'s rules and the other label's
+    FIND-RS rules over the same encoders and codes (``coder``: the same per-fold encoding). With
+    automatic settings, the exception rules' tolerance, support and simplification are chosen
+    by their own cross-validation (the same sample and folds), else they are ``model``'s."""
+    p = model.params
+    q = {k: v for k, v in p.items() if k in PARAMETERS}
+    q.update(method="find-rs", direction="negative", n_rules=None, max_rules=None, auto=bool(p["auto"]))
+    if p["auto"]:
+        q.update(tolerance="auto", min_support="auto", simplify="auto")
+    q = check_params(q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
+        neg = RuleSetModel._fit(codes, y, model.encoders, tgt, q, n_jobs, progress, coder if q["auto"] else None)
+    return ExceptionsModel(model, neg)
 
 
 def _check_target_is_a_name(data: Any, target: Any) -> None:

@@ -1425,6 +1425,10 @@ class RuleSetModel:
         except ValueError as e:
             if "format version 1 " in str(e):
                 return cls._from_v1(text)
+            if '"findrs-exceptions"' in text[:200]:
+                raise FindRSInputError(
+                    "this is a rules-with-exceptions model (docs/semantics.md §9.6): load it with "
+                    "findrs.ExceptionsModel.from_json") from None
             raise FindRSInputError(f"findrs model JSON: {e}") from None
         return cls._assemble(core, dict(sections))
 

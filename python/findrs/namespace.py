@@ -21,6 +21,7 @@ from .encode import check_columns
 from .expressions import Engine, input_schema
 from .learn import Auto, BinEdges, Direction, Encoding, IntervalEnds, Method, Numeric, Pair
 from .learn import fit as _fit
+from .exceptions import ExceptionsModel
 from .model import ModelPair, RuleSetModel
 from .params import DEFAULTS, NOT_GIVEN
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
@@ -73,7 +74,8 @@ class DataFrameNamespace:
         bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
-    ) -> RuleSetModel | ModelPair:
+        exceptions: bool = False,
+    ) -> RuleSetModel | ModelPair | ExceptionsModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
 
         Raises:
@@ -91,10 +93,10 @@ class DataFrameNamespace:
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
-            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose,
+            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose, exceptions=exceptions,
         )
 
-    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
+    def predict(self, model: RuleSetModel | ExceptionsModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
         """The frame with a prediction column (default name ``<target>_predicted``).
 
         Raises:
@@ -112,7 +114,7 @@ class DataFrameNamespace:
             expr = model.predict_expr(engine=engine)
         return self._df.with_columns(expr.alias(name) if name else expr)
 
-    def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.DataFrame:
+    def explain(self, model: RuleSetModel | ExceptionsModel, *, top: int | None = None) -> pl.DataFrame:
         """The frame with the prediction, the decision value, its strength, the fired rules (ids
         and texts) and the nearest rule with its failed conditions, as
         :meth:`RuleSetModel.explain` gives them.
@@ -177,7 +179,8 @@ class LazyFrameNamespace:
         bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
-    ) -> RuleSetModel | ModelPair:
+        exceptions: bool = False,
+    ) -> RuleSetModel | ModelPair | ExceptionsModel:
         """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
 
         Raises:
@@ -194,10 +197,10 @@ class LazyFrameNamespace:
             min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
-            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose,
+            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose, exceptions=exceptions,
         )
 
-    def predict(self, model: RuleSetModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
+    def predict(self, model: RuleSetModel | ExceptionsModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
         """The query with a prediction column added (lazy; streams). The columns are checked
         first, so a missing one raises the same error as in :meth:`RuleSetModel.predict`.
 
@@ -216,7 +219,7 @@ class LazyFrameNamespace:
             expr = model.predict_expr(engine=engine)
         return self._lf.with_columns(expr.alias(name) if name else expr)
 
-    def explain(self, model: RuleSetModel, *, top: int | None = None) -> pl.LazyFrame:
+    def explain(self, model: RuleSetModel | ExceptionsModel, *, top: int | None = None) -> pl.LazyFrame:
         """The query with the prediction, the decision value, its strength, the fired rules (ids
         and texts) and the nearest rule with its failed conditions (as
         :meth:`RuleSetModel.explain`).

@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from .encode import FeatureEncoder, dtype_family
 from .frames import column
+from .exceptions import ExceptionsModel
 from .learn import fit as _findrs_fit
 from .model import RuleSetModel
 from .target import _INDEXED_CLASSES
@@ -114,6 +115,9 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             (see :func:`findrs.fit`).
         verbose: show the finished runs on stderr, one line with elapsed and remaining time
             (as :func:`findrs.fit`'s ``verbose``).
+        exceptions: ``True`` fits rules with exceptions (a :class:`findrs.ExceptionsModel`,
+            docs/semantics.md §9.6; two classes only, see :func:`findrs.fit`); its
+            ``predict_proba`` is 1 or 0, as a FIND-RS model's.
 
     The target's name: when ``y`` is a named pandas or Polars Series (``df["class"]``), the
     model names it so (``print(clf.model_)`` reads ``class = 'positive'``); otherwise, or when
@@ -191,6 +195,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         multiclass: str = "auto",
         cv_rows: int | None = DEFAULTS["cv_rows"],
         bin_edges: str | None = None,
+        exceptions: bool = False,
     ) -> None:
         self.method = method
         self.T = T
@@ -214,6 +219,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.multiclass = multiclass
+        self.exceptions = exceptions
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self):
@@ -325,6 +331,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             multiclass=self.multiclass,
             cv_rows=self.cv_rows,
             bin_edges=self.bin_edges,
+            **({"exceptions": True} if self.exceptions is True else {} if self.exceptions is False
+               else {"exceptions": self.exceptions}),
         )
 
     def _negated(self) -> bool:
@@ -433,6 +441,8 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     def _vote_scale(model: Any) -> tuple[float, float]:
         """(theta, u_max) of u = decision + theta: the vote's decision offset
         and its most votes on the decision scale."""
+        if isinstance(model, ExceptionsModel):  # decides as FIND-RS: +-1/2
+            return 0.5, 1.0
         v = model.vote
         return v.offset, v.max_votes / v.scale
 

@@ -1,0 +1,577 @@
+"""Rules with exceptions (docs/semantics.md §9.6): a binary model that predicts the positive
+label where some positive rule ``r`` holds and none of ``r``'s exceptions holds.
+
+The model is two FIND-RS rule sets over one encoder: the *rules* (a FIND-RS model describing
+the positive label) and the *exception rules* (a FIND-RS model of the same encoders describing
+the negative label, ``direction="negative"``). Rule ``r``'s exceptions are the exception rules
+``s`` whose Laplace-smoothed training precision beats ``r``'s as naive-Bayes evidence:
+``logit(p_s) >= logit(p_r) - logit(prior)``, ``p = (covered rows of the rule's class + 1) /
+(covered rows + 2)``, ``prior`` the training share of the positive label. It is decided in
+integers: ``(a_s + 1) * P * (b_r + 1) >= (a_r + 1) * (b_s + 1) * N`` (``a`` / ``b`` the rows of
+the rule's own / the other class it covers, ``P`` / ``N`` the positive / negative training
+rows), so a saved model reloads with exactly the exceptions it was fitted with.
+
+Invariant: ``exceptions_of[r]`` is exactly that set for every rule ``r`` (checked on
+construction and on load). The sets are nested (a more precise rule has fewer exceptions), so
+every surface decides a row by one comparison: with the exception rules ordered by precision,
+most precise first (``rank``), and ``count[r] = len(exceptions_of[r])``, a row is positive iff
+``min(count[r] for fired r) <= min(rank[s] for fired s)`` (no fired exception: the number of
+exception rules). Prediction, ``predict_expr`` (the plugin's fired rules), ``to_expr`` (plain
+Polars) and ``to_sql`` (``r AND NOT (s1 OR ...)`` per rule) compute the same rows.
+
+Example:
+    >>> import findrs
+    >>> df = findrs.datasets.tic_tac_toe()
+    >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+    >>> type(m).__name__, m.n_rules >= 8
+    ('ExceptionsModel', True)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import polars as pl
+
+from . import expressions
+from .encode import FeatureEncoder, check_columns
+from .errors import FindRSInputError
+from .frames import as_polars
+from .model import RuleSetModel, _is_file, _parse_dtype
+from .sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
+from .target import Target
+
+FORMAT = "findrs-exceptions"
+FORMAT_VERSION = 1
+
+
+def is_exceptions_document(text: str) -> bool:
+    """Whether ``text`` is JSON of a rules-with-exceptions model (its ``format``), not of a
+    :class:`~findrs.RuleSetModel`.
+
+    Example:
+        >>> is_exceptions_document('{"format": "findrs-exceptions"}'), is_exceptions_document("{}")
+        (True, False)
+    """
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and doc.get("format") == FORMAT
+
+
+def exception_sets(rules: RuleSetModel, exceptions: RuleSetModel) -> list[list[int]]:
+    """For each rule of ``rules``, the ids of the rules of ``exceptions`` that override it
+    (docs/semantics.md §9.6), ascending: ``logit(p_s) >= logit(p_r) - logit(prior)`` decided
+    in integers from the rules' training counts.
+
+    Example:
+        >>> import findrs
+        >>> df = findrs.datasets.tic_tac_toe()
+        >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+        >>> exception_sets(m.rules_model, m.exception_model) == [list(e) for e in m.exceptions_of]
+        True
+    """
+    P = int(rules._training["positives"])
+    N = int(rules._training["rows"]) - P
+    r, s = rules.rules, exceptions.rules
+    ar, br = r["train_positives"].to_list(), r["train_negatives"].to_list()
+    as_, bs = s["train_positives"].to_list(), s["train_negatives"].to_list()
+    return [
+        [j for j in range(len(as_)) if (as_[j] + 1) * P * (br[i] + 1) >= (ar[i] + 1) * (bs[j] + 1) * N]
+        for i in range(len(ar))
+    ]
+
+
+class ExceptionsModel:
+    """A fitted rules-with-exceptions model (docs/semantics.md §9.6): the positive label where
+    some rule holds and none of that rule's exceptions holds. Build one with
+    ``findrs.fit(..., exceptions=True)``.
+
+    Attributes:
+        rules_model: the rules, a FIND-RS :class:`~findrs.RuleSetModel` of the positive label
+            (alone, it is the model without exceptions).
+        exception_model: the exception rules, a FIND-RS model of the negative label over the
+            same encoders (``direction="negative"``).
+        exceptions_of: for each rule id, the exception rule ids that override it.
+        encoders, target, params: the rules' (``params`` adds ``exceptions`` and the
+            exception rules' own settings).
+
+    Example:
+        >>> import findrs
+        >>> df = findrs.datasets.tic_tac_toe()
+        >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+        >>> m.predict(df.head(2)).to_list()
+        ['positive', 'positive']
+    """
+
+    def __init__(self, rules: RuleSetModel, exceptions: RuleSetModel,
+                 exceptions_of: Sequence[Sequence[int]] | None = None) -> None:
+        problems = _check_parts(rules, exceptions)
+        if problems:
+            raise FindRSInputError("rules with exceptions: " + "; ".join(problems))
+        expected = exception_sets(rules, exceptions)
+        if exceptions_of is not None and [sorted(map(int, e)) for e in exceptions_of] != expected:
+            bad = next(i for i, e in enumerate(expected) if i >= len(exceptions_of) or sorted(exceptions_of[i]) != e) \
+                if len(exceptions_of) == len(expected) else None
+            where = f"rule {bad}'s" if bad is not None else f"{len(exceptions_of)} lists for {len(expected)} rules:"
+            raise FindRSInputError(
+                f"rules with exceptions: {where} exceptions are not those the rules' training counts give "
+                f"(docs/semantics.md §9.6); the file was edited or damaged: fit the model again"
+            )
+        self.rules_model = rules
+        self.exception_model = exceptions
+        self.exceptions_of: tuple[tuple[int, ...], ...] = tuple(tuple(e) for e in expected)
+        self.encoders: tuple[FeatureEncoder, ...] = rules.encoders
+        self.target: Target = rules.target
+        self.params: dict[str, Any] = {**rules.params, "exceptions": True,
+                                       "exception_settings": {k: exceptions.params[k] for k in
+                                                              ("tolerance", "min_support", "simplify")}}
+        odds = [Fraction(a + 1, b + 1) for a, b in zip(exceptions.rules["train_positives"].to_list(),
+                                                          exceptions.rules["train_negatives"].to_list())]
+        order = sorted(range(len(odds)), key=lambda j: (-odds[j], j))
+        self._rank = [0] * len(odds)
+        for k, j in enumerate(order):
+            self._rank[j] = k
+        self._count = [len(e) for e in expected]
+        for i, e in enumerate(expected):  # nested: each set is a prefix of the precision order
+            if sorted(order[: len(e)]) != e:
+                raise AssertionError(f"exceptions of rule {i} are not a prefix of the precision order")
+
+    # ----------------------------------------------------------------- what it is
+    @property
+    def positive(self) -> Any:
+        """The positive label (the one the rules describe)."""
+        return self.target.positive
+
+    @property
+    def classes(self) -> None:
+        """``None``: the model is binary (as :attr:`findrs.RuleSetModel.classes` of a binary
+        model)."""
+        return None
+
+    @property
+    def features(self) -> list[str]:
+        """The feature columns, in model order."""
+        return [e.name for e in self.encoders]
+
+    @property
+    def n_rules(self) -> int:
+        """Voting rules: the rules plus the exception rules that override one of them (the
+        others never change a prediction)."""
+        used = {s for e in self.exceptions_of for s in e}
+        return self.rules_model.n_rules + len(used)
+
+    @property
+    def contradictions(self) -> int:
+        """Training rows that are contradictions (identical features, both labels)."""
+        return self.rules_model.contradictions
+
+    @property
+    def rules(self) -> pl.DataFrame:
+        """The rules and the exception rules that override one of them, as one table: ``id``
+        (a rule's or an exception rule's own id), ``kind`` (``"rule"`` / ``"exception"``),
+        ``text``, ``train_positives`` / ``train_negatives`` (training rows of the rule's own /
+        the other class it covers), ``precision`` (``train_positives / covers``) and
+        ``exceptions`` (a rule's exception ids; empty for an exception).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m.rules["kind"].unique().sort().to_list()[-1]
+            'rule'
+        """
+        used = sorted({s for e in self.exceptions_of for s in e})
+        r = self.rules_model.rules.select("id", "text", "train_positives", "train_negatives")
+        s = self.exception_model.rules.select("id", "text", "train_positives", "train_negatives")[used]
+        exc = pl.Series("exceptions", [list(e) for e in self.exceptions_of], dtype=pl.List(pl.UInt32))
+        out = pl.concat([
+            r.with_columns(pl.lit("rule").alias("kind"), exc),
+            s.with_columns(pl.lit("exception").alias("kind"),
+                           pl.Series("exceptions", [[]] * s.height, dtype=pl.List(pl.UInt32))),
+        ])
+        covers = pl.col("train_positives") + pl.col("train_negatives")
+        return out.select("id", "kind", "text", "train_positives", "train_negatives",
+                          (pl.col("train_positives") / covers).alias("precision"), "exceptions")
+
+    # ----------------------------------------------------------------- prediction
+    def _frame(self, data: Any) -> pl.DataFrame:
+        df = as_polars(data)
+        check_columns(df, self.encoders)
+        return df
+
+    def _mask_plugin(self) -> pl.Expr:
+        fired_r = self.rules_model._plugin("findrs_fired")
+        fired_s = self.exception_model._plugin("findrs_fired")
+        n_s = len(self._rank)
+        key_r = fired_r.list.eval(pl.element().replace_strict(
+            pl.Series(range(len(self._count)), dtype=pl.UInt32), pl.Series(self._count, dtype=pl.UInt32),
+            return_dtype=pl.UInt32)).list.min()
+        if n_s:
+            key_s = fired_s.list.eval(pl.element().replace_strict(
+                pl.Series(range(n_s), dtype=pl.UInt32), pl.Series(self._rank, dtype=pl.UInt32),
+                return_dtype=pl.UInt32)).list.min().fill_null(n_s)
+        else:
+            key_s = pl.lit(0, pl.UInt32)
+        return key_r.is_not_null() & (key_r <= key_s)
+
+    def _mask_compiled(self) -> pl.Expr:
+        rules = expressions._rule_exprs(self.rules_model.vote, self.encoders)
+        excs = expressions._rule_exprs(self.exception_model.vote, self.encoders)
+        terms = [
+            r & ~pl.any_horizontal([excs[s] for s in e]).fill_null(False) if e else r
+            for r, e in zip(rules, self.exceptions_of)
+        ]
+        holds = pl.any_horizontal(terms).fill_null(False) if terms else expressions._always(self.encoders, False)
+        return expressions._checked(holds, self.encoders)
+
+    def predict_expr(self, *, labels: bool = True, engine: expressions.Engine = "auto") -> pl.Expr:
+        """The prediction as a Polars expression (DataFrames and LazyFrames): the labels (named
+        ``<target>_predicted``), or with ``labels=False`` a Boolean mask named
+        ``<target>_is_positive``. ``engine``: ``"auto"`` / ``"plugin"`` (the Rust plugin's
+        fired rules of both sets) or ``"compiled"`` (plain Polars).
+
+        Raises:
+            FindRSInputError: an unknown engine.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> df.lazy().with_columns(m.predict_expr()).collect()["class_predicted"][0]
+            'positive'
+        """
+        mask = self._mask_plugin() if expressions.check_engine(engine) else self._mask_compiled()
+        name = self.target.name
+        if not labels:
+            return mask.alias(f"{name}_is_positive")
+        out = pl.when(mask).then(pl.lit(self.target.positive)).otherwise(pl.lit(self.target.negative))
+        dtype = _parse_dtype(self.target.dtype)
+        if dtype is not None:
+            out = out.cast(dtype)
+        return out.alias(f"{name}_predicted")
+
+    def to_expr(self) -> pl.Expr:
+        """The prediction mask (``<target>_is_positive``) in plain Polars, no plugin: each rule
+        ``r`` as ``r & ~(s1 | s2 | ...)`` over its exceptions, any of them.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> df.head(2).select(m.to_expr()).to_series().to_list()
+            [True, True]
+        """
+        return self.predict_expr(labels=False, engine="compiled")
+
+    def predict(self, data: Any, *, labels: bool = True) -> pl.Series:
+        """Predictions, named after the target column (``labels=False``: a Boolean mask).
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m.predict(df.head(1), labels=False).to_list()
+            [True]
+        """
+        df = self._frame(data)
+        with expressions.input_schema(df.schema):
+            return df.select(self.predict_expr(labels=labels)).to_series().alias(self.target.name)
+
+    def decision_function(self, data: Any) -> pl.Series:
+        """``0.5`` where the prediction is positive, else ``-0.5`` (``Float64``, named
+        ``decision``), as a FIND-RS model's.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m.decision_function(df.head(1)).to_list()
+            [0.5]
+        """
+        mask = self.predict(data, labels=False)
+        return (mask.cast(pl.Float64) - 0.5).alias("decision")
+
+    def score(self, data: Any, target: str | None = None) -> float:
+        """Accuracy on ``data`` (its ``target`` column, by default the model's).
+
+        Raises:
+            FindRSInputError: the target or a feature column is missing.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m.score(df) > 0.9
+            True
+        """
+        df = self._frame(data)
+        name = target or self.target.name
+        if name not in df.columns:
+            raise FindRSInputError(f"the target column {name!r} is not in the frame; pass target=<column>")
+        truth = df.get_column(name) == self.target.positive
+        return float((self.predict(df, labels=False) == truth).mean())  # type: ignore[arg-type]
+
+    def explain(self, data: Any) -> pl.DataFrame:
+        """Per row: the prediction, the rules that hold (``fired_rules``), the exception rules
+        that hold (``fired_exceptions``), the rule that decided a positive row
+        (``deciding_rule``: of the holding rules none of whose exceptions holds, the one with
+        the fewest exceptions, then the lowest id) and, on a row where rules hold but the
+        prediction is negative, the exception that overrode them (``overriding_exception``:
+        the most precise holding exception rule, an exception of every holding rule); with
+        their texts.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m.explain(df.head(1))["deciding_rule"].to_list()[0] is not None
+            True
+        """
+        return self._explained(self._frame(data), None, keep=False)
+
+    def _explained(self, frame: Any, top: int | None, *, keep: bool) -> Any:
+        """``frame`` (a DataFrame or LazyFrame) with the explanation columns (``top`` is
+        refused: every holding rule and exception is listed)."""
+        if top is not None:
+            raise FindRSInputError("top applies to RuleSetModel explanations; a rules-with-exceptions explanation "
+                                   "lists every holding rule and exception: leave top=None")
+        schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+        with expressions.input_schema(schema):
+            exprs = [self.predict_expr(),
+                     self.rules_model._plugin("findrs_fired").alias("fired_rules"),
+                     self.exception_model._plugin("findrs_fired").alias("fired_exceptions")]
+        count = pl.Series(self._count, dtype=pl.Int64)
+        rank = pl.Series(self._rank, dtype=pl.Int64)
+        n_s = len(self._rank)
+        r_ids = pl.Series(range(len(self._count)), dtype=pl.UInt32)
+        s_ids = pl.Series(range(n_s), dtype=pl.UInt32)
+        # The key of each fired rule (count * (rules + 1) + id: fewest exceptions, then lowest id)
+        # and of each fired exception (rank * (exceptions + 1) + id: the most precise).
+        width = len(self._count) + 1
+        key_r = pl.col("fired_rules").list.eval(
+            pl.element().replace_strict(r_ids, count, return_dtype=pl.Int64) * width + pl.element().cast(pl.Int64))
+        best_s_rank = pl.col("fired_exceptions").list.eval(
+            pl.element().replace_strict(s_ids, rank, return_dtype=pl.Int64)).list.min() if n_s else pl.lit(None, pl.Int64)
+        order = pl.Series(sorted(range(n_s), key=lambda j: self._rank[j]), dtype=pl.UInt32)
+        min_r = key_r.list.min()
+        flag = "__findrs_exceptions_positive"
+        positive = pl.col(flag)
+        deciding = pl.when(positive).then((min_r % width).cast(pl.UInt32))
+        overriding = pl.when(~positive & min_r.is_not_null()).then(
+            best_s_rank.cast(pl.UInt32).replace_strict(pl.Series(range(n_s), dtype=pl.UInt32), order,
+                                                       return_dtype=pl.UInt32) if n_s else pl.lit(None, pl.UInt32))
+        texts_r = self.rules_model.rules["text"]
+        texts_s = self.exception_model.rules["text"]
+        with expressions.input_schema(schema):
+            exprs.append(self.predict_expr(labels=False).alias(flag))
+        out = frame.with_columns(exprs) if keep else frame.select(exprs)
+        out = out.with_columns(deciding.alias("deciding_rule"), overriding.alias("overriding_exception"))
+        return out.with_columns(
+            pl.col("deciding_rule").replace_strict(r_ids, texts_r, default=None, return_dtype=pl.String)
+            .alias("deciding_text"),
+            pl.col("overriding_exception").replace_strict(s_ids, texts_s, default=None, return_dtype=pl.String)
+            .alias("overriding_text") if n_s else pl.lit(None, pl.String).alias("overriding_text"),
+        ).drop(flag)
+
+    # ----------------------------------------------------------------- export
+    def to_sql(self, *, table: str | Sequence[str] | None = None, dialect: str = "duckdb") -> str:
+        """SQL computing :meth:`predict` from the raw feature columns: ``CASE WHEN r0 AND NOT
+        COALESCE(s1 OR s2, FALSE) THEN <positive> ... ELSE <negative> END`` (a null test of an
+        exception counts as "does not hold", as in findrs). ``table``: a whole ``SELECT *,
+        ... AS "<target>_predicted" FROM table``. Dialects: ``"duckdb"``, ``"sqlite"``.
+
+        Raises:
+            FindRSInputError: an unknown dialect, or column names the dialect confuses (see
+                :meth:`findrs.RuleSetModel.to_sql`).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m.to_sql().splitlines()[0]
+            'CASE'
+        """
+        d = _dialect(dialect)
+        _check_names([e.name for e in self.encoders], self.target.name, d)
+        vr, vs = self.rules_model.vote, self.exception_model.vote
+        excs = {s: _rule_sql(self.encoders, vs.rule(s), d) for e in self.exceptions_of for s in e}
+        whens = []
+        for i, e in enumerate(self.exceptions_of):
+            r = _rule_sql(self.encoders, vr.rule(i), d)
+            if e:
+                unless = " OR ".join(excs[s] for s in e)
+                r = f"({r} AND NOT COALESCE(({unless}), {_sql_bool(False, d)}))"
+            whens.append(f"\n  WHEN {r} THEN {_literal(self.target.positive, d)}")
+        expr = f"CASE{''.join(whens)}\n  ELSE {_literal(self.target.negative, d)} END" if whens \
+            else _literal(self.target.negative, d)
+        if table is None:
+            return expr
+        return f"SELECT *,\n{expr} AS {quote_identifier(self.target.name + '_predicted')}\nFROM {_table_name(table)}"
+
+    def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The model as JSON (``format`` ``"findrs-exceptions"``): the two rule sets' own
+        documents and each rule's exceptions; also written to ``path`` when given.
+
+        Raises:
+            OSError: ``path`` cannot be written.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> findrs.ExceptionsModel.from_json(m.to_json()).exceptions_of == m.exceptions_of
+            True
+        """
+        doc = {"format": FORMAT, "version": FORMAT_VERSION,
+               "rules": json.loads(self.rules_model.to_json()),
+               "exceptions": json.loads(self.exception_model.to_json()),
+               "exceptions_of": [list(e) for e in self.exceptions_of]}
+        text = json.dumps(doc, indent=1)
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    @classmethod
+    def from_json(cls, source: str | os.PathLike[str]) -> "ExceptionsModel":
+        """Loads a model :meth:`to_json` wrote (JSON text or a file path). Each rule set is
+        checked as :meth:`findrs.RuleSetModel.from_json` checks a model, then the two against
+        each other (FIND-RS, one encoder, the same target with the labels swapped) and every
+        rule's exceptions against its training counts.
+
+        Raises:
+            FindRSInputError: not a rules-with-exceptions model, an unsupported version, or
+                inconsistent content (the message names it).
+            OSError: the file cannot be read.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> findrs.ExceptionsModel.from_json(m.to_json()).n_rules == m.n_rules
+            True
+        """
+        if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
+            text = Path(source).read_text()
+        elif isinstance(source, str):
+            text = source
+        else:
+            raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise FindRSInputError(f"rules-with-exceptions JSON: not JSON ({e})") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise FindRSInputError(
+                f"not a rules-with-exceptions model (its format is not {FORMAT!r}); a plain model loads with "
+                f"findrs.RuleSetModel.from_json")
+        if doc.get("version") != FORMAT_VERSION:
+            raise FindRSInputError(f"rules-with-exceptions JSON version {doc.get('version')!r} is not supported "
+                                   f"(this findrs reads version {FORMAT_VERSION})")
+        extra = sorted(set(doc) - {"format", "version", "rules", "exceptions", "exceptions_of"})
+        if extra or not all(k in doc for k in ("rules", "exceptions", "exceptions_of")):
+            raise FindRSInputError("rules-with-exceptions JSON: the keys must be format, version, rules, exceptions "
+                                   f"and exceptions_of; " + (f"unknown {extra}" if extra else "one is missing"))
+        parts = []
+        for key in ("rules", "exceptions"):
+            try:
+                parts.append(RuleSetModel.from_json(json.dumps(doc[key])))
+            except FindRSInputError as e:
+                raise FindRSInputError(f"rules-with-exceptions JSON, its {key!r}: {e}") from None
+        exc = doc["exceptions_of"]
+        if not isinstance(exc, list) or not all(isinstance(e, list) and all(isinstance(i, int) and not
+                                                                            isinstance(i, bool) for i in e) for e in exc):
+            raise FindRSInputError("rules-with-exceptions JSON: exceptions_of must be a list of lists of rule ids")
+        return cls(parts[0], parts[1], exc)
+
+    # ----------------------------------------------------------------- reading
+    def to_text(self, *, max_rules: int | None = None) -> str:
+        """The model for reading (what ``print(model)`` shows): the rules, each with training
+        coverage, precision and the ids of its exceptions, then the exception rules that
+        override one of them. ``max_rules``: show at most that many of each (``None``: all).
+
+        Raises:
+            FindRSInputError: ``max_rules`` below 1.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> print(m.to_text().splitlines()[0])
+            FIND-RS with exceptions (AV): class = 'positive'
+        """
+        if max_rules is not None and (not isinstance(max_rules, int) or max_rules < 1):
+            raise FindRSInputError(f"max_rules must be None or at least 1, got {max_rules!r}")
+        t = self.rules
+        rules, excs = t.filter(pl.col("kind") == "rule"), t.filter(pl.col("kind") == "exception")
+        enc = self.rules_model.encoding.upper()
+        lines = [f"FIND-RS with exceptions ({enc}): {self.target.name} = {self.target.positive!r}"]
+        ex = self.params["exception_settings"]
+        lines.append(f"rules: tolerance={self.rules_model.params['tolerance']!r}, "
+                     f"min_support={self.rules_model.params['min_support']!r}, "
+                     f"simplify={self.rules_model.params['simplify']!r}; exception rules: "
+                     + ", ".join(f"{k}={v!r}" for k, v in ex.items()))
+        lines.append(f"{self.target.positive!r} when one of these {rules.height} rules holds and none of its "
+                     f"exceptions holds, else {self.target.negative!r}:")
+        lines.append("  id  covers  precision  unless  rule")
+        for row in rules.head(max_rules or rules.height).iter_rows(named=True):
+            unless = ",".join(f"e{s}" for s in row["exceptions"]) or "-"
+            covers = row["train_positives"] + row["train_negatives"]
+            lines.append(f"  {row['id']:>2}  {covers:>6}  {row['precision']:>9.3f}  {unless:<6}  {row['text']}")
+        if max_rules and rules.height > max_rules:
+            lines.append(f"  … {rules.height - max_rules} rules hidden …")
+        lines.append(f"exceptions ({excs.height} rules of {self.target.negative!r}):")
+        for row in excs.head(max_rules or excs.height).iter_rows(named=True):
+            covers = row["train_positives"] + row["train_negatives"]
+            lines.append(f"  e{row['id']:<3} {covers:>6}  {row['precision']:>9.3f}  {row['text']}")
+        if max_rules and excs.height > max_rules:
+            lines.append(f"  … {excs.height - max_rules} exceptions hidden …")
+        lines.append("(covers: training rows where the rule holds; precision: the share of them of the rule's own label;"
+                     " a rule's exceptions are the exception rules at least as precise as it, read with the prior:"
+                     " docs/semantics.md §9.6)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return (f"ExceptionsModel(rules={self.rules_model.n_rules}, exception_rules="
+                f"{self.n_rules - self.rules_model.n_rules}, target={self.target.name!r}, "
+                f"positive={self.target.positive!r})")
+
+
+def _check_parts(rules: RuleSetModel, exceptions: RuleSetModel) -> list[str]:
+    """What makes ``rules`` and ``exceptions`` not a rules-with-exceptions model."""
+    problems = []
+    for what, m, direction in (("the rules", rules, "positive"), ("the exception rules", exceptions, "negative")):
+        if m.target.classes is not None or m.target.negative is None:
+            problems.append(f"{what} must be a model of a two-class target")
+        if m.method != "find-rs":
+            problems.append(f"{what} must be a FIND-RS model, got method {m.method!r}")
+        if m.params.get("direction") != direction:
+            problems.append(f"{what} must describe the {direction} direction")
+    if problems:
+        return problems
+    if rules.encoders != exceptions.encoders:
+        problems.append("the two rule sets must share one encoder (the same features, values, bins and intervals)")
+    if (rules.target.name, rules.target.positive, rules.target.negative) != (
+            exceptions.target.name, exceptions.target.negative, exceptions.target.positive):
+        problems.append("the exception rules must describe the rules' other label of the same target column")
+    if rules._training != {**exceptions._training, "positives": exceptions._training["rows"] - exceptions._training["positives"]}:
+        problems.append("the two rule sets must be fitted on the same training rows")
+    return problems
