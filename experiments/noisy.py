@@ -63,6 +63,7 @@ FINDRS = {
     "paper-run": lambda ds: dict(PAPER),
     "findrs": lambda ds: dict(),
     "findrs-only": lambda ds: dict(method="find-rs"),  # the defaults without the budgeted vote (§9.5)
+    "findrs-exc": lambda ds: dict(exceptions=True),  # rules with exceptions (§9.6), automatic settings
     "auto-tol": lambda ds: dict(tolerance="auto", **PAPER, cv_rows=None),
     "auto-tol-sup": lambda ds: dict(tolerance="auto", min_support="auto", **PAPER, cv_rows=None),
     "auto-tol-sup-dir": lambda ds: dict(tolerance="auto", min_support="auto", direction="auto", **PAPER, cv_rows=None),
@@ -219,6 +220,15 @@ def run_findrs(method: str, ds: str, train: pl.DataFrame, test: pl.DataFrame, se
             kw = FINDRS[method](ds)
             model = findrs.fit(train, "class", True, random_state=seed, **kw)
     secs = time.perf_counter() - t
+    if isinstance(model, findrs.ExceptionsModel):  # the rules and the exception rules that override one
+        used = sorted({s for e in model.exceptions_of for s in e})
+        rules = pl.concat([model.rules_model.rules.select("constraints"),
+                           model.exception_model.rules.select("constraints")[used]])
+        chosen = {**{k: model.params[k] for k in model.params.get("auto", [])},
+                  "exceptions": model.params["exception_settings"]}
+        return dict(acc=float(model.score(test)), rules=int(rules.height),
+                    conditions=int(rules["constraints"].list.len().sum()), secs=secs,
+                    setting=json.dumps(chosen, default=str))
     rules = model.rules.filter(pl.col("kept"))
     chosen = {k: model.params[k] for k in model.params.get("auto", [])}
     return dict(acc=float(model.score(test)), rules=int(rules.height),

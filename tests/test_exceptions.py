@@ -183,7 +183,13 @@ def test_json_round_trip_and_load_checks(model, noisy, tmp_path) -> None:
 
 
 def test_print_lists_rules_with_their_exceptions(model) -> None:
-    text = str(model)
+    text = model.to_text(max_rules=None)
+    assert str(model) == model.to_text() and str(model).splitlines()[:3] == text.splitlines()[:3]
+    with findrs.Config(max_rules=2):
+        short = str(model)
+    assert "rules hidden" in short and "model.to_text(max_rules=None)" in short
+    with pytest.raises(FindRSInputError, match="max_rules"):
+        model.to_text(max_rules=0)
     lines = text.splitlines()
     assert lines[0] == "FIND-RS with exceptions (AV): class = 'positive'"
     assert "when one of these" in lines[2] and "none of its exceptions holds" in lines[2]

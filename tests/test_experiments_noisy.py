@@ -22,17 +22,19 @@ def test_smoke_run_and_report(data_dir: Path, tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "experiments.noisy", "--data-dir", str(data_dir), "--out", str(tmp_path),
          "--datasets", "vote", "monk-1", "--noise", "0", "0.2", "--splits", "1",
-         "--methods", "cart", "paper", "findrs", "auto"],
+         "--methods", "cart", "paper", "findrs", "auto", "findrs-exc"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = [json.loads(line) for line in (tmp_path / "raw" / "noisy.jsonl").read_text().splitlines()]
-    assert len(rows) == 2 * 2 * 4
+    assert len(rows) == 2 * 2 * 5
     assert all(0.0 <= r["acc"] <= 1.0 for r in rows)
     auto = [r for r in rows if r["method"] == "auto"]
     assert all(set(json.loads(r["setting"])) == {"encoding", "tolerance", "min_support", "direction"} for r in auto)
+    exc = [r for r in rows if r["method"] == "findrs-exc"]
+    assert all("exceptions" in json.loads(r["setting"]) and r["conditions"] > 0 for r in exc)
     text = (tmp_path / "noisy.md").read_text()
-    assert "| noise | cart | paper | findrs | auto |" in text
+    assert "| noise | cart | paper | findrs | findrs-exc | auto |" in text
     # A second run finds everything done and only rewrites the report.
     again = subprocess.run([sys.executable, "-m", "experiments.noisy", "--out", str(tmp_path), "--tables-only"],
                            cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -33,12 +33,14 @@ import json
 import os
 from fractions import Fraction
 from pathlib import Path
+from types import EllipsisType
 from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
 
 from . import expressions
+from .config import Config
 from .encode import FeatureEncoder, check_columns
 from .errors import FindRSInputError
 from .frames import as_polars
@@ -500,10 +502,11 @@ class ExceptionsModel:
         return cls(parts[0], parts[1], exc)
 
     # ----------------------------------------------------------------- reading
-    def to_text(self, *, max_rules: int | None = None) -> str:
+    def to_text(self, *, max_rules: int | None | EllipsisType = ...) -> str:
         """The model for reading (what ``print(model)`` shows): the rules, each with training
         coverage, precision and the ids of its exceptions, then the exception rules that
-        override one of them. ``max_rules``: show at most that many of each (``None``: all).
+        override one of them. ``max_rules``: show at most that many of each (``None``: all;
+        default :attr:`findrs.Config.max_rules`).
 
         Raises:
             FindRSInputError: ``max_rules`` below 1.
@@ -515,7 +518,9 @@ class ExceptionsModel:
             >>> print(m.to_text().splitlines()[0])
             FIND-RS with exceptions (AV): class = 'positive'
         """
-        if max_rules is not None and (not isinstance(max_rules, int) or max_rules < 1):
+        if max_rules is ...:
+            max_rules = Config.max_rules
+        if max_rules is not None and (not isinstance(max_rules, int) or isinstance(max_rules, bool) or max_rules < 1):
             raise FindRSInputError(f"max_rules must be None or at least 1, got {max_rules!r}")
         t = self.rules
         rules, excs = t.filter(pl.col("kind") == "rule"), t.filter(pl.col("kind") == "exception")
@@ -544,6 +549,8 @@ class ExceptionsModel:
         lines.append("(covers: training rows where the rule holds; precision: the share of them of the rule's own label;"
                      " a rule's exceptions are the exception rules at least as precise as it, read with the prior:"
                      " docs/semantics.md §9.6)")
+        if max_rules and max(rules.height, excs.height) > max_rules:
+            lines.append("(show all with model.to_text(max_rules=None), or more with findrs.Config.set_max_rules(n))")
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -358,6 +358,10 @@ def fit(
                     f"direction={params['direction']!r} needs a target with exactly two classes; {target!r} has "
                     f"more, so the rules can only describe {tgt.positive!r} against the rest"
                 )
+    if exceptions and tgt.negative is None:
+        raise FindRSInputError(
+            f"exceptions=True needs a target of exactly two classes; {target!r} has more, so there is no "
+            f"other label for the exception rules to describe: keep two classes, or leave exceptions=False")
     encoders = fit_encoders(
         df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"],
         bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
@@ -391,10 +395,6 @@ def fit(
             if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                 model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
             if exceptions:
-                if tgt.negative is None:
-                    raise FindRSInputError(
-                        f"exceptions=True needs a target of exactly two classes; {target!r} has more, so there is no "
-                        f"other label for the exception rules to describe: keep two classes, or leave exceptions=False")
                 model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
     finally:
         if progress is not None:
@@ -433,7 +433,8 @@ def _with_exceptions(model: RuleSetModel, codes: list[np.ndarray], y: np.ndarray
     """``exceptions=True`` (docs/semantics.md §9.6): ``model``'s rules and the other label's
     FIND-RS rules over the same encoders and codes (``coder``: the same per-fold encoding). With
     automatic settings, the exception rules' tolerance, support and simplification are chosen
-    by their own cross-validation (the same sample and folds), else they are ``model``'s."""
+    by their own cross-validation (the same ``cv``, ``cv_rows`` and ``random_state``), else
+    they are ``model``'s."""
     p = model.params
     q = {k: v for k, v in p.items() if k in PARAMETERS}
     q.update(method="find-rs", direction="negative", n_rules=None, max_rules=None, auto=bool(p["auto"]))
