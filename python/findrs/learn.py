@@ -208,7 +208,8 @@ def fit(
 
     Returns:
         The fitted :class:`~findrs.RuleSetModel`; with ``method="bo+bp"`` a
-        :class:`~findrs.ModelPair` of the BO and the BP model.
+        :class:`~findrs.ModelPair` of the BO and the BP model; with ``exceptions=True`` a
+        :class:`~findrs.ExceptionsModel`.
 
     Raises:
         FindRSInputError: a missing target or feature column, a positive label that is absent,
