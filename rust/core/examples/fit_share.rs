@@ -1,9 +1,10 @@
 //! Times one FIND-RS fit under a share tolerance (docs/semantics.md §9.1), the kind of fit the
 //! automatic settings choose on noisy data, on integer codes without Python:
-//! `cargo run --release --example fit_share -- FILE EPSILON [MIN_SUPPORT] [SIMPLIFY 0|1] [REPEAT]`.
+//! `cargo run --release --example fit_share -- FILE EPSILON [MIN_SUPPORT] [SIMPLIFY 0|1] [REPEAT]
+//! [THREADS]`.
 //! FILE as `fit_codes` reads it (`python benchmarks/write_codes.py` writes Adult's; its first
 //! line holds the domain sizes, every other line a row's codes then its label, 0 or 1). AV
-//! features, shuffled positives (seed 0), one thread. Prints the fit's seconds (the least of
+//! features, shuffled positives (seed 0), `THREADS` threads (default one). Prints the fit's seconds (the least of
 //! `REPEAT`), its rules and a hash of the model's JSON, so that two builds can be checked to fit
 //! the same model.
 #[path = "common/codes.rs"]
@@ -18,7 +19,7 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: fit_share FILE EPSILON [MIN_SUPPORT] [SIMPLIFY 0|1] [REPEAT]");
+        eprintln!("usage: fit_share FILE EPSILON [MIN_SUPPORT] [SIMPLIFY 0|1] [REPEAT] [THREADS]");
         std::process::exit(2);
     }
     let Codes { sizes, cols, labels } = read_codes(&args[1]);
@@ -26,6 +27,7 @@ fn main() {
     let min_support: u32 = args.get(3).map_or(0, |s| s.parse().unwrap());
     let simplify = args.get(4).is_some_and(|s| s == "1");
     let repeat: usize = args.get(5).map_or(1, |s| s.parse().unwrap());
+    let threads: usize = args.get(6).map_or(1, |s| s.parse().unwrap());
     let schema = Schema::uniform(sizes, ConstraintKind::AttributeValue).unwrap();
     let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
     let opts = FitOptions {
@@ -37,7 +39,7 @@ fn main() {
         simplify,
         ..FitOptions::default()
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().unwrap();
     pool.install(|| {
         let mut best = f64::INFINITY;
         let mut out = None;
@@ -50,7 +52,7 @@ fn main() {
         let mut h = DefaultHasher::new();
         model_to_json(&f.model).hash(&mut h);
         println!(
-            "{} rows, share {epsilon}, support {min_support}, simplify {simplify}: {best:.3} s, {} rules, model hash {:016x}",
+            "{} rows, share {epsilon}, support {min_support}, simplify {simplify}, {threads} threads: {best:.3} s, {} rules, model hash {:016x}",
             labels.len(),
             f.model.rule_set().rules().len(),
             h.finish()
