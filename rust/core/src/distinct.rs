@@ -23,10 +23,11 @@
 
 use crate::acceptance::Acceptance;
 use crate::bitset::{words_for, WORD_BITS};
-use crate::error::{filled, zeroed_words, Result};
+use crate::error::{filled, Result};
 use crate::identical::Groups;
 use crate::row_index::RowIndex;
 use crate::rule::Terms;
+use crate::weighted::{bit_planes, weigh_planes};
 use crate::schema::Schema;
 
 /// Collapse only when the distinct vectors are at most this share of the rows (numerator / 4).
@@ -93,25 +94,9 @@ impl Distinct {
         }
         drop(ids);
         let index = RowIndex::from_fn(schema, groups.len(), |f, i| code(groups[i].0 as usize, f))?;
-        let planes = |max: u32| (u32::BITS - max.leading_zeros()).max(1) as usize;
-        let n_pos_planes = planes(groups.iter().map(|g| g.1).max().unwrap_or(0));
-        let n_neg_planes = planes(groups.iter().map(|g| g.2).max().unwrap_or(0));
         let words = index.n_words();
-        let mut pos_planes = zeroed_words(words * n_pos_planes, WHAT)?;
-        let mut neg_planes = zeroed_words(words * n_neg_planes, WHAT)?;
-        for (j, g) in groups.iter().enumerate() {
-            let (w, bit) = (j / WORD_BITS, 1u64 << (j % WORD_BITS));
-            for b in 0..n_pos_planes {
-                if g.1 >> b & 1 == 1 {
-                    pos_planes[w * n_pos_planes + b] |= bit;
-                }
-            }
-            for b in 0..n_neg_planes {
-                if g.2 >> b & 1 == 1 {
-                    neg_planes[w * n_neg_planes + b] |= bit;
-                }
-            }
-        }
+        let (pos_planes, n_pos_planes) = bit_planes(groups.len(), words, |j| groups[j].1, WHAT)?;
+        let (neg_planes, n_neg_planes) = bit_planes(groups.len(), words, |j| groups[j].2, WHAT)?;
         let mut neg_word = filled(groups.len(), 0u32, WHAT)?;
         for (x, g) in neg_word.iter_mut().zip(&groups) {
             *x = if g.3 == u32::MAX { 0 } else { g.3 / WORD_BITS as u32 };
@@ -263,7 +248,7 @@ impl Distinct {
             for (j, &s) in singles.iter().enumerate() {
                 let near = exactly_one & !word[s as usize];
                 if near != 0 {
-                    out[j] += pl.iter().enumerate().map(|(b, &x)| (near & x).count_ones() << b).sum::<u32>();
+                    out[j] += weigh_planes(pl, near);
                 }
             }
         }

@@ -77,17 +77,7 @@ impl Weighted {
         }
         let reps = groups.reps;
         let index = RowIndex::from_fn(schema, reps.len(), |f, j| code(reps[j] as usize, f))?;
-        let max = weight.iter().copied().max().unwrap_or(1);
-        let n_planes = (u32::BITS - max.leading_zeros()).max(1) as usize;
-        let mut planes = zeroed_words(index.n_words() * n_planes, WHAT)?;
-        for (j, &x) in weight.iter().enumerate() {
-            let (w, bit) = (j / WORD_BITS, 1u64 << (j % WORD_BITS));
-            for b in 0..n_planes {
-                if x >> b & 1 == 1 {
-                    planes[w * n_planes + b] |= bit;
-                }
-            }
-        }
+        let (planes, n_planes) = bit_planes(weight.len(), index.n_words(), |j| weight[j], WHAT)?;
         Ok(Some(Self {
             index: Some(index),
             planes,
@@ -116,12 +106,7 @@ impl Weighted {
         if self.n_planes == 0 {
             return bits.count_ones();
         }
-        let planes = &self.planes[w * self.n_planes..(w + 1) * self.n_planes];
-        planes
-            .iter()
-            .enumerate()
-            .map(|(b, &p)| (bits & p).count_ones() << b)
-            .sum()
+        weigh_planes(&self.planes[w * self.n_planes..(w + 1) * self.n_planes], bits)
     }
 
     /// The label's rows that `terms` cover (`rows`: the label's row index).
@@ -147,6 +132,37 @@ impl Weighted {
     pub fn total(&self) -> u32 {
         self.total
     }
+}
+
+/// Bit planes of the weights of `n` vectors laid out over `n_words` index words:
+/// `planes[w * n_planes + b]` holds bit `b` of the weight of each vector of word `w`, so the
+/// weight of vector `j` is `sum_b 2^b * bit (j % 64) of planes[(j / 64) * n_planes + b]`.
+/// Returns the planes and `n_planes` (at least 1: enough bits for the largest weight).
+pub fn bit_planes(
+    n: usize,
+    n_words: usize,
+    weight: impl Fn(usize) -> u32,
+    what: &'static str,
+) -> Result<(Vec<u64>, usize)> {
+    let max = (0..n).map(&weight).max().unwrap_or(0);
+    let n_planes = (u32::BITS - max.leading_zeros()).max(1) as usize;
+    let mut planes = zeroed_words(n_words * n_planes, what)?;
+    for j in 0..n {
+        let (w, bit, x) = (j / WORD_BITS, 1u64 << (j % WORD_BITS), weight(j));
+        for b in 0..n_planes {
+            if x >> b & 1 == 1 {
+                planes[w * n_planes + b] |= bit;
+            }
+        }
+    }
+    Ok((planes, n_planes))
+}
+
+/// The summed weights of the vectors whose bits are set in `bits`, given one word's planes
+/// (`planes[b]`: bit `b` of each vector's weight; see [`bit_planes`]).
+#[inline(always)]
+pub fn weigh_planes(planes: &[u64], bits: u64) -> u32 {
+    planes.iter().enumerate().map(|(b, &p)| (bits & p).count_ones() << b).sum()
 }
 
 #[cfg(test)]
