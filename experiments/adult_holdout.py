@@ -50,6 +50,8 @@ and interval ends given, so one encoder serves both sets), the model a new binar
   fitted support, its simplification), no cross-validation;
 * ``exceptions``: ``findrs.fit(..., exceptions=True)``, the model kind built from ``exc-cv``
   (docs/semantics.md §9.6).
+* ``exc-auto``: the defaults, or ``exceptions=True`` when the defaults' own cross-validation
+  scores it strictly higher (``experiments.noisy.exc_auto``, issue 12, branch autoexc19).
 
 Each predicts as ``both-nb``, computed in its readable form (:class:`_Exceptions`: positive iff
 some ``>50K`` rule ``r`` holds and none of ``r``'s exceptions, the ``<=50K`` rules ``s`` with
@@ -85,7 +87,7 @@ from typing import Any, Callable
 
 import polars as pl
 
-from experiments.noisy import BASELINES, flip_labels, load_adult, run_baseline, run_findrs
+from experiments.noisy import BASELINES, exc_auto, flip_labels, load_adult, run_baseline, run_findrs
 
 SETTINGS = ("encoding", "tolerance", "direction", "simplify", "bins", "numeric", "bin_edges", "interval_ends")
 
@@ -392,6 +394,7 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "exc-cv": _exceptions(True),
     "exc-pos": _exceptions(False),
     "exceptions": _kw(exceptions=True),
+    "exc-auto": lambda train, seed: exc_auto(train, seed)[0],
     **{f"{how}{T}": _runs(how, T) for how in ("bo", "best") for T in (3, 5, 10)},
 }
 

@@ -64,6 +64,7 @@ FINDRS = {
     "findrs": lambda ds: dict(),
     "findrs-only": lambda ds: dict(method="find-rs"),  # the defaults without the budgeted vote (§9.5)
     "findrs-exc": lambda ds: dict(exceptions=True),  # rules with exceptions (§9.6), automatic settings
+    "findrs-excauto": lambda ds: dict(),  # the defaults or exceptions=True, by the defaults' CV (exc_auto)
     "auto-tol": lambda ds: dict(tolerance="auto", **PAPER, cv_rows=None),
     "auto-tol-sup": lambda ds: dict(tolerance="auto", min_support="auto", **PAPER, cv_rows=None),
     "auto-tol-sup-dir": lambda ds: dict(tolerance="auto", min_support="auto", direction="auto", **PAPER, cv_rows=None),
@@ -208,14 +209,55 @@ def _edges_cv(train: pl.DataFrame, seed: int, extra: dict) -> tuple[Any, dict]:
     return best[1], best[2]
 
 
+def exc_auto(train: pl.DataFrame, seed: int) -> tuple[Any, dict]:
+    """Prototype of the automatic choice of rules with exceptions (issue 12): the defaults'
+    model, or ``exceptions=True``'s when the rules-with-exceptions model of the defaults' own
+    candidates (``findrs.exceptions_cv``: the best positive FIND-RS candidate, the best negative
+    one on its encoding, combined on each fold of the same cross-validation) has strictly more
+    held-out rows right than the defaults' chosen candidate. Training rows only. Returns the
+    model and what was compared."""
+    import findrs
+    from findrs.exceptions_cv import exceptions_pick, fold_counts
+    from findrs.learn import _encode_variant
+    from findrs.target import binarize
+
+    model = findrs.fit(train, "class", True, random_state=seed)
+    rec = model._cv
+    pick = exceptions_pick(rec) if rec is not None else None
+    info: dict = {"plain_cv": sum(rec["candidates"][rec["chosen"]]["correct"]) if rec else None}
+    if pick is None:
+        return model, {**info, "exc_cv": None, "won": False}
+    y, tgt = binarize(train, "class", True)
+    features = [c for c in train.columns if c != "class"]
+    p = model.params
+
+    def variant(c: dict) -> tuple:
+        q = {**p, "bin_edges": c.get("bin_edges", p["bin_edges"]), "numeric": c.get("numeric", p["numeric"])}
+        return _encode_variant(train, features, y, q)
+
+    counts = fold_counts(train, y, tgt, rec, p, pick, variant)
+    exc_cv = sum(c[0] for c in counts)
+    info.update(exc_cv=exc_cv, won=exc_cv > info["plain_cv"])
+    if info["won"]:
+        model = findrs.fit(train, "class", True, random_state=seed, exceptions=True)
+        r = rec["candidates"][pick[0]]
+        if any(model.params[k] != r[k] for k in ("encoding", "tolerance", "simplify")):
+            raise AssertionError("exceptions=True's rules are not the candidate scored")
+    return model, info
+
+
 def run_findrs(method: str, ds: str, train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict:
     import findrs
 
     t = time.perf_counter()
+    info = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
         if method in EDGES_CV:
             model, kw = _edges_cv(train, seed, EDGES_CV[method])
+        elif method == "findrs-excauto":
+            model, info = exc_auto(train, seed)
+            kw = {}
         else:
             kw = FINDRS[method](ds)
             model = findrs.fit(train, "class", True, random_state=seed, **kw)
@@ -225,12 +267,14 @@ def run_findrs(method: str, ds: str, train: pl.DataFrame, test: pl.DataFrame, se
         rules = pl.concat([model.rules_model.rules.select("constraints"),
                            model.exception_model.rules.select("constraints")[used]])
         chosen = {**{k: model.params[k] for k in model.params.get("auto", [])},
-                  "exceptions": model.params["exception_settings"]}
+                  "exceptions": model.params["exception_settings"], **({"excauto": info} if info else {})}
         return dict(acc=float(model.score(test)), rules=int(rules.height),
                     conditions=int(rules["constraints"].list.len().sum()), secs=secs,
                     setting=json.dumps(chosen, default=str))
     rules = model.rules.filter(pl.col("kept"))
     chosen = {k: model.params[k] for k in model.params.get("auto", [])}
+    if info:
+        chosen["excauto"] = info
     return dict(acc=float(model.score(test)), rules=int(rules.height),
                 conditions=int(rules["constraints"].list.len().sum()), secs=secs,
                 setting=json.dumps(chosen or kw, default=str))

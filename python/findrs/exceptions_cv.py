@@ -1,0 +1,144 @@
+"""Rules with exceptions as one more candidate of the automatic cross-validation
+(docs/semantics.md §9.6).
+
+The default fit's cross-validation (docs/semantics.md §9.4) already scores, on one set of folds,
+every FIND-RS candidate of both directions under every encoding it tries. The rules-with-
+exceptions model that ``exceptions=True`` fits is made of two of them: its *rules* are the
+best-ranked FIND-RS candidate of the positive direction (every encoding tried), its *exception
+rules* the best-ranked FIND-RS candidate of the negative direction with the same encoding
+(``encoding``, ``bin_edges``, ``numeric``). So that model is scored on the same folds without a
+cross-validation of its own: on each fold, the two candidates' FIND-RS models (each exactly the
+fold model the cross-validation scored: the fold's training rows, its per-fold seed and codes)
+are combined as §9.6 combines them and scored on the fold's held-out rows.
+
+Invariant: :func:`exceptions_pick` names the candidates of the record whose models
+``exceptions=True`` fits, and :func:`fold_counts` gives, per fold, the held-out rows that
+combination gets right, as the record gives them for its candidates (each FIND-RS fold model's
+own held-out count is checked against the record's).
+
+Example:
+    >>> rec = {"folds": 1, "sampled": 4, "chosen": 0, "candidates": [
+    ...     {"encoding": "av", "direction": "positive", "correct": [3], "rows": [4], "rules": [1], "conditions": [2]},
+    ...     {"encoding": "av", "direction": "negative", "correct": [2], "rows": [4], "rules": [1], "conditions": [1]}]}
+    >>> exceptions_pick(rec)
+    (0, 1)
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import polars as pl
+
+from . import _core
+from .errors import ContradictionWarning, FindRSInputError
+
+ENCODING_KEYS = ("encoding", "bin_edges", "numeric")
+"""What a candidate's encoding is made of: the rules and the exception rules share all three."""
+
+SETTING_KEYS = ("encoding", "tolerance", "min_support", "direction", "simplify")
+
+
+def _rank(rec: Mapping[str, Any], i: int) -> tuple[int, int, int]:
+    """The core's ranking of candidate ``i`` (docs/semantics.md §9.4): most held-out rows right,
+    then fewer conditions, then the earlier."""
+    c = rec["candidates"][i]
+    return sum(c["correct"]), -sum(c["conditions"]), -i
+
+
+def _is_find_rs(c: Mapping[str, Any]) -> bool:
+    return c.get("method", "find-rs") == "find-rs"
+
+
+def exceptions_pick(rec: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The indices in ``rec`` of the rules (the best-ranked FIND-RS candidate of the positive
+    direction) and of the exception rules (the best-ranked FIND-RS candidate of the negative
+    direction with the rules' encoding), or ``None`` when the record has no such pair (a
+    ``direction`` that was not cross-validated)."""
+    cands = rec["candidates"]
+    pos = [i for i, c in enumerate(cands) if _is_find_rs(c) and c["direction"] == "positive"]
+    if not pos:
+        return None
+    r = max(pos, key=lambda i: _rank(rec, i))
+    enc = tuple(cands[r].get(k) for k in ENCODING_KEYS)
+    neg = [i for i, c in enumerate(cands) if _is_find_rs(c) and c["direction"] == "negative"
+           and tuple(c.get(k) for k in ENCODING_KEYS) == enc]
+    if not neg:
+        return None
+    return r, max(neg, key=lambda i: _rank(rec, i))
+
+
+def _fold_model(codes: list[np.ndarray], y: np.ndarray, encoders: Any, tgt: Any, params: Mapping[str, Any],
+                c: Mapping[str, Any], seed: int) -> Any:
+    """The FIND-RS model of candidate ``c`` on these (fold-training) rows with ``seed``; ``None``
+    when its support leaves no rule (the cross-validation then scores the fold's model as
+    predicting the other label everywhere)."""
+    from .model import RuleSetModel
+
+    p = {**params, **{k: c[k] for k in SETTING_KEYS}, "method": "find-rs", "T": 1, "n_rules": None,
+         "max_rules": None, "auto": [], "random_state": seed}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ContradictionWarning)
+            return RuleSetModel._fit_many(codes, y, encoders, tgt, [p], 1, None)[0]
+    except FindRSInputError:
+        return None
+
+
+def fold_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
+                pick: tuple[int, int], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]]) -> list[list[int]]:
+    """Per fold of ``rec`` (the cross-validation of ``params`` on ``df``'s rows and labels ``y``):
+    ``[correct, rows, rules, conditions]`` of the rules-with-exceptions model of ``pick``'s two
+    candidates (:func:`exceptions_pick`), as the record counts its candidates: held-out rows right
+    and held-out rows, the voting rules (the rules and the exception rules that are an exception
+    of one) and their conditions. ``variant(candidate)``: the candidate's encoding as
+    ``(params, encoders, codes, fold_coder)`` (``learn._encode_variant``).
+
+    Raises:
+        AssertionError: a fold model does not reproduce the record's count (a bug).
+    """
+    from .exceptions import ExceptionsModel
+    from .model import UNSAMPLED
+
+    r, s = (rec["candidates"][i] for i in pick)
+    p, encoders, codes, coder = variant(r)
+    seed = int(params["random_state"])
+    fold_of = _core.cv_folds(y, int(rec["folds"]), seed, params["cv_rows"])
+    out = []
+    for f in range(int(rec["folds"])):
+        enc_f, codes_f = coder(fold_of != f) if coder is not None else (encoders, codes)
+        train = (fold_of != f) & (fold_of != UNSAMPLED)
+        held = fold_of == f
+        part = [np.ascontiguousarray(col[train]) for col in codes_f]
+        models = [_fold_model(part, y[train], enc_f, tgt, p, c, _core.fold_seed(seed, f)) for c in (r, s)]
+        frame, truth = df.filter(pl.Series(held)), y[held]
+        for c, m in zip((r, s), models):  # each fold model is the one the record scored
+            pred = m.predict(frame, labels=False).to_numpy() if m is not None else np.zeros(len(truth), bool)
+            right = int((pred == (truth if c["direction"] == "positive" else ~truth)).sum())
+            if right != c["correct"][f]:
+                raise AssertionError(f"fold {f}: a fold model gets {right} held-out rows right, the record {c['correct'][f]}")
+        rules, excs = models
+        if rules is None:
+            pred, used = np.zeros(len(truth), bool), []
+        elif excs is None:
+            pred, used = rules.predict(frame, labels=False).to_numpy(), [rules]
+        else:
+            m = ExceptionsModel(rules, excs)
+            pred, used = m.predict(frame, labels=False).to_numpy(), [m]
+        n_rules = sum(x.n_rules for x in used)
+        conds = sum(_conditions(x) for x in used)
+        out.append([int((pred == truth).sum()), int(held.sum()), n_rules, conds])
+    return out
+
+
+def _conditions(m: Any) -> int:
+    """The conditions of a model's voting rules (an :class:`~findrs.ExceptionsModel`: of its
+    rules and of the exception rules that are an exception of one)."""
+    from .exceptions import ExceptionsModel
+
+    if isinstance(m, ExceptionsModel):
+        used = sorted({s for e in m.exceptions_of for s in e})
+        return _conditions(m.rules_model) + int(m.exception_model.rules["constraints"][used].list.len().sum())
+    return int(m.rules.filter(pl.col("kept"))["constraints"].list.len().sum())
