@@ -115,13 +115,17 @@ def _row(train: pl.DataFrame, test: pl.DataFrame, label: str, **kw: Any) -> dict
         t = time.perf_counter()
         model = findrs.fit(train, "class", **kw)
         seconds = time.perf_counter() - t
-    v = model.vote
+    if isinstance(model, findrs.ExceptionsModel):  # chosen by the default (§9.6): rules and the exceptions used
+        used = sorted({s for e in model.exceptions_of for s in e})
+        v_rules = [*model.rules_model.vote.rules, *(model.exception_model.vote.rules[s] for s in used)]
+    else:
+        v_rules = model.vote.rules
     cv = model.cv_results.filter(pl.col("chosen")) if model.params["auto"] else None
     return {
         "model": label if kw.get("method") is None else f"{_LABELS[kw['method']]} {label}",
         "accuracy": model.score(test),
         "rules": float(model.n_rules),
-        "conditions": sum(len(r) for r in v.rules) / max(len(v.rules), 1),
+        "conditions": sum(len(r) for r in v_rules) / max(len(v_rules), 1),
         "seconds": seconds,
         "chosen": model.params["numeric"],
         "chosen_method": model.params["method"] if kw.get("method") is None else None,
