@@ -273,6 +273,8 @@ def run_findrs(method: str, ds: str, train: pl.DataFrame, test: pl.DataFrame, se
                     setting=json.dumps(chosen, default=str))
     rules = model.rules.filter(pl.col("kept"))
     chosen = {k: model.params[k] for k in model.params.get("auto", [])}
+    if kw.get("exceptions") is True:  # exceptions=True, but no rule got an exception: the rules alone
+        chosen["exceptions"] = None
     if info:
         chosen["excauto"] = info
     return dict(acc=float(model.score(test)), rules=int(rules.height),

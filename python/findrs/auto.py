@@ -348,19 +348,20 @@ def table(rec: Mapping[str, Any]) -> pl.DataFrame:
     and ``n_rules`` as text: ``"2"`` is a count of negatives, ``"0.1"`` a share), the held-out
     accuracy over all folds (``cv_accuracy``) (and, when the bin edges were cross-validated
     too, each candidate's ``bin_edges``; when bins and intervals were, its ``numeric``; when the
-    budgeted vote was, its ``method`` and ``cv_T``, the runs of each fold's fit), its standard
+    budgeted vote was, its ``method`` and ``cv_T``, the runs of each fold's fit; when rules with
+    exceptions were, ``exceptions``, docs/semantics.md §9.6), its standard
     deviation over the folds, the mean
     voting ``rules`` and ``conditions`` per fold, and whether it was ``chosen``."""
     cands = rec["candidates"]
     out: dict[str, Any] = {}
-    extra = [k for k in ("bin_edges", "numeric", "method", "cv_T") if k in cands[0]]
+    extra = [k for k in ("bin_edges", "numeric", "method", "cv_T", "exceptions") if k in cands[0]]
     for k in (*AUTOMATIC, *extra):
         values = [c[k] for c in cands]
         if k in ("tolerance", "n_rules"):
             out[k] = pl.Series(k, [None if v is None else str(v) for v in values], dtype=pl.String)
         else:
             dtype = (pl.String if k in ("encoding", "direction", "bin_edges", "numeric", "method")
-                     else pl.Boolean if k == "simplify" else pl.UInt32)
+                     else pl.Boolean if k in ("simplify", "exceptions") else pl.UInt32)
             out[k] = pl.Series(k, values, dtype=dtype)
     acc, std, rules, conds = [], [], [], []
     for c in cands:

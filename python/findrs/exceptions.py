@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from fractions import Fraction
@@ -43,6 +44,7 @@ from . import expressions
 from .config import Config
 from .encode import FeatureEncoder, check_columns
 from .errors import FindRSInputError
+from .auto import table as auto_table
 from .frames import as_polars
 from .model import RuleSetModel, _is_file, _parse_dtype
 from .sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
@@ -141,11 +143,38 @@ class ExceptionsModel:
         for k, j in enumerate(order):
             self._rank[j] = k
         self._count = [len(e) for e in expected]
+        self._cv: dict[str, Any] | None = None
+        self._plain_cv: int | None = None
         for i, e in enumerate(expected):  # nested: each set is a prefix of the precision order
             if sorted(order[: len(e)]) != e:
                 raise AssertionError(f"exceptions of rule {i} are not a prefix of the precision order")
 
+    def _chosen_by_cv(self, auto: list[str], record: dict[str, Any], plain: int) -> "ExceptionsModel":
+        """This model as the automatic choice of the default fit (docs/semantics.md §9.6):
+        ``auto`` the settings the cross-validation chose (``"exceptions"`` last), ``record`` its
+        candidates with this model's as one more (``exceptions`` true, chosen), ``plain`` the
+        held-out rows right of the best model without exceptions."""
+        self.params = {**self.params, "auto": list(auto)}
+        self._cv, self._plain_cv = record, int(plain)
+        return self
+
     # ----------------------------------------------------------------- what it is
+    @property
+    def cv_results(self) -> pl.DataFrame | None:
+        """The cross-validation that chose this model (``None`` when ``exceptions=True`` asked
+        for it): :attr:`findrs.RuleSetModel.cv_results`' table of every candidate the default fit
+        tried, with one more row for this model (``exceptions`` true, ``chosen``; its settings
+        are its rules', the exception rules' are ``params["exception_settings"]``) and an
+        ``exceptions`` column (docs/semantics.md §9.6).
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, auto=False)
+            >>> m.cv_results is None
+            True
+        """
+        return None if self._cv is None else auto_table(self._cv)
+
     @property
     def positive(self) -> Any:
         """The positive label (the one the rules describe)."""
@@ -391,6 +420,141 @@ class ExceptionsModel:
             .alias("overriding_text") if n_s else pl.lit(None, pl.String).alias("overriding_text"),
         ).drop(flag)
 
+    # ----------------------------------------------------------------- what it has not
+    def _not_here(self, what: str, instead: str) -> FindRSInputError:
+        return FindRSInputError(
+            f"{what} has no meaning for rules with exceptions (docs/semantics.md §9.6): {instead}; or fit with "
+            f"exceptions=False for a RuleSetModel (model.rules_model is its rules alone)")
+
+    def decision_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
+        """Refused: the model has no vote to score; :meth:`predict_expr` with ``labels=False``
+        is its decision (:meth:`decision_function`: ``+-0.5``).
+
+        Raises:
+            FindRSInputError: always, naming the alternative.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
+            ...                auto=False)
+            >>> try:
+            ...     m.decision_expr()
+            ... except findrs.FindRSInputError as e:
+            ...     print('predict_expr' in str(e))
+            True
+        """
+        raise self._not_here("decision_expr (a vote's margin)", "use predict_expr(labels=False) or decision_function(df)")
+
+    def score_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
+        """Refused, as :meth:`decision_expr`.
+
+        Raises:
+            FindRSInputError: always, naming the alternative.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
+            ...                auto=False)
+            >>> try:
+            ...     m.score_expr()
+            ... except findrs.FindRSInputError as e:
+            ...     print('decision_function' in str(e))
+            True
+        """
+        raise self._not_here("score_expr (a vote's score)", "use predict_expr(labels=False) or decision_function(df)")
+
+    def strength_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
+        """Refused, as :meth:`decision_expr`.
+
+        Raises:
+            FindRSInputError: always, naming the alternative.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
+            ...                auto=False)
+            >>> try:
+            ...     m.strength_expr()
+            ... except findrs.FindRSInputError as e:
+            ...     print('predict_expr' in str(e))
+            True
+        """
+        raise self._not_here("strength_expr (a vote's strength)", "use predict_expr(labels=False)")
+
+    def explain_expr(self, *, top: int | None = None) -> pl.Expr:
+        """Refused: an explanation here is several columns; :meth:`explain` gives them.
+
+        Raises:
+            FindRSInputError: always, naming the alternative.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
+            ...                auto=False)
+            >>> try:
+            ...     m.explain_expr()
+            ... except findrs.FindRSInputError as e:
+            ...     print('explain(df)' in str(e))
+            True
+        """
+        raise self._not_here("explain_expr (one column of fired rules)",
+                             "use explain(df): the rules and exceptions that fired and the deciding ones")
+
+    def why_not_expr(self) -> pl.Expr:
+        """Refused: :meth:`explain` names the exception that overrode a holding rule.
+
+        Raises:
+            FindRSInputError: always, naming the alternative.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
+            ...                auto=False)
+            >>> try:
+            ...     m.why_not_expr()
+            ... except findrs.FindRSInputError as e:
+            ...     print('overriding_exception' in str(e))
+            True
+        """
+        raise self._not_here("why_not_expr", "use explain(df): overriding_exception names the exception that "
+                                             "turned a holding rule's row negative")
+
+    def with_n_rules(self, k: int) -> "ExceptionsModel":
+        """Refused: the model is FIND-RS, not a BP vote.
+
+        Raises:
+            FindRSInputError: always, naming the alternative.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
+            ...                auto=False)
+            >>> try:
+            ...     m.with_n_rules(3)
+            ... except findrs.FindRSInputError as e:
+            ...     print('FIND-RS' in str(e))
+            True
+        """
+        raise self._not_here("with_n_rules (a BP vote's K)", "every rule and exception of a FIND-RS run decides")
+
+    def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
+        """Refused, as :meth:`with_n_rules`.
+
+        Raises:
+            FindRSInputError: always, naming the alternative.
+
+        Example:
+            >>> import findrs
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
+            ...                auto=False)
+            >>> try:
+            ...     m.pruning_curve(None)
+            ... except findrs.FindRSInputError as e:
+            ...     print('FIND-RS' in str(e))
+            True
+        """
+        raise self._not_here("pruning_curve (a BP vote's K)", "every rule and exception of a FIND-RS run decides")
+
     # ----------------------------------------------------------------- export
     def to_sql(self, *, table: str | Sequence[str] | None = None, dialect: str = "duckdb") -> str:
         """SQL computing :meth:`predict` from the raw feature columns: ``CASE WHEN r0 AND NOT
@@ -444,6 +608,8 @@ class ExceptionsModel:
                "rules": json.loads(self.rules_model.to_json()),
                "exceptions": json.loads(self.exception_model.to_json()),
                "exceptions_of": [list(e) for e in self.exceptions_of]}
+        if self._cv is not None:
+            doc["chosen"] = {"auto": self.params["auto"], "cv": self._cv, "plain_cv": self._plain_cv}
         text = json.dumps(doc, indent=1)
         if path is not None:
             Path(path).write_text(text)
@@ -485,7 +651,7 @@ class ExceptionsModel:
         if doc.get("version") != FORMAT_VERSION:
             raise FindRSInputError(f"rules-with-exceptions JSON version {doc.get('version')!r} is not supported "
                                    f"(this findrs reads version {FORMAT_VERSION})")
-        extra = sorted(set(doc) - {"format", "version", "rules", "exceptions", "exceptions_of"})
+        extra = sorted(set(doc) - {"format", "version", "rules", "exceptions", "exceptions_of", "chosen"})
         if extra or not all(k in doc for k in ("rules", "exceptions", "exceptions_of")):
             raise FindRSInputError("rules-with-exceptions JSON: the keys must be format, version, rules, exceptions "
                                    f"and exceptions_of; " + (f"unknown {extra}" if extra else "one is missing"))
@@ -499,7 +665,15 @@ class ExceptionsModel:
         if not isinstance(exc, list) or not all(isinstance(e, list) and all(isinstance(i, int) and not
                                                                             isinstance(i, bool) for i in e) for e in exc):
             raise FindRSInputError("rules-with-exceptions JSON: exceptions_of must be a list of lists of rule ids")
-        return cls(parts[0], parts[1], exc)
+        model = cls(parts[0], parts[1], exc)
+        if "chosen" in doc:
+            problem = _check_choice(doc["chosen"], model)
+            if problem:
+                raise FindRSInputError(f"rules-with-exceptions JSON, its 'chosen' (the cross-validation that chose the "
+                                       f"model, docs/semantics.md §9.6): {problem}")
+            c = doc["chosen"]
+            model._chosen_by_cv(c["auto"], c["cv"], c["plain_cv"])
+        return model
 
     # ----------------------------------------------------------------- reading
     def to_text(self, *, max_rules: int | None | EllipsisType = ...) -> str:
@@ -526,6 +700,8 @@ class ExceptionsModel:
         rules, excs = t.filter(pl.col("kind") == "rule"), t.filter(pl.col("kind") == "exception")
         enc = self.rules_model.encoding.upper()
         lines = [f"FIND-RS with exceptions ({enc}): {self.target.name} = {self.target.positive!r}"]
+        if self._cv is not None:
+            lines.append(self._cv_line())
         ex = self.params["exception_settings"]
         lines.append(f"rules: tolerance={self.rules_model.params['tolerance']!r}, "
                      f"min_support={self.rules_model.params['min_support']!r}, "
@@ -553,6 +729,59 @@ class ExceptionsModel:
             lines.append("(show all with model.to_text(max_rules=None), or more with findrs.Config.set_max_rules(n))")
         return "\n".join(lines)
 
+    def _cv_line(self) -> str:
+        """What the default fit's cross-validation chose (docs/semantics.md §9.6)."""
+        rec = self._cv
+        assert rec is not None
+        rows = sum(rec["candidates"][rec["chosen"]]["rows"])
+        won = sum(rec["candidates"][rec["chosen"]]["correct"])
+        chosen = ", ".join(f"{k}={self.rules_model.params[k]!r}" for k in self.params["auto"] if k not in ("exceptions", "n_rules", "method")
+                           and k in self.rules_model.params)
+        return (f"settings chosen by {rec['folds']}-fold cross-validation on {rec['sampled']} training rows "
+                f"(auto=False fits the paper's): {chosen}; rules with exceptions won it, {won / rows:.4f} of the "
+                f"held-out rows right against {(self._plain_cv or 0) / rows:.4f} for the best model without "
+                f"(exceptions=False fits that one)")
+
+    def to_markdown(self, *, max_rules: int | None | EllipsisType = ...) -> str:
+        """The model as Markdown, for a report: :meth:`to_text`'s content, its settings as
+        paragraphs and the rules and the exception rules as tables (each rule a code span, ``|``
+        escaped).
+
+        Raises:
+            FindRSInputError: ``max_rules`` below 1.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m.to_markdown().splitlines()[0]
+            "**FIND-RS with exceptions (AV): class = 'positive'**"
+        """
+        text = self.to_text(max_rules=max_rules).splitlines()
+        out, table = [f"**{_md_text(text[0])}**"], False
+        for line in text[1:]:
+            stripped = line.strip()
+            if stripped.startswith("id  covers"):
+                out += ["", "| id | covers | precision | unless | rule |", "|---|---|---|---|---|"]
+                table = True
+            elif table and line.startswith("  ") and not stripped.startswith("…"):
+                parts = stripped.split(None, 4) if not stripped.startswith("e") else None
+                if parts is not None and len(parts) == 5:
+                    out.append(f"| {parts[0]} | {parts[1]} | {parts[2]} | {parts[3]} | `{_md_code(parts[4])}` |")
+                else:  # an exception rule: e<id>, covers, precision, rule
+                    eid, covers, prec, rule = stripped.split(None, 3)
+                    out.append(f"| {eid} | {covers} | {prec} | | `{_md_code(rule)}` |")
+            elif stripped.startswith("exceptions ("):
+                out += ["", _md_text(stripped), "", "| id | covers | precision | unless | rule |", "|---|---|---|---|---|"]
+            else:
+                table = table and stripped.startswith("…")
+                out += ["", _md_text(stripped) if not stripped.startswith("…") else f"*{_md_text(stripped)}*"]
+        return "\n".join(out).replace("\n\n\n", "\n\n")
+
+    def _repr_html_(self) -> str:
+        """The notebook view: :meth:`to_text`'s content, escaped, as preformatted text."""
+        return f"<pre>{html.escape(self.to_text())}</pre>"
+
     def __str__(self) -> str:
         return self.to_text()
 
@@ -560,6 +789,52 @@ class ExceptionsModel:
         return (f"ExceptionsModel(rules={self.rules_model.n_rules}, exception_rules="
                 f"{self.n_rules - self.rules_model.n_rules}, target={self.target.name!r}, "
                 f"positive={self.target.positive!r})")
+
+
+def _check_choice(doc: Any, model: ExceptionsModel) -> str | None:
+    """What is wrong with a file's record of the automatic choice (``None``: nothing): its
+    fields, the folds and counts of every candidate, one candidate with exceptions (the chosen,
+    the last, with the rules' settings), and the best model without scored strictly lower."""
+    if not isinstance(doc, dict) or sorted(doc) != ["auto", "cv", "plain_cv"]:
+        return "must be an object with the fields ['auto', 'cv', 'plain_cv']"
+    auto, rec, plain = doc["auto"], doc["cv"], doc["plain_cv"]
+    if not (isinstance(auto, list) and auto and auto[-1] == "exceptions" and all(isinstance(a, str) for a in auto)):
+        return "auto must list the settings chosen, 'exceptions' last"
+    if not (isinstance(rec, dict) and sorted(rec) == ["candidates", "chosen", "folds", "sampled"]
+            and isinstance(rec["candidates"], list) and rec["candidates"]):
+        return "cv must be an object with the fields ['candidates', 'chosen', 'folds', 'sampled'] and candidates"
+    cands, folds = rec["candidates"], rec["folds"]
+    if folds != model.rules_model.params.get("cv") or rec["chosen"] != len(cands) - 1:
+        return f"cv must have the rules' {model.rules_model.params.get('cv')!r} folds and choose its last candidate"
+    rows = None
+    for i, c in enumerate(cands):
+        if not isinstance(c, dict) or c.get("exceptions") is not (i == len(cands) - 1):
+            return f"candidate {i}: exceptions must be true for the last candidate alone"
+        counts = [c.get(k) for k in ("correct", "rows", "rules", "conditions")]
+        if not all(isinstance(x, list) and len(x) == folds and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                   and v >= 0 for v in x) for x in counts):
+            return f"candidate {i}: correct, rows, rules and conditions must be {folds} counts each"
+        if any(a > b for a, b in zip(c["correct"], c["rows"])) or (rows is not None and c["rows"] != rows):
+            return f"candidate {i}: its held-out rows differ from candidate 0's, or it has more right than held out"
+        rows = c["rows"]
+    if sum(rows) != rec["sampled"]:  # type: ignore[arg-type]
+        return f"its folds hold {sum(rows)} rows, but it says it used {rec['sampled']!r}"  # type: ignore[arg-type]
+    won = cands[-1]
+    if any(won.get(k) != model.rules_model.params.get(k) for k in ("encoding", "tolerance", "simplify", "direction")):
+        return "the chosen candidate's settings are not the rules'"
+    if not (isinstance(plain, int) and plain in {sum(c["correct"]) for c in cands[:-1]} and plain < sum(won["correct"])):
+        return "plain_cv must be a candidate's held-out rows right, fewer than the chosen one's"
+    return None
+
+
+def _md_code(text: str) -> str:
+    """A rule's text inside a Markdown table's code span."""
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def _md_text(text: str) -> str:
+    """Plain text escaped for Markdown."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>|#" else ch for ch in text)
 
 
 def _check_parts(rules: RuleSetModel, exceptions: RuleSetModel) -> list[str]:

@@ -32,7 +32,6 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import polars as pl
 
-from . import _core
 from .errors import ContradictionWarning, FindRSInputError
 
 ENCODING_KEYS = ("encoding", "bin_edges", "numeric")
@@ -100,19 +99,19 @@ def fold_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any
         AssertionError: a fold model does not reproduce the record's count (a bug).
     """
     from .exceptions import ExceptionsModel
-    from .model import UNSAMPLED
+    from .model import UNSAMPLED, cv_folds, fold_seed
 
     r, s = (rec["candidates"][i] for i in pick)
     p, encoders, codes, coder = variant(r)
     seed = int(params["random_state"])
-    fold_of = _core.cv_folds(y, int(rec["folds"]), seed, params["cv_rows"])
+    fold_of = cv_folds(y, int(rec["folds"]), seed, params["cv_rows"])
     out = []
     for f in range(int(rec["folds"])):
         enc_f, codes_f = coder(fold_of != f) if coder is not None else (encoders, codes)
         train = (fold_of != f) & (fold_of != UNSAMPLED)
         held = fold_of == f
         part = [np.ascontiguousarray(col[train]) for col in codes_f]
-        models = [_fold_model(part, y[train], enc_f, tgt, p, c, _core.fold_seed(seed, f)) for c in (r, s)]
+        models = [_fold_model(part, y[train], enc_f, tgt, p, c, fold_seed(seed, f)) for c in (r, s)]
         frame, truth = df.filter(pl.Series(held)), y[held]
         for c, m in zip((r, s), models):  # each fold model is the one the record scored
             pred = m.predict(frame, labels=False).to_numpy() if m is not None else np.zeros(len(truth), bool)
@@ -142,3 +141,75 @@ def _conditions(m: Any) -> int:
         used = sorted({s for e in m.exceptions_of for s in e})
         return _conditions(m.rules_model) + int(m.exception_model.rules["constraints"][used].list.len().sum())
     return int(m.rules.filter(pl.col("kept"))["constraints"].list.len().sum())
+
+
+def _best(rec: Mapping[str, Any], ids: list[int]) -> int:
+    return max(ids, key=lambda i: _rank(rec, i))
+
+
+def _sub_record(rec: Mapping[str, Any], ids: list[int]) -> dict[str, Any]:
+    """The record of ``rec``'s candidates ``ids`` alone (their settings of
+    :data:`~findrs.params.AUTOMATIC` and counts, the tags of the other CV axes dropped), for a
+    final fit from their scores (``RuleSetModel._fit_auto(record=...)``)."""
+    from .auto import _COUNTS
+    from .params import AUTOMATIC
+
+    cands = [{k: rec["candidates"][i][k] for k in (*AUTOMATIC, *_COUNTS)} for i in ids]
+    best = ids.index(_best(rec, ids))
+    return {"folds": rec["folds"], "sampled": rec["sampled"], "chosen": best, "candidates": cands}
+
+
+def _final(variant: tuple[Any, ...], y: np.ndarray, tgt: Any, rec: Mapping[str, Any], ids: list[int],
+           auto: list[str], n_jobs: int | None) -> Any:
+    """The FIND-RS model fitted on every row from the scores of ``rec``'s candidates ``ids`` (the
+    best-ranked whose support leaves a rule, its support scaled as in docs/semantics.md §9.4),
+    as a fit cross-validating those candidates alone gives it."""
+    from .model import RuleSetModel
+
+    p, encoders, codes, coder = variant
+    params = {**p, "method": "find-rs", "T": 1, "n_rules": None, "max_rules": None, "cv_T": 1, "auto": auto}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
+        return RuleSetModel._fit_auto(codes, y, encoders, tgt, params, n_jobs, None, coder,
+                                      record=_sub_record(rec, ids))
+
+
+def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
+           variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None) -> Any:
+    """``exceptions="auto"`` (docs/semantics.md §9.6): ``model`` (the default fit's winner, its
+    record the cross-validation of every candidate), or the rules-with-exceptions model of the
+    record's candidates (:func:`exceptions_pick`) when its held-out rows right
+    (:func:`fold_counts`) are strictly more than those of ``model``'s chosen candidate. That
+    model is fitted from the record's scores (no cross-validation again) and carries the record
+    with itself as one more candidate (``exceptions`` true), chosen; if none of its rules has an
+    exception on every row, ``model`` is returned."""
+    from .exceptions import ExceptionsModel
+    from .params import AUTOMATIC
+
+    rec = model._cv
+    pick = exceptions_pick(rec) if rec is not None else None
+    if pick is None:
+        return model
+    counts = fold_counts(df, y, tgt, rec, model.params, pick, variant)
+    plain = sum(rec["candidates"][rec["chosen"]]["correct"])
+    if sum(c[0] for c in counts) <= plain:
+        return model
+    cands = rec["candidates"]
+    r = cands[pick[0]]
+    enc = tuple(r.get(k) for k in ENCODING_KEYS)
+    same = [i for i, c in enumerate(cands) if _is_find_rs(c) and tuple(c.get(k) for k in ENCODING_KEYS[1:]) == enc[1:]]
+    auto = [k for k in AUTOMATIC if k in model.params["auto"] and k != "n_rules"]
+    v = variant(r)
+    if rec["chosen"] == pick[0] and model.method == "find-rs":  # the default's model is these rules already
+        rules = model
+    else:
+        rules = _final(v, y, tgt, rec, [i for i in same if cands[i]["direction"] == "positive"], auto, n_jobs)
+    excs = _final(v, y, tgt, rec, [i for i in same if cands[i]["direction"] == "negative"
+                                   and cands[i]["encoding"] == rules.params["encoding"]], auto, n_jobs)
+    out = ExceptionsModel(rules, excs)
+    if not any(out.exceptions_of):
+        return model
+    entry = {**r, **dict(zip(("correct", "rows", "rules", "conditions"), map(list, zip(*counts)))), "exceptions": True}
+    record = {**rec, "chosen": len(cands),
+              "candidates": [*({**c, "exceptions": False} for c in cands), entry]}
+    return out._chosen_by_cv([*model.params["auto"], "exceptions"], record, plain)

@@ -21,6 +21,7 @@ from .params import DEFAULTS, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_job
 from .progress import progress_bar
 from .target import binarize, class_indices
 from . import auto as _auto_mod
+from . import exceptions_cv as _exceptions_cv
 
 Method = Literal["find-rs", "bo", "bp"]
 Pair = Literal["bo+bp"]
@@ -33,7 +34,7 @@ IntervalEnds = Literal["tight", "midpoint", "open", "widened"]
 
 
 @overload
-def fit(data: Any, target: str, positive: Any | None = None, *, exceptions: Literal[True], **kwargs: Any) -> ExceptionsModel: ...
+def fit(data: Any, target: str, positive: Any | None = None, *, exceptions: Literal[True, "auto"], **kwargs: Any) -> RuleSetModel | ExceptionsModel: ...
 
 
 @overload
@@ -41,7 +42,7 @@ def fit(data: Any, target: str, positive: Any | None = None, *, method: Pair, **
 
 
 @overload
-def fit(data: Any, target: str, positive: Any | None = None, *, method: Method | None = None, **kwargs: Any) -> RuleSetModel: ...
+def fit(data: Any, target: str, positive: Any | None = None, *, method: Method | None = None, **kwargs: Any) -> RuleSetModel | ExceptionsModel: ...
 
 
 def fit(
@@ -74,7 +75,7 @@ def fit(
     bin_edges: BinEdges | None = None,
     chunks: int | None = None,
     verbose: bool = False,
-    exceptions: bool = False,
+    exceptions: bool | Literal["auto"] | None = None,
 ) -> RuleSetModel | ModelPair | ExceptionsModel:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
 
@@ -202,13 +203,19 @@ def fit(
             the same encoder (with automatic settings their tolerance, support and
             simplification chosen by their own cross-validation, else the rules' settings);
             the model predicts ``positive`` where a rule holds and none of its exceptions (the
-            other label's rules at least as precise, read with the prior) holds. Needs a
+            other label's rules at least as precise, read with the prior) holds; when no rule
+            gets an exception, the rules alone (a :class:`~findrs.RuleSetModel`). Needs a
             two-class target and one FIND-RS run (``method`` ``None`` or ``"find-rs"``, no
-            ``max_rules`` or ``chunks``, ``direction`` ``"positive"``). Default ``False``.
+            ``max_rules`` or ``chunks``, ``direction`` ``"positive"``). ``"auto"``: that model
+            is scored on the folds of the automatic cross-validation and returned only when it
+            has strictly more held-out rows right than the model without (a tie keeps that
+            one; two classes, FIND-RS, ``direction`` not given; else nothing changes). ``None``
+            (the default): ``"auto"`` with automatic settings, ``False`` with ``auto=False``.
 
     Returns:
         The fitted :class:`~findrs.RuleSetModel`; with ``method="bo+bp"`` a
-        :class:`~findrs.ModelPair` of the BO and the BP model; with ``exceptions=True`` a
+        :class:`~findrs.ModelPair` of the BO and the BP model; with ``exceptions=True``, or
+        when the default's cross-validation chose rules with exceptions, a
         :class:`~findrs.ExceptionsModel`.
 
     Raises:
@@ -224,7 +231,9 @@ def fit(
             a numeric target of more than 20 values without ``positive`` (a quantity: the
             message suggests a threshold).
             ``exceptions=True`` with a target of other than two classes, a method other than
-            FIND-RS, ``max_rules``, ``chunks`` or ``direction`` other than ``"positive"``.
+            FIND-RS, ``max_rules``, ``chunks`` or ``direction`` other than ``"positive"``;
+            ``exceptions="auto"`` with ``auto=False``; ``exceptions`` not ``True``, ``False``,
+            ``"auto"`` or ``None``.
         KeyboardInterrupt: Ctrl-C during a BO/BP fit (it stops between runs).
 
     Warns:
@@ -241,11 +250,10 @@ def fit(
         8
     """
     _check_target_is_a_name(data, target)
-    if exceptions:
+    exceptions = _exceptions_mode(exceptions, auto)
+    if exceptions is True:
         direction = _check_exceptions(exceptions, method, direction, max_rules, chunks)
-    elif exceptions is not False:
-        raise FindRSInputError(f"exceptions must be True or False, got {exceptions!r}")
-    vote = method is None and not exceptions
+    vote = method is None and exceptions is not True
     if method is None:
         method = "find-rs"
     pair = isinstance(method, str) and method == "bo+bp"
@@ -319,7 +327,7 @@ def fit(
                              "n_rules": "cv" if "n_rules" in params["auto"] else params["n_rules"]})
 
     multi = class_indices(df, target) if positive is None else None
-    if exceptions and multi is not None:
+    if exceptions is True and multi is not None:
         raise FindRSInputError(
             f"exceptions=True applies to two-class targets; {target!r} has more classes: pass positive=<label> with a "
             f"two-class target, or leave exceptions=False for a multiclass model")
@@ -359,7 +367,7 @@ def fit(
                     f"direction={params['direction']!r} needs a target with exactly two classes; {target!r} has "
                     f"more, so the rules can only describe {tgt.positive!r} against the rest"
                 )
-    if exceptions and tgt.negative is None:
+    if exceptions is True and tgt.negative is None:
         raise FindRSInputError(
             f"exceptions=True needs a target of exactly two classes; {target!r} has more, so there is no "
             f"other label for the exception rules to describe: keep two classes, or leave exceptions=False")
@@ -395,8 +403,10 @@ def fit(
                 model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
             if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                 model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
-            if exceptions:
+            if exceptions is True:
                 model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
+            elif exceptions == "auto" and params["method"] == "find-rs" and tgt.negative is not None:
+                model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs)
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -408,6 +418,41 @@ def fit(
             stacklevel=2,
         )
     return ModelPair(*models) if pair else model
+
+
+def _exceptions_mode(exceptions: Any, auto: Any) -> Any:
+    """``exceptions`` as the fit takes it: ``None`` (not given) is ``"auto"`` with automatic
+    settings, else ``False`` (docs/semantics.md §9.6)."""
+    if exceptions is None:
+        return "auto" if auto is True else False
+    if isinstance(exceptions, str) and exceptions == "auto":
+        if auto is not True:
+            raise FindRSInputError(
+                "exceptions='auto' is chosen by the cross-validation of automatic settings, which auto=False turns "
+                "off: pass exceptions=True (rules with exceptions) or False, or auto=True")
+        return "auto"
+    if exceptions is True or exceptions is False:
+        return exceptions
+    raise FindRSInputError(f"exceptions must be True, False or 'auto', got {exceptions!r}")
+
+
+def _choose_exceptions(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, tgt: Any, model: RuleSetModel,
+                       codes: list[np.ndarray], coder: FoldCoder | None, n_jobs: int | None) -> Any:
+    """``exceptions="auto"`` (docs/semantics.md §9.6): ``model``, or rules with exceptions when
+    the default fit's cross-validation scores them strictly higher (:func:`findrs.exceptions_cv.choose`).
+    ``codes`` / ``coder``: ``model``'s encoding; the other encodings its record lists are made
+    again when the choice needs one (:func:`_encode_variant`)."""
+    if model._cv is None:
+        return model
+    p = model.params
+
+    def variant(c: Any) -> Variant:
+        q = {**p, "bin_edges": c.get("bin_edges", p["bin_edges"]), "numeric": c.get("numeric", p["numeric"])}
+        if (q["bin_edges"], q["numeric"]) == (p["bin_edges"], p["numeric"]):
+            return q, list(model.encoders), codes, coder
+        return _encode_variant(df, features, y, q)
+
+    return _exceptions_cv.choose(df, y, tgt, model, variant, n_jobs)
 
 
 def _check_exceptions(exceptions: Any, method: Any, direction: Any, max_rules: Any, chunks: Any) -> Any:
@@ -430,22 +475,27 @@ def _check_exceptions(exceptions: Any, method: Any, direction: Any, max_rules: A
 
 
 def _with_exceptions(model: RuleSetModel, codes: list[np.ndarray], y: np.ndarray, tgt: Any,
-                     coder: FoldCoder | None, n_jobs: int | None, progress: Any) -> ExceptionsModel:
+                     coder: FoldCoder | None, n_jobs: int | None, progress: Any) -> RuleSetModel | ExceptionsModel:
     """``exceptions=True`` (docs/semantics.md §9.6): ``model``'s rules and the other label's
     FIND-RS rules over the same encoders and codes (``coder``: the same per-fold encoding). With
     automatic settings, the exception rules' tolerance, support and simplification are chosen
     by their own cross-validation (the same ``cv``, ``cv_rows`` and ``random_state``), else
-    they are ``model``'s."""
+    they are ``model``'s. ``model`` itself when no rule has an exception (their support
+    leaves no exception rule, or none is at least as precise as a rule)."""
     p = model.params
     q = {k: v for k, v in p.items() if k in PARAMETERS}
     q.update(method="find-rs", direction="negative", n_rules=None, max_rules=None, auto=bool(p["auto"]))
     if p["auto"]:
         q.update(tolerance="auto", min_support="auto", simplify="auto")
     q = check_params(q)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
-        neg = RuleSetModel._fit(codes, y, model.encoders, tgt, q, n_jobs, progress, coder if q["auto"] else None)
-    return ExceptionsModel(model, neg)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
+            neg = RuleSetModel._fit(codes, y, model.encoders, tgt, q, n_jobs, progress, coder if q["auto"] else None)
+    except FindRSInputError:  # their support leaves no exception rule: the rules alone
+        return model
+    out = ExceptionsModel(model, neg)
+    return out if any(out.exceptions_of) else model
 
 
 def _check_target_is_a_name(data: Any, target: Any) -> None:

@@ -80,6 +80,10 @@ fitted on those rows and every row's codes under them."""
 
 UNSAMPLED: int = _core.UNSAMPLED
 """The fold :func:`findrs._core.cv_folds` gives a row outside the cross-validation's sample."""
+cv_folds = _core.cv_folds
+"""The fold of every row in the automatic cross-validation (the core's ``cv_folds``)."""
+fold_seed = _core.fold_seed
+"""The ``random_state`` whose fit gives a fold's scores in the automatic cross-validation."""
 __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
 

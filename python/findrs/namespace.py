@@ -74,7 +74,7 @@ class DataFrameNamespace:
         bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
-        exceptions: bool = False,
+        exceptions: bool | Literal["auto"] | None = None,
     ) -> RuleSetModel | ModelPair | ExceptionsModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
 
@@ -179,7 +179,7 @@ class LazyFrameNamespace:
         bin_edges: BinEdges | None = None,
         chunks: int | None = None,
         verbose: bool = False,
-        exceptions: bool = False,
+        exceptions: bool | Literal["auto"] | None = None,
     ) -> RuleSetModel | ModelPair | ExceptionsModel:
         """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
 

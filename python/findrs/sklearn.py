@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numbers
 import sys
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -117,7 +117,9 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             (as :func:`findrs.fit`'s ``verbose``).
         exceptions: ``True`` fits rules with exceptions (a :class:`findrs.ExceptionsModel`,
             docs/semantics.md §9.6; two classes only, see :func:`findrs.fit`); its
-            ``predict_proba`` is 1 or 0, as a FIND-RS model's.
+            ``predict_proba`` is 1 or 0, as a FIND-RS model's. ``None`` (the default) /
+            ``"auto"``: chosen by the cross-validation of automatic settings, as in
+            :func:`findrs.fit` (``False`` with ``auto=False``).
 
     The target's name: when ``y`` is a named pandas or Polars Series (``df["class"]``), the
     model names it so (``print(clf.model_)`` reads ``class = 'positive'``); otherwise, or when
@@ -195,7 +197,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         multiclass: str = "auto",
         cv_rows: int | None = DEFAULTS["cv_rows"],
         bin_edges: str | None = None,
-        exceptions: bool = False,
+        exceptions: bool | Literal["auto"] | None = None,
     ) -> None:
         self.method = method
         self.T = T

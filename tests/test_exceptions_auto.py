@@ -1,0 +1,205 @@
+"""Rules with exceptions chosen by the default fit's cross-validation (docs/semantics.md §9.6,
+``exceptions="auto"``, the default with automatic settings): the rules-with-exceptions model of
+the record's own candidates is scored on the same folds and chosen only on strictly more
+held-out rows right; otherwise the fit is byte for byte the model without exceptions."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+import findrs
+from findrs import ExceptionsModel, FindRSInputError, RuleSetModel, _core
+from findrs import exceptions_cv
+from findrs.learn import _encode_variant
+from findrs.model import UNSAMPLED
+from findrs.target import binarize
+
+pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
+
+
+def _train(name: str, noise: float, seed: int = 0) -> pl.DataFrame:
+    from experiments.noisy import flip_labels
+
+    df = findrs.datasets.tic_tac_toe() if name == "tic-tac-toe" else findrs.datasets.monks(2)
+    positive = "positive" if name == "tic-tac-toe" else 1
+    train, _ = findrs.datasets.train_test_split(df, 0.5, seed=seed)
+    return flip_labels(train.with_columns(pl.col("class") == positive), noise, seed)
+
+
+def _fit(df: pl.DataFrame, seed: int, **kw: object) -> RuleSetModel | ExceptionsModel:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return findrs.fit(df, "class", True, random_state=seed, **kw)
+
+
+def _counts(df: pl.DataFrame, plain: RuleSetModel) -> tuple[tuple[int, int], list[list[int]]]:
+    """The pick and per-fold counts of the rules-with-exceptions candidate of ``plain``'s record."""
+    y, tgt = binarize(df, "class", True)
+    features = [c for c in df.columns if c != "class"]
+    p = plain.params
+
+    def variant(c: dict) -> tuple:
+        return _encode_variant(df, features, y, {**p, "bin_edges": c.get("bin_edges", p["bin_edges"]),
+                                                 "numeric": c.get("numeric", p["numeric"])})
+
+    pick = exceptions_cv.exceptions_pick(plain._cv)
+    assert pick is not None
+    return pick, exceptions_cv.fold_counts(df, y, tgt, plain._cv, p, pick, variant)
+
+
+CASES = [("tic-tac-toe", 0.1, 0), ("tic-tac-toe", 0.0, 0), ("monk-2", 0.0, 0), ("monk-2", 0.1, 1)]
+
+
+@pytest.mark.parametrize("name,noise,seed", CASES)
+def test_the_choice_follows_the_cv_scores(name: str, noise: float, seed: int) -> None:
+    df = _train(name, noise, seed)
+    plain = _fit(df, seed, exceptions=False)
+    default = _fit(df, seed)
+    pick, counts = _counts(df, plain)
+    rec = plain._cv
+    plain_cv = sum(rec["candidates"][rec["chosen"]]["correct"])
+    exc_cv = sum(c[0] for c in counts)
+    if exc_cv <= plain_cv:  # a tie too: the plain model, byte for byte
+        assert isinstance(default, RuleSetModel)
+        assert default.to_json() == plain.to_json()
+        return
+    assert isinstance(default, ExceptionsModel)
+    # The model exceptions=True fits (its own cross-validations), fitted here from the record's scores.
+    explicit = _fit(df, seed, exceptions=True)
+    assert isinstance(explicit, ExceptionsModel)
+    assert default.rules_model.rules["text"].to_list() == explicit.rules_model.rules["text"].to_list()
+    assert default.exception_model.rules["text"].to_list() == explicit.exception_model.rules["text"].to_list()
+    assert default.exceptions_of == explicit.exceptions_of
+    # cv_results: every candidate of the plain fit, then the chosen rules-with-exceptions one.
+    table = default.cv_results
+    assert table.filter("exceptions").height == 1 and table.filter("chosen")["exceptions"].to_list() == [True]
+    chosen = table.filter("chosen")
+    assert chosen["cv_accuracy"][0] == pytest.approx(exc_cv / sum(c[1] for c in counts))
+    assert table.filter(~pl.col("exceptions")).drop("exceptions", "chosen").equals(
+        plain.cv_results.drop("chosen"))
+    assert chosen["cv_accuracy"][0] > table.filter(~pl.col("exceptions"))["cv_accuracy"].max() - 1e-12 or \
+        exc_cv > plain_cv
+    assert default.params["auto"][-1] == "exceptions"
+    assert chosen["tolerance"][0] == str(default.rules_model.params["tolerance"])
+
+
+def test_both_outcomes_occur_in_the_cases() -> None:
+    # Not vacuous: the cases above include a fit that chooses exceptions and one that does not.
+    kinds = {type(_fit(_train(n, z, s), s)).__name__ for n, z, s in CASES}
+    assert kinds == {"ExceptionsModel", "RuleSetModel"}
+
+
+def test_a_fold_count_is_a_fit_on_the_folds_training_rows() -> None:
+    # Fold f's count is what the two FIND-RS fits of the candidates' settings on f's training
+    # rows (the fold's seed), combined, get right on f's held-out rows.
+    df, seed = _train("tic-tac-toe", 0.1), 0
+    plain = _fit(df, seed, exceptions=False)
+    pick, counts = _counts(df, plain)
+    y = df["class"].to_numpy()
+    rec = plain._cv
+    fold_of = _core.cv_folds(y, rec["folds"], seed, plain.params["cv_rows"])
+    r, s = (rec["candidates"][i] for i in pick)
+    keys = ("encoding", "tolerance", "min_support", "direction", "simplify")
+    for f in range(rec["folds"]):
+        part = df.filter(pl.Series((fold_of != f) & (fold_of != UNSAMPLED)))
+        held = df.filter(pl.Series(fold_of == f))
+        rules, excs = (_fit(part, _core.fold_seed(seed, f), auto=False, method="find-rs",
+                            **{k: c[k] for k in keys}) for c in (r, s))
+        pred = ExceptionsModel(rules, excs).predict(held, labels=False)
+        assert counts[f][0] == int((pred == held["class"]).sum())
+        assert counts[f][1] == held.height
+
+
+def test_a_tie_keeps_the_plain_model(monkeypatch) -> None:
+    df, seed = _train("tic-tac-toe", 0.1), 0
+    plain = _fit(df, seed, exceptions=False)
+    rec = plain._cv
+    best = rec["candidates"][rec["chosen"]]
+    tie = [[a, b, 1, 1] for a, b in zip(best["correct"], best["rows"])]
+    monkeypatch.setattr(exceptions_cv, "fold_counts", lambda *a, **k: [list(c) for c in tie])
+    assert _fit(df, seed).to_json() == plain.to_json()
+    tie[0][0] += 1  # one held-out row more: the exceptions model
+    assert isinstance(_fit(df, seed), ExceptionsModel)
+
+
+def test_the_paper_settings_never_choose_exceptions() -> None:
+    df = _train("tic-tac-toe", 0.1)
+    assert isinstance(_fit(df, 0, auto=False), RuleSetModel)
+    with pytest.raises(FindRSInputError, match="exceptions='auto' is chosen by the cross-validation"):
+        _fit(df, 0, auto=False, exceptions="auto")
+    # A method other than FIND-RS and a direction given leave nothing to choose.
+    assert isinstance(_fit(df, 0, method="bp", T=5), RuleSetModel)
+    assert isinstance(_fit(df, 0, direction="positive"), RuleSetModel)
+
+
+def _no_exception_frame(n_neg: int) -> pl.DataFrame:
+    """20 positives ``x = a``; negatives each with a value of its own: every negative rule covers
+    one row and is less precise than the rule ``x = a``."""
+    xs = ["a"] * 20 + [f"n{i}" for i in range(n_neg)]
+    return pl.DataFrame({"x": xs, "class": [True] * 20 + [False] * n_neg})
+
+
+def test_exceptions_true_falls_back_to_the_rules() -> None:
+    df = _no_exception_frame(3)
+    plain = _fit(df, 0, auto=False, min_support=5)
+    # The exception rules' support leaves none: the rules alone (before, this raised).
+    m = _fit(df, 0, auto=False, min_support=5, exceptions=True)
+    assert isinstance(m, RuleSetModel) and m.to_json() == plain.to_json()
+    # Exception rules, but none as precise as a rule: the rules alone.
+    m = _fit(df, 0, auto=False, exceptions=True)
+    assert isinstance(m, RuleSetModel) and m.to_json() == _fit(df, 0, auto=False).to_json()
+
+
+@pytest.fixture(scope="module")
+def chosen() -> ExceptionsModel:
+    m = _fit(_train("tic-tac-toe", 0.1), 0)
+    assert isinstance(m, ExceptionsModel)
+    return m
+
+
+def test_print_markdown_and_notebook_say_exceptions_won(chosen) -> None:
+    for text in (str(chosen), chosen.to_markdown(), chosen._repr_html_()):
+        assert "rules with exceptions won it" in text
+        assert "exceptions=False fits that one" in text
+    assert "tolerance=0.2" in str(chosen).splitlines()[1]
+
+
+def test_methods_without_meaning_name_the_alternative(chosen) -> None:
+    for call, alternative in [(lambda: chosen.decision_expr(), "predict_expr"),
+                              (lambda: chosen.score_expr(), "decision_function"),
+                              (lambda: chosen.strength_expr(), "predict_expr"),
+                              (lambda: chosen.explain_expr(), "explain"),
+                              (lambda: chosen.why_not_expr(), "overriding_exception"),
+                              (lambda: chosen.with_n_rules(3), "FIND-RS"),
+                              (lambda: chosen.pruning_curve(None), "FIND-RS")]:
+        with pytest.raises(FindRSInputError, match=alternative) as e:
+            call()
+        assert "exceptions=False" in str(e.value)
+
+
+def test_the_choice_survives_json_and_is_checked_on_load(chosen) -> None:
+    back = ExceptionsModel.from_json(chosen.to_json())
+    assert back.cv_results.equals(chosen.cv_results)
+    assert back.params["auto"] == chosen.params["auto"] and str(back) == str(chosen)
+    doc = json.loads(chosen.to_json())
+    won = sum(doc["chosen"]["cv"]["candidates"][-1]["correct"])
+    for damage, message in [
+        (lambda d: d["chosen"].update(plain_cv=won), "plain_cv"),
+        (lambda d: d["chosen"]["cv"]["candidates"][-1].update(exceptions=False), "exceptions must be true"),
+        (lambda d: d["chosen"]["cv"]["candidates"][-1].update(tolerance=0.4), "settings are not the rules'"),
+        (lambda d: d["chosen"].update(auto=["tolerance"]), "'exceptions' last"),
+    ]:
+        d = json.loads(chosen.to_json())
+        damage(d)
+        with pytest.raises(FindRSInputError, match=message):
+            ExceptionsModel.from_json(json.dumps(d))
+    # A file of exceptions=True (no choice recorded) has no table.
+    explicit = _fit(_train("tic-tac-toe", 0.1), 0, exceptions=True)
+    assert explicit.cv_results is None and "chosen" not in json.loads(explicit.to_json())
+    assert np.array_equal(back.predict(_train("tic-tac-toe", 0.0), labels=False).to_numpy(),
+                          chosen.predict(_train("tic-tac-toe", 0.0), labels=False).to_numpy())
