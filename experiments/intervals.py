@@ -731,7 +731,12 @@ def main(argv: list[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         text = (curves(args.datasets, args.data_dir, args.splits, command) if args.curves
                 else wine_errors(args.data_dir, args.splits, command))
-        out.write_text(text + "\n")
+        if args.wine_errors and out.exists():
+            from .anchors import keep_sections
+
+            # The sections experiments/anchors.py and remedies.py write into the same file stay.
+            text = keep_sections(out.read_text(), text)
+        out.write_text(text.rstrip("\n") + "\n")
         print(f"wrote {out}")
         return 0
     if not args.tables_only:

@@ -98,8 +98,19 @@ def test_the_scripts_run_at_smoke_size(tmp_path: Path, data_dir) -> None:
     assert raw.height == 7 and raw["accuracy"].min() > 0.6 and (raw["cpu_seconds"] >= 0).all()
     figs = raw.filter(pl.col("model") == "FIGS").row(0, named=True)
     assert figs["setting"].startswith("max_rules=") and figs["rules"] >= 2 and 0.5 < figs["cv_accuracy"] <= 1
-    for remedy in ("default", "one-SE", "small grid", "exceptions, interval", "default or exceptions by nested CV"):
+    for remedy in ("default", "one-SE", "small grid", "exceptions, interval", "default or exceptions by nested CV",
+                   "findrs rules weighted (L1 LR)"):
         assert f"| wine | {remedy} | 0." in text, remedy
     # Rebuilt from the raw rows, the file is the same.
     assert anchors.main([*argv, "--tables-only"]) == 0 and remedies.main([*argv, "--tables-only"]) == 0
     assert out.read_text() == text
+
+
+def test_wine_errors_keeps_the_sections_other_scripts_wrote() -> None:
+    from experiments.anchors import SECTION, keep_sections
+    from experiments.remedies import SECTION as REMEDIES
+
+    old = f"# Why\n\nold table\n\n{SECTION}\n\nanchors\n\n{REMEDIES}\n\nremedies\n\n## Conclusion\n\nends\n"
+    new = "# Why\n\nnew table\n"
+    assert keep_sections(old, new) == f"# Why\n\nnew table\n\n{SECTION}\n\nanchors\n\n{REMEDIES}\n\nremedies\n\n## Conclusion\n\nends\n"
+    assert keep_sections("# Why\n\nold table\n", new) == new
