@@ -116,7 +116,6 @@ pub fn extract(words: &[u64], start: usize, len: usize) -> u64 {
 
 /// Total number of set bits.
 #[inline]
-#[cfg(test)]
 pub fn count_ones(words: &[u64]) -> usize {
     words.iter().map(|w| w.count_ones() as usize).sum()
 }

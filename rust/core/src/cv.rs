@@ -1038,6 +1038,7 @@ mod tests {
                     simplify: s.simplify,
                     max_rules: None,
                     widen,
+                    ..FitOptions::default()
                 };
                 let ctx = format!("seed {seed} {method:?} {s:?} fold {f}");
                 assert_eq!(row.rows[f], te.len() as u32);

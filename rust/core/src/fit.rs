@@ -6,11 +6,12 @@
 
 use crate::acceptance::Acceptance;
 use crate::best_k::pruning_curve;
+use crate::best_of::{choose, BestOf};
 use crate::budget::best_dnf;
 use crate::data::Columns;
 use crate::ensemble::{aggregate, fit_runs, run_order, Progress};
 use crate::error::{FindRsError, Result};
-use crate::model::{coverage_counts, Method, RuleModel, RuleSetParts, MAX_RUNS};
+use crate::model::{coverage_counts_on, Method, RuleModel, RuleSetParts, MAX_RUNS};
 use crate::prune::find_rs_pruned;
 use crate::row_index::RowIndex;
 use crate::schema::Schema;
@@ -45,6 +46,12 @@ pub struct FitOptions {
     pub min_support: u32,
     /// T, the number of runs (FIND-RS: 1).
     pub n_runs: u32,
+    /// FIND-RS: the run whose order is presented (stream `run` of the seed, the order of run
+    /// `run` of a BO/BP fit, docs/semantics.md §5.3); 0 is the paper's FIND-RS. BO and BP: 0.
+    pub run: u32,
+    /// FIND-RS: make the runs `0..best_of` and keep the one with the most training rows right
+    /// (a tie to the earliest; docs/semantics.md §5.3); 1 is one run (`run`). BO and BP: 1.
+    pub best_of: u32,
     pub seed: u64,
     pub shuffle: bool,
     pub n_rules: RuleCount,
@@ -71,6 +78,8 @@ impl Default for FitOptions {
             epsilon: 0.0,
             min_support: 0,
             n_runs: 1,
+            run: 0,
+            best_of: 1,
             seed: 0,
             shuffle: false,
             n_rules: RuleCount::Auto { accuracy_ratio: 0.99 },
@@ -92,6 +101,21 @@ impl FitOptions {
         }
         if self.method == Method::FindRs && self.n_runs != 1 {
             return bad(format!("FIND-RS makes one run: T must be 1, got {}", self.n_runs));
+        }
+        if self.best_of == 0 || self.best_of > MAX_RUNS {
+            return bad(format!("best_of must be from 1 to {MAX_RUNS}, got {}", self.best_of));
+        }
+        if self.method != Method::FindRs && (self.best_of != 1 || self.run != 0) {
+            return bad(format!(
+                "run and best_of choose the run of a FIND-RS fit; BO and BP aggregate the runs 0..T                  (got run = {}, best_of = {})",
+                self.run, self.best_of
+            ));
+        }
+        if self.best_of > 1 && self.run != 0 {
+            return bad(format!(
+                "best_of = {} chooses the run itself; run must be 0 with it, got {}",
+                self.best_of, self.run
+            ));
         }
         if self.max_rules == Some(0) {
             return bad("max_rules must be at least 1".into());
@@ -119,6 +143,8 @@ pub struct Fitted {
     pub contradictions: usize,
     /// What the rule budget did, when `max_rules` replaced the model.
     pub budget: Option<BudgetReport>,
+    /// Which run a FIND-RS fit with `best_of > 1` kept, and every run's training rows right.
+    pub best_of: Option<BestOf>,
 }
 
 /// What a rule budget ([`FitOptions::max_rules`]) did, in training rows classified correctly.
@@ -237,10 +263,10 @@ pub fn fit_methods(
 }
 
 impl FitOptions {
-    /// The runs a fit makes: T, or 1 for FIND-RS.
+    /// The runs a fit makes: T, or for FIND-RS `best_of` (1: one run).
     pub fn n_runs_made(&self) -> u32 {
         if self.method == Method::FindRs {
-            1
+            self.best_of
         } else {
             self.n_runs
         }
@@ -271,11 +297,11 @@ pub fn fit_run_range(
     let ts = TrainingSet::new(schema.clone(), data, labels)?;
     let acc = options.acceptance()?;
     let support = options.min_support;
-    if options.method == Method::FindRs {
+    if options.method == Method::FindRs && options.best_of == 1 {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
-        let order = run_order(ts.n_positives(), options.seed, 0, options.shuffle);
+        let order = run_order(ts.n_positives(), options.seed, options.run as u64, options.shuffle);
         let rules = if options.simplify {
             // A run is sequential: another thread of the pool builds the views simplification
             // counts on (`TrainingSet::weighted`, built once either way) while it goes.
@@ -361,8 +387,21 @@ fn fit_from_counted_runs(
     }
     let contradictions = contradictions.unwrap_or_else(|| TrainingSet::contradictions(data, labels));
     let mut parts = RuleSetParts::default();
+    let mut best_of = None;
+    let mut index = None;
     if options.method == Method::FindRs {
-        let rules = runs.into_iter().next().expect("one run");
+        let mut runs = runs;
+        let rules = if options.best_of > 1 {
+            // docs/semantics.md §5.3: the run with the most training rows right.
+            let ix = RowIndex::from_all(&schema, data)?;
+            let best = choose(&schema, &ix, labels, &runs).expect("a run kept a rule");
+            index = Some(ix);
+            let rules = runs.swap_remove(best.run as usize);
+            best_of = Some(best);
+            rules
+        } else {
+            runs.into_iter().next().expect("one run")
+        };
         parts.weights = vec![1; rules.len()];
         parts.rules = rules;
     } else {
@@ -387,15 +426,19 @@ fn fit_from_counted_runs(
         parts.train_negatives = curve.neg_covered;
         parts.curve = curve.correct;
     } else {
-        (parts.train_positives, parts.train_negatives) = coverage_counts(&schema, &parts.rules, data, labels)?;
+        let ix = match index {
+            Some(ix) => ix,
+            None => RowIndex::from_all(&schema, data)?,
+        };
+        (parts.train_positives, parts.train_negatives) = coverage_counts_on(&schema, &ix, &parts.rules, labels);
     }
     let model = RuleModel::new(schema, options.method, options.n_runs, vec![parts])?;
     match options.max_rules {
         Some(n) if n < model.rule_set().n_kept() => {
             let (model, report) = with_budget(model, data, labels, n)?;
-            Ok(Some(Fitted { model, contradictions, budget: Some(report) }))
+            Ok(Some(Fitted { model, contradictions, budget: Some(report), best_of }))
         }
-        _ => Ok(Some(Fitted { model, contradictions, budget: None })),
+        _ => Ok(Some(Fitted { model, contradictions, budget: None, best_of })),
     }
 }
 

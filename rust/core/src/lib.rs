@@ -21,7 +21,8 @@
 //! rows as distinct feature vectors with their label counts), `training`, `run` (one FIND-RS run), `prune` (with the
 //! support filter), `simplify` (a run's rules shortened, beyond the paper), `widen` (a run's
 //! interval ends widened toward the nearest negatives, beyond the paper), `ensemble` (seeded
-//! runs, aggregation), `best_k` (BP's threshold and accuracy at every K), `budget` (the best
+//! runs, aggregation), `best_of` (FIND-RS's best of several runs by training accuracy, beyond
+//! the paper), `best_k` (BP's threshold and accuracy at every K), `budget` (the best
 //! DNF of at most N rules, beyond the paper), `constraints` (the public view of rules),
 //! `predict_plan`, `interval_cells` and `predict` (rules compiled for prediction: they know rules
 //! and tallies, not models), `model`, `fit`, `fold_codes` (one fold's own codes for the cross-validation), `cv` (automatic
@@ -31,6 +32,7 @@
 
 mod acceptance;
 mod best_k;
+mod best_of;
 mod bitset;
 mod budget;
 mod constraints;
@@ -60,6 +62,7 @@ mod training;
 mod weighted;
 mod widen;
 
+pub use best_of::BestOf;
 pub use constraints::{Constraint, ConstraintTable};
 pub use cv::{
     cross_validate, cross_validate_folds, cv_folds, cv_runs, final_support, fit_best, fit_best_folds, fit_ranked, fold_seed, scaled_support,

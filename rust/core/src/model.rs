@@ -561,6 +561,7 @@ impl RuleModel {
 }
 
 /// For each rule, the number of positive and of negative rows of `data` it covers.
+#[cfg(test)]
 pub(crate) fn coverage_counts(
     schema: &Schema,
     rules: &[Rule],
@@ -568,13 +569,18 @@ pub(crate) fn coverage_counts(
     labels: &[bool],
 ) -> Result<(Vec<u32>, Vec<u32>)> {
     let index = RowIndex::from_all(schema, data)?;
-    Ok(covered_rows(schema, &index, rules)
+    Ok(coverage_counts_on(schema, &index, rules, labels))
+}
+
+/// [`coverage_counts`] on the index of every row, already built.
+pub(crate) fn coverage_counts_on(schema: &Schema, index: &RowIndex, rules: &[Rule], labels: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    covered_rows(schema, index, rules)
         .iter()
         .map(|rs| {
             let p = rs.iter().filter(|&&r| labels[r as usize]).count() as u32;
             (p, rs.len() as u32 - p)
         })
-        .unzip())
+        .unzip()
 }
 
 #[cfg(test)]
