@@ -162,7 +162,9 @@ def fit(
     min_support: int = 0,
     widen: str = "no",
     runs: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]] | None = None,
-) -> list[tuple[CoreModel, int, tuple[int, int] | None]]:
+    run: int = 0,
+    best_of: int = 1,
+) -> list[tuple[CoreModel, int, tuple[int, int] | None, tuple[int, list[int]] | None]]:
     """Fits a model per method of ``method`` (``"find-rs"``, ``"bo"``, ``"bp"`` or ``"bo+bp"``:
     both from one set of runs, docs/semantics.md §5.1) on training codes; returns, per method, the
     model, the number of contradictory rows and, when a rule budget replaced the model, the
@@ -173,7 +175,10 @@ def fit(
     training column; ``widen``: ``"no"``, ``"open"`` or ``"nearest"`` (how a run's interval ends
     move, docs/semantics.md §11). ``runs``: every run's rule words and rule counts, as
     :func:`fit_runs` returns them concatenated in run order (§5.2; already widened); ``None``
-    makes the runs here."""
+    makes the runs here. ``run`` / ``best_of`` (FIND-RS, docs/semantics.md §5.3): the run whose
+    order is presented, or how many runs ``0..best_of`` to keep the most accurate on the
+    training rows of; with ``best_of`` above 1 the last item is the run kept and every run's
+    training rows right (else ``None``)."""
 
 def fit_runs(
     columns_: list[npt.NDArray[np.uint32]],
@@ -220,7 +225,9 @@ def fit_auto(
     final_fit: bool = True,
     fold_columns: list[tuple[list[npt.NDArray[np.uint32]], list[int]]] | None = None,
     scores: tuple[list[tuple[list[int], list[int], list[int], list[int]]], int] | None = None,
-) -> tuple[CoreModel | None, int, int, list[tuple[list[int], list[int], list[int], list[int]]], int, int]:
+    best_of: int = 1,
+) -> tuple[CoreModel | None, int, int, list[tuple[list[int], list[int], list[int], list[int]]], int, int,
+           tuple[int, list[int]] | None]:
     """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
     n_rules, accuracy_ratio, simplify)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs
     per fit (on a stratified sample of ``max_rows`` rows), then fits the best whose fit keeps a
@@ -233,7 +240,9 @@ def fit_auto(
     training rows; fold ``f`` is then read from the ``f``-th (the final fit from
     ``columns_``). ``scores``: the cross-validation is already made (per candidate its
     per-fold counts as returned here, and the rows it used): none is run, the final fit goes
-    down those scores as after one. Raises ``ValueError``."""
+    down those scores as after one. ``best_of``: the final FIND-RS fit keeps the best of that
+    many runs (docs/semantics.md §5.3); the last item is then the run kept and every run's
+    training rows right (else ``None``). Raises ``ValueError``."""
 
 def cv_folds(labels: npt.NDArray[np.bool_], folds: int, seed: int, max_rows: int | None = None) -> npt.NDArray[np.uint32]:
     """The fold of every row in :func:`fit_auto`'s cross-validation with these arguments

@@ -854,6 +854,8 @@ def _check_parts(rules: RuleSetModel, exceptions: RuleSetModel) -> list[str]:
     if (rules.target.name, rules.target.positive, rules.target.negative) != (
             exceptions.target.name, exceptions.target.negative, exceptions.target.positive):
         problems.append("the exception rules must describe the rules' other label of the same target column")
-    if rules._training != {**exceptions._training, "positives": exceptions._training["rows"] - exceptions._training["positives"]}:
+    counts = ("rows", "positives", "contradictions")  # the rules' record may add a choice of runs (§5.3)
+    r, e = rules._training, exceptions._training
+    if [r[k] for k in counts] != [e["rows"], e["rows"] - e["positives"], e["contradictions"]]:
         problems.append("the two rule sets must be fitted on the same training rows")
     return problems

@@ -17,7 +17,7 @@ from .frames import as_polars
 from .model import FoldCoder, ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import DEFAULTS, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
+from .params import AUTO_BEST_OF, DEFAULTS, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
 from .target import binarize, class_indices
 from . import auto as _auto_mod
@@ -76,6 +76,8 @@ def fit(
     chunks: int | None = None,
     verbose: bool = False,
     exceptions: bool | Literal["auto"] | None = None,
+    best_of: int | None = None,
+    run: int = 0,
 ) -> RuleSetModel | ModelPair | ExceptionsModel:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
 
@@ -211,6 +213,16 @@ def fit(
             has strictly more held-out rows right than the model without (a tie keeps that
             one; two classes, FIND-RS, ``direction`` not given; else nothing changes). ``None``
             (the default): ``"auto"`` with automatic settings, ``False`` with ``auto=False``.
+        best_of: FIND-RS: make the runs ``0..best_of`` of ``random_state`` (the orders of a
+            BO/BP fit's first ``best_of`` runs) and keep the one whose rules classify the most
+            training rows correctly, a tie to the earliest (docs/semantics.md §5.3; the model
+            records the run kept as ``params["run"]`` and every run's rows right). ``None``
+            (the default): 1 with ``auto=False`` or ``method`` BO/BP (the paper's single run),
+            :data:`findrs.params.AUTO_BEST_OF` for the final FIND-RS fit of automatic settings
+            (the cross-validation scores one run per candidate). ``1``: one run.
+        run: FIND-RS: present the positives in the order of run ``run`` of ``random_state``
+            (default ``0``, the paper's FIND-RS); ``fit(..., run=model.params["run"])`` with a
+            model's other settings refits the run a ``best_of`` fit kept.
 
     Returns:
         The fitted :class:`~findrs.RuleSetModel`; with ``method="bo+bp"`` a
@@ -234,6 +246,8 @@ def fit(
             FIND-RS, ``max_rules``, ``chunks`` or ``direction`` other than ``"positive"``;
             ``exceptions="auto"`` with ``auto=False``; ``exceptions`` not ``True``, ``False``,
             ``"auto"`` or ``None``.
+            ``best_of`` above 1 or ``run`` above 0 with BO/BP, a multiclass target or
+            ``chunks``; both at once.
         KeyboardInterrupt: Ctrl-C during a BO/BP fit (it stops between runs).
 
     Warns:
@@ -267,6 +281,7 @@ def fit(
             "max_rules": max_rules, "cv": cv, "cv_T": cv_T, "cv_rows": cv_rows,
             "numeric": "bins" if numeric is None else numeric, "interval_ends": interval_ends,
             "bin_edges": "uniform" if bin_edges is None else bin_edges,
+            "run": run, "best_of": 1 if best_of is None else best_of,
         }
     )
     n_jobs = check_n_jobs(n_jobs)
@@ -343,6 +358,11 @@ def fit(
                 f"model (one rule set per class, each describing its class): fix the settings, or pass positive=<label> to "
                 f"learn one class against the rest"
             )
+        if params["best_of"] != 1 or params["run"] != 0:
+            raise FindRSInputError(
+                f"run and best_of choose the run of a binary FIND-RS fit; {target!r} has {len(tgt.classes or ())} "
+                f"classes and gives a multiclass model (each class set makes run 0): leave them out, or pass "
+                f"positive=<label> to learn one class against the rest")
         if pair or chunks is not None:
             what = "method='bo+bp'" if pair else f"chunks={chunks}"
             fix = ("fit method='bo' and method='bp' separately" if pair else
@@ -371,6 +391,13 @@ def fit(
         raise FindRSInputError(
             f"exceptions=True needs a target of exactly two classes; {target!r} has more, so there is no "
             f"other label for the exception rules to describe: keep two classes, or leave exceptions=False")
+    if chunks is not None and params["best_of"] != 1:
+        raise FindRSInputError(
+            f"chunks splits the runs of a BO/BP fit; best_of={params['best_of']} chooses a FIND-RS run here: "
+            f"leave chunks None")
+    if best_of is None and params["auto"] and params["method"] == "find-rs" and multi is None:
+        # docs/semantics.md §5.3: the final fit of automatic settings keeps the best of several runs.
+        params = {**params, "best_of": AUTO_BEST_OF}
     encoders = fit_encoders(
         df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"],
         bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
@@ -484,7 +511,8 @@ def _with_exceptions(model: RuleSetModel, codes: list[np.ndarray], y: np.ndarray
     leaves no exception rule, or none is at least as precise as a rule)."""
     p = model.params
     q = {k: v for k, v in p.items() if k in PARAMETERS}
-    q.update(method="find-rs", direction="negative", n_rules=None, max_rules=None, auto=bool(p["auto"]))
+    q.update(method="find-rs", direction="negative", n_rules=None, max_rules=None, auto=bool(p["auto"]),
+             run=0, best_of=1)
     if p["auto"]:
         q.update(tolerance="auto", min_support="auto", simplify="auto")
     q = check_params(q)
@@ -697,7 +725,8 @@ def _choose_vote(
     p = model.params
     cands = _auto_mod.vote_candidates(chosen, p["auto"])
     encoders = model.encoders
-    cv_params = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "cv_T": _auto_mod.VOTE_T, "n_rules": None}
+    cv_params = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "cv_T": _auto_mod.VOTE_T, "n_rules": None, "run": 0,
+                 "best_of": 1}
     vrec = RuleSetModel._cross_validate(codes, y, encoders, cv_params, n_jobs, None, cands=cands, fold_codes=fold_codes)
     won = _chosen_score(vrec) > _chosen_score(rec)
     auto_list = [*p["auto"], "method"]
@@ -707,7 +736,7 @@ def _choose_vote(
         if "min_support" in p["auto"]:
             support = _auto_mod.scaled_support(support, len(y), vrec["sampled"])
         fp = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "n_rules": c["n_rules"], "min_support": support,
-              "simplify": c["simplify"], "auto": []}
+              "simplify": c["simplify"], "auto": [], "run": 0, "best_of": 1}
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once

@@ -213,12 +213,15 @@ class RuleSetModel:
                 min_support=min_support,
                 widen=widen,
                 runs=runs,
+                run=p["run"],
+                best_of=p["best_of"],
             )
         models = []
-        for q, (core, contradictions, budget) in zip(params_list, fitted):
+        for q, (core, contradictions, budget, best) in zip(params_list, fitted):
             training = _training(y, contradictions)
             if budget is not None:
                 training["budget"] = {"correct_before": int(budget[0]), "correct": int(budget[1])}
+            q = _with_best_of(q, training, best)
             models.append(cls(core, encoders, _described(target, negate), q, training))
         return models
 
@@ -247,7 +250,7 @@ class RuleSetModel:
         final fit alone)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True, fold_codes=fold_codes,
                              record=record)
-        core, contradictions, cands, best, rows, folds, sampled, support = out
+        core, contradictions, cands, best, rows, folds, sampled, support, best_run = out
         chosen = cands[best]
         fitted = {**params, **chosen, "min_support": int(support), "cv": folds}
         if params["method"] != "bp":
@@ -255,7 +258,9 @@ class RuleSetModel:
         negate = chosen["direction"] == "negative"
         y = ~labels if negate else labels
         rec = auto.record(cands, rows, best, folds, int(sampled))
-        return cls(core, encoders, _described(target, negate), fitted, _training(y, contradictions), rec)
+        training = _training(y, contradictions)
+        fitted = _with_best_of(fitted, training, best_run)
+        return cls(core, encoders, _described(target, negate), fitted, training, rec)
 
     @classmethod
     def _cross_validate(
@@ -276,7 +281,7 @@ class RuleSetModel:
         ``cands``: the candidates to try instead of those of ``params`` (the vote axis, §9.5)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False, cands=cands,
                              fold_codes=fold_codes)
-        _, _, cands, best, rows, folds, sampled, _ = out
+        _, _, cands, best, rows, folds, sampled, _, _ = out
         return auto.record(cands, rows, best, folds, int(sampled))
 
     @classmethod
@@ -302,7 +307,9 @@ class RuleSetModel:
         (a mask of the training rows: all but ``f``'s held-out rows; docs/semantics.md §9.4).
         ``record`` (with ``final_fit``): a record of this cross-validation (:func:`findrs.auto.record`);
         its candidates and scores are passed to the core, which fits from them without
-        cross-validating."""
+        cross-validating. The final fit keeps the best of ``params["best_of"]`` runs
+        (docs/semantics.md §5.3); the last item is then the run kept and every run's training
+        rows right (else ``None``)."""
         n_pos = int(labels.sum())
         smaller = min(n_pos, len(labels) - n_pos)
         if smaller < 2:
@@ -331,7 +338,7 @@ class RuleSetModel:
                 enc_f, codes_f = fold_codes(fold_of != f)
                 fold_columns.append((codes_f, _schema(enc_f, "av")[0]))
         with _input_errors(), _memory_errors(encoders, "av", labels):
-            core, contradictions, best, rows, sampled, support = _core.fit_auto(
+            core, contradictions, best, rows, sampled, support, best_run = _core.fit_auto(
                 codes,
                 *_schema(encoders, "av"),
                 labels,
@@ -350,8 +357,9 @@ class RuleSetModel:
                 final_fit=final_fit,
                 fold_columns=fold_columns,
                 scores=scores,
+                best_of=params["best_of"],
             )
-        return core, contradictions, cands, best, rows, folds, sampled, support
+        return core, contradictions, cands, best, rows, folds, sampled, support, best_run
 
     @classmethod
     def _fit_multiclass(
@@ -1223,6 +1231,11 @@ class RuleSetModel:
         return self._training.get("budget")
 
     @property
+    def _best_of(self) -> list[int] | None:
+        """A ``best_of`` fit's training rows right of every run (docs/semantics.md §5.3), if any."""
+        return self._training.get("best_of")
+
+    @property
     def _training_rows(self) -> int:
         return int(self._training["rows"])
 
@@ -1520,6 +1533,10 @@ class RuleSetModel:
             problems.append(f"the model has {len(core.set_classes)} rule sets but training counts contradictions of {len(training['set_contradictions'])}")
         if not multi and target.classes is not None:
             problems.append("the target lists classes but the model is binary")
+        if not multi:
+            problems += _best_of_problems(params, training)
+        elif params["best_of"] != 1 or params["run"] != 0:
+            problems.append("a multiclass model's class sets each make run 0: params must say run 0, best_of 1")
         if multi and (params["auto"] or params["direction"] != "positive"):
             problems.append("a multiclass model's params have no automatic settings and describe each class (direction 'positive')")
         if problems:
@@ -1605,6 +1622,17 @@ def _training(labels: np.ndarray, contradictions: int) -> dict[str, Any]:
     return {"rows": int(len(labels)), "positives": int(labels.sum()), "contradictions": int(contradictions)}
 
 
+def _with_best_of(params: dict[str, Any], training: dict[str, Any], best: tuple[int, list[int]] | None) -> dict[str, Any]:
+    """A FIND-RS fit with ``best_of`` above 1 (docs/semantics.md §5.3): ``params`` with the run
+    it kept as ``run``, and ``training["best_of"]`` (added here) the training rows every run got
+    right. Other fits: ``params`` unchanged."""
+    if best is None:
+        return params
+    run, correct = best
+    training["best_of"] = [int(c) for c in correct]
+    return {**params, "run": int(run)}
+
+
 def _kind(enc: FeatureEncoder, encoding: str) -> str:
     """The core's constraint kind of a feature: ``"interval"`` for an interval feature, the
     model's encoding (``"av"``, ``"oh"``) for the others."""
@@ -1632,13 +1660,20 @@ def _dumps(value: Any) -> str:
 
 def _check_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "positives", "contradictions"]
-    if not isinstance(t, dict) or sorted(set(t) - {"budget"}) != sorted(keys):
-        raise FindRSInputError(f"must be an object with the fields {keys} (and 'budget' after a rule budget), got {t!r}")
+    if not isinstance(t, dict) or sorted(set(t) - {"budget", "best_of"}) != sorted(keys):
+        raise FindRSInputError(
+            f"must be an object with the fields {keys} (and 'budget' after a rule budget, 'best_of' after a "
+            f"choice of runs), got {t!r}")
     if not all(_count(t[k]) for k in keys):
         raise FindRSInputError(f"its counts must be integers of at least 0, got {t!r}")
     if t["positives"] > t["rows"] or t["contradictions"] > t["rows"]:
         raise FindRSInputError(f"it counts more positives or contradictions than rows: {t!r}")
     out: dict[str, Any] = {k: int(t[k]) for k in keys}
+    if "best_of" in t:
+        c = t["best_of"]
+        if not isinstance(c, list) or len(c) < 2 or not all(_count(x) and x <= t["rows"] for x in c):
+            raise FindRSInputError(f"'best_of' must count the training rows each run got right (2 runs or more, each at most the rows), got {c!r}")
+        out["best_of"] = [int(x) for x in c]
     if "budget" in t:
         b = t["budget"]
         fields = ["correct", "correct_before"]
@@ -1646,6 +1681,24 @@ def _check_training(t: Any) -> dict[str, Any]:
             raise FindRSInputError(f"'budget' must count the training rows {fields} (at most the rows), got {b!r}")
         out["budget"] = {k: int(b[k]) for k in fields}
     return out
+
+
+def _best_of_problems(params: dict[str, Any], training: dict[str, Any]) -> list[str]:
+    """A model file's ``run`` and ``best_of`` against its training record (docs/semantics.md
+    §5.3): with ``best_of`` above 1, the rows each of the ``best_of`` runs got right, and the
+    kept run the first with the most (an earlier run as good can only be one that kept no rule,
+    which gets exactly the negatives right)."""
+    best_of, run, correct = params["best_of"], params["run"], training.get("best_of")
+    if best_of == 1:
+        return [] if correct is None else ["training records a choice of runs but params say best_of = 1"]
+    if correct is None or len(correct) != best_of:
+        n = "none" if correct is None else len(correct)
+        return [f"params say best_of = {best_of} but training records the rows right of {n} runs"]
+    negatives = training["rows"] - training["positives"]
+    if max(correct) != correct[run] or any(c == correct[run] and c != negatives for c in correct[:run]):
+        return [f"params say run {run} was kept, but the first run with the most training rows right of "
+                f"{correct} is run {correct.index(max(correct))}"]
+    return []
 
 
 def _count(x: Any) -> bool:

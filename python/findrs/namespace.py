@@ -75,6 +75,8 @@ class DataFrameNamespace:
         chunks: int | None = None,
         verbose: bool = False,
         exceptions: bool | Literal["auto"] | None = None,
+        best_of: int | None = None,
+        run: int = 0,
     ) -> RuleSetModel | ModelPair | ExceptionsModel:
         """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
 
@@ -94,6 +96,7 @@ class DataFrameNamespace:
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
             interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose, exceptions=exceptions,
+            best_of=best_of, run=run,
         )
 
     def predict(self, model: RuleSetModel | ExceptionsModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
@@ -180,6 +183,8 @@ class LazyFrameNamespace:
         chunks: int | None = None,
         verbose: bool = False,
         exceptions: bool | Literal["auto"] | None = None,
+        best_of: int | None = None,
+        run: int = 0,
     ) -> RuleSetModel | ModelPair | ExceptionsModel:
         """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
 
@@ -198,6 +203,7 @@ class LazyFrameNamespace:
             features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
             simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
             interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose, exceptions=exceptions,
+            best_of=best_of, run=run,
         )
 
     def predict(self, model: RuleSetModel | ExceptionsModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:

@@ -14,6 +14,11 @@ chosen, ``params["auto"]`` the names of the parameters cross-validation chose, a
 ``params["cv"]`` / ``params["cv_T"]`` / ``params["cv_rows"]`` its folds, runs per fit and
 sample size.
 
+``run`` and ``best_of`` (docs/semantics.md §5.3) choose a FIND-RS fit's run: ``best_of=T`` keeps
+the run of ``0..T`` with the most training rows right, and a model records the run kept as
+``run``; ``findrs.fit``'s ``best_of=None`` is :data:`AUTO_BEST_OF` for the final fit of
+automatic settings, else 1.
+
 Example:
     >>> from findrs.params import check_params
     >>> check_params({"method": "bp", "T": 10})["n_rules"]
@@ -125,6 +130,8 @@ PARAMETERS: dict[str, Any] = {
     "interval_ends": _Choice(("tight", "midpoint", "open", "widened")),
     "cv_rows": _Int(1, 2**63 - 1),  # or None
     "bin_edges": _Choice(("uniform", "quantile", "supervised")),
+    "run": _Int(0, MAX_T - 1),  # FIND-RS: the run whose order is presented
+    "best_of": _Int(1, MAX_T),  # FIND-RS: runs 0..best_of, the most training rows right kept
 }
 """Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
 ``None``; ``max_rules``, ``cv``, ``cv_T`` and ``cv_rows`` ``None``; ``random_state`` ``None`` draws a seed)."""
@@ -150,6 +157,8 @@ DEFAULTS: dict[str, Any] = {
     "interval_ends": "open",
     "cv_rows": 8_000,  # docs/semantics.md §9.4 (results/adult-holdout.md)
     "bin_edges": "uniform",
+    "run": 0,
+    "best_of": 1,
 }
 
 ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
@@ -164,6 +173,8 @@ ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
     "interval_ends": "tight",
     "cv_rows": None,
     "bin_edges": "uniform",
+    "run": 0,
+    "best_of": 1,
 }
 """Parameters added after findrs first wrote model files, with the value a file written without
 them means (they did not exist, so the fit did without them). Not :data:`DEFAULTS`, which may
@@ -176,6 +187,10 @@ CHOSEN_BESIDES = ("bin_edges", "numeric", "method")
 """Parameters a model's ``auto`` may list after :data:`AUTOMATIC`: chosen by the same
 cross-validation, each value on codes of its own (``bin_edges=None``, ``numeric=None``), or
 the budgeted BP vote against the FIND-RS winner (``method=None``, docs/semantics.md §9.4, §9.5)."""
+
+AUTO_BEST_OF = 10
+"""``best_of`` of the final FIND-RS fit of automatic settings when ``best_of`` is not given
+(docs/semantics.md §5.3): the run of the first 10 with the most training rows right."""
 
 AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
 """The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""
@@ -278,6 +293,7 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     out["n_rules"] = k
     for name in ("cv", "cv_T", "cv_rows"):
         out[name] = None if p[name] is None else PARAMETERS[name].check(name, p[name])
+    out["run"], out["best_of"] = _check_run(p["run"], p["best_of"], out["method"], loading)
     if loading:
         if "n_rules" in chosen and not bp:
             raise FindRSInputError(f"auto lists n_rules, which a {out['method']!r} model does not have")
@@ -300,6 +316,25 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
         )
     out["auto"] = chosen
     return {name: out[name] for name in PARAMETERS}
+
+
+def _check_run(run: Any, best_of: Any, method: str, loading: bool) -> tuple[int, int]:
+    """``run`` and ``best_of`` (docs/semantics.md §5.3): FIND-RS only (BO and BP aggregate the
+    runs ``0..T``); at fit, ``run`` is 0 with ``best_of`` above 1 (it chooses the run); a
+    model's ``run`` is below its ``best_of`` when that is above 1 (the run it kept)."""
+    run = PARAMETERS["run"].check("run", run)
+    best_of = PARAMETERS["best_of"].check("best_of", best_of)
+    if method != "find-rs" and (run, best_of) != (0, 1):
+        raise FindRSInputError(
+            f"run and best_of choose the run of a FIND-RS fit; method={method!r} aggregates the runs 0..T "
+            f"(got run={run}, best_of={best_of}): leave them out, or pass method='find-rs'")
+    if best_of > 1 and run != 0 and not loading:
+        raise FindRSInputError(
+            f"best_of={best_of} chooses the run itself (the one of runs 0..{best_of - 1} with the most training "
+            f"rows right); run must be 0 with it, got {run}: pass run={run} alone to fit that run")
+    if best_of > 1 and run >= best_of:
+        raise FindRSInputError(f"run {run} is not one of the runs 0..{best_of - 1} best_of={best_of} chose from")
+    return run, best_of
 
 
 def _is_auto(name: str, value: Any) -> bool:

@@ -79,6 +79,7 @@ class Displayed(Protocol):
     _threshold: int
     _dnf: bool
     _budget: dict[str, int] | None
+    _best_of: list[int] | None
     _training_rows: int
 
     def _display_rows(self, ids: Sequence[int], width: int | None) -> list["Row"]: ...
@@ -137,6 +138,13 @@ def summary(
         ]
         if k < found:
             lines.append(f"the top {k:,} of the {found:,} rules found vote; model.rules lists them all")
+    runs = model._best_of
+    if runs:
+        t, rows_ = model.params["run"], model._training_rows
+        lines.insert(0, f"run {t} of best_of={len(runs)} kept: the first with the most training rows right, "
+                        f"{runs[t]:,} of {rows_:,} (run 0: {runs[0]:,}); run={t} refits it alone" if t else
+                        f"run 0 of best_of={len(runs)} kept: no other run has more training rows right "
+                        f"({runs[0]:,} of {rows_:,})")
     if model.params.get("direction") == "negative":
         lines.insert(
             0,

@@ -40,6 +40,10 @@ fn pool(n_jobs: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
 /// Training rows classified correctly before a rule budget and by the model it returned.
 type BudgetCounts = (u32, u32);
 
+/// A FIND-RS fit with `best_of > 1` (docs/semantics.md §5.3): the run kept, and every run's
+/// training rows right.
+type BestOfRuns = (u32, Vec<u32>);
+
 /// The bytes a fit of `n_pos` positives and `n_neg` negatives over these features allocates
 /// at its peak for what grows with rows x values (see the core's `fit_bytes`).
 #[pyfunction]
@@ -61,9 +65,12 @@ pub fn fit_bytes(
 /// rule budget replaced the model, the training rows classified correctly before it and by
 /// the model returned. `runs`: the words and per-run rule counts of every run, as
 /// [`fit_runs`] returns them concatenated in run order (the runs were computed elsewhere);
-/// `None` makes them here.
+/// `None` makes them here. `run` / `best_of` (FIND-RS): the run whose order is presented, or
+/// the number of runs `0..best_of` to choose the one with the most training rows right from
+/// (docs/semantics.md §5.3); a model so chosen comes with the run kept and every run's rows
+/// right.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no", runs=None))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no", runs=None, run=0, best_of=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -87,7 +94,9 @@ pub fn fit(
     min_support: u32,
     widen: &str,
     runs: Option<(PyReadonlyArray1<'_, u64>, PyReadonlyArray1<'_, u32>)>,
-) -> PyResult<Vec<(CoreModel, usize, Option<BudgetCounts>)>> {
+    run: u32,
+    best_of: u32,
+) -> PyResult<Vec<(CoreModel, usize, Option<BudgetCounts>, Option<BestOfRuns>)>> {
     let schema = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
@@ -107,6 +116,8 @@ pub fn fit(
         simplify,
         max_rules,
         widen,
+        run,
+        best_of,
     };
     let fitted = match runs {
         None => {
@@ -135,7 +146,8 @@ pub fn fit(
         .into_iter()
         .map(|f| {
             let budget = f.budget.map(|b| (b.full_correct, b.correct));
-            (CoreModel::from_model(f.model), f.contradictions, budget)
+            let best = f.best_of.map(|b| (b.run, b.correct));
+            (CoreModel::from_model(f.model), f.contradictions, budget, best)
         })
         .collect())
 }
@@ -246,8 +258,11 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// cross-validation is already made (each candidate's fold counts as this function returns
 /// them, and the rows it used): none is run, the final fit goes down those scores as after
 /// one (the same model as without `scores` when they are this cross-validation's).
+/// `best_of`: the final FIND-RS fit keeps the best of that many runs by training accuracy
+/// (docs/semantics.md §5.3; the cross-validation's fold fits make one run each); with more
+/// than 1, the result ends with the run kept and every run's training rows right.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true, fold_columns=None, scores=None))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true, fold_columns=None, scores=None, best_of=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -271,7 +286,8 @@ pub fn fit_auto(
     final_fit: bool,
     fold_columns: Option<Vec<(Vec<PyReadonlyArray1<'_, u32>>, Vec<u32>)>>,
     scores: Option<(Vec<PyCvRow>, usize)>,
-) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32)> {
+    best_of: u32,
+) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32, Option<BestOfRuns>)> {
     let flags = null_seen.clone();
     let base = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
@@ -303,7 +319,7 @@ pub fn fit_auto(
         .collect::<PyResult<Vec<_>>>()?;
     let widen = Widen::parse(widen).map_err(core_err)?;
     let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, max_rows, scale_support, widen };
-    let options = FitOptions { method, n_runs, seed, shuffle, widen, ..FitOptions::default() };
+    let options = FitOptions { method, n_runs, seed, shuffle, widen, best_of, ..FitOptions::default() };
     let (fitted, report) = if let Some((rows, sampled)) = scores {
         if !final_fit || rows.len() != settings.len() {
             return Err(PyValueError::new_err(format!(
@@ -336,11 +352,11 @@ pub fn fit_auto(
     let support = final_support(&report.rows[report.best].setting, &cv, y.len(), report.sampled);
     let sampled = report.sampled;
     let rows = report.rows.into_iter().map(|r| (r.correct, r.rows, r.rules, r.conditions)).collect();
-    let (model, contradictions) = match fitted {
-        Some(f) => (Some(CoreModel::from_model(f.model)), f.contradictions),
-        None => (None, 0),
+    let (model, contradictions, best) = match fitted {
+        Some(f) => (Some(CoreModel::from_model(f.model)), f.contradictions, f.best_of.map(|b| (b.run, b.correct))),
+        None => (None, 0, None),
     };
-    Ok((model, contradictions, report.best, rows, sampled, support))
+    Ok((model, contradictions, report.best, rows, sampled, support, best))
 }
 
 /// The fold of every row in the cross-validation of `fit_auto` with these `labels`, `folds`,

@@ -54,7 +54,7 @@ pub fn fit_multiclass(
     let n_rules = rule_count(n_rules, accuracy_ratio);
     let widen = Widen::parse(widen).map_err(core_err)?;
     let options =
-        FitOptions { method, tolerance, epsilon, min_support, n_runs, seed, shuffle, n_rules, simplify, max_rules, widen };
+        FitOptions { method, tolerance, epsilon, min_support, n_runs, seed, shuffle, n_rules, simplify, max_rules, widen, ..FitOptions::default() };
     let n_sets = (n_classes as usize).saturating_sub(combine.is_list() as usize);
     let total = if method == Method::FindRs { 0 } else { n_sets * n_runs as usize };
     let fitted = drive(py, n_jobs, progress, total, |state| {
