@@ -61,3 +61,28 @@ def test_both_class_combinations_decide_as_documented(frames: tuple[pl.DataFrame
     sp, sn = _evidence(ovr.pos, test, 0.0, sum), _evidence(ovr.neg, test, lp, sum)
     np.testing.assert_array_equal(nb_sum.predict(test)[conflict], (sp > sn)[conflict])
     assert nb.score(test) == pytest.approx(float(np.mean(nb.predict(test) == test["class"].to_numpy())))
+
+
+def test_exceptions_with_the_best_run_predict_as_the_model_of_that_run(
+        frames: tuple[pl.DataFrame, pl.DataFrame], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``exc-best10`` / ``exc-bestx10``: the kept run's rules with §9.6's exceptions predict as an
+    ``ExceptionsModel`` built from the refit of that run (``run=t``) and the exception rules;
+    ``exc-best10`` keeps ``best10``'s run, ``exc-bestx10`` the run whose exceptions model has
+    the most training rows right (the first of those)."""
+    import findrs.auto
+    from experiments.adult_holdout import SETTINGS, VARIANTS, _ExcRuns
+
+    monkeypatch.setattr(findrs.auto, "VOTE_MAX_ROWS", 0)  # FIND-RS defaults, as on Adult
+    train, test = frames
+    best, by_rules, by_model = (VARIANTS[v](train, 0) for v in ("best10", "exc-best10", "exc-bestx10"))
+    assert isinstance(by_rules, _ExcRuns) and by_rules.pick == best.pick
+    truth = train["class"].to_numpy()
+    right = (by_model._cover(train) == truth[:, None]).sum(axis=0)
+    assert by_model.pick == int(np.flatnonzero(right == right.max())[0])
+    for m in (by_rules, by_model):
+        kw = {k: m.base.params[k] for k in SETTINGS}
+        rules = findrs.fit(train, "class", True, random_state=0, auto=False, run=m.pick,
+                           min_support=m.base.params["min_support"], **kw)
+        built = findrs.ExceptionsModel(rules, m.exc.exception_model)
+        for frame in (train, test):
+            np.testing.assert_array_equal(m.predict(frame), built.predict(frame, labels=False).to_numpy())
