@@ -21,6 +21,9 @@ Methods (findrs ones through the public API only):
   the default fit before automatic settings became the default).
 * ``findrs``: ``findrs.fit(train, target)`` with nothing else: the defaults (automatic
   settings, docs/semantics.md §9.4).
+* ``findrs-one`` / ``findrs-best10``: the defaults with ``best_of=1`` (one final FIND-RS run, the
+  defaults before docs/semantics.md §5.3) / ``best_of=10`` (the best of 10 runs by training
+  accuracy).
 * ``auto``: one FIND-RS run, ``encoding``, ``tolerance``, ``min_support`` and ``direction`` all
   ``"auto"``, no simplification, every row in the cross-validation; ``auto-tol``,
   ``auto-tol-sup``, ``auto-tol-sup-dir``: the same with only the first one, two, three of them
@@ -65,6 +68,8 @@ FINDRS = {
     "findrs-only": lambda ds: dict(method="find-rs"),  # the defaults without the budgeted vote (§9.5)
     "findrs-exc": lambda ds: dict(exceptions=True),  # rules with exceptions (§9.6), automatic settings
     "findrs-excauto": lambda ds: dict(),  # the defaults or exceptions=True, by the defaults' CV (exc_auto)
+    "findrs-one": lambda ds: dict(best_of=1),  # the defaults with one final run (before §5.3's best of 10)
+    "findrs-best10": lambda ds: dict(best_of=10),  # the defaults with the best of 10 final runs (§5.3)
     "auto-tol": lambda ds: dict(tolerance="auto", **PAPER, cv_rows=None),
     "auto-tol-sup": lambda ds: dict(tolerance="auto", min_support="auto", **PAPER, cv_rows=None),
     "auto-tol-sup-dir": lambda ds: dict(tolerance="auto", min_support="auto", direction="auto", **PAPER, cv_rows=None),
