@@ -173,7 +173,7 @@ def test_auto_table_and_choice(df: pl.DataFrame, method: str, seed: int) -> None
     def fixed(c: dict) -> findrs.RuleSetModel:
         return findrs.fit(df, "y", method=method, T=5, random_state=seed, encoding=c["encoding"],
                           tolerance=c["tolerance"], min_support=c["min_support"], direction=c["direction"],
-                          n_rules=c["n_rules"], auto=False)
+                          n_rules=c["n_rules"], auto=False, best_of=model.params["best_of"])
 
     # The chosen candidate is the best by held-out rows right, then fewer conditions, then order,
     # among those whose fit on all rows keeps a rule: every better one leaves none.
@@ -419,7 +419,8 @@ def test_auto_with_simplify_fits_what_it_cross_validated(df: pl.DataFrame, metho
     model = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, **AUTO, auto=False)
     p = model.params
     fixed = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, encoding=p["encoding"],
-                       tolerance=p["tolerance"], min_support=p["min_support"], direction=p["direction"], auto=False)
+                       tolerance=p["tolerance"], min_support=p["min_support"], direction=p["direction"], auto=False,
+                       best_of=p["best_of"])  # the final fit keeps the best of best_of runs (§5.3)
     assert fixed.rules.equals(model.rules)
     # Each simplified voting rule still passes the acceptance test on the training rows, unless it was
     # made from a contradictory positive: then it covers training rows of one feature vector only.
@@ -462,7 +463,7 @@ def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
     # The supports tried are those of the sample's positives.
     assert max(c["min_support"] for c in rec["candidates"]) <= max(2, 120 // 20)
     fixed = findrs.fit(df, "class", random_state=5, auto=False, **{
-        k: a.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")})
+        k: a.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "best_of")})
     assert fixed.rules.equals(a.rules)
     text = str(a)
     assert f"on {rec['sampled']:,} of the {df.height:,} training rows" in text and "auto=False" in text
