@@ -37,7 +37,7 @@ from .multiclass import Combination
 from .frames import as_polars
 from .memory import check_fit_memory, memory_error
 from .nearest import Nearest
-from .params import MAX_T, check_params, _chosen_in_order
+from .params import ABSENT_FROM_OLDER_FILES, MAX_T, check_params, _chosen_in_order
 from .sql import model_to_sql
 from .target import Target
 from .text import constraint_labels, constraint_text
@@ -1404,7 +1404,10 @@ class RuleSetModel:
         sections = [
             ("target", _dumps(self.target.to_dict())),
             ("features", _dumps([e.to_dict() for e in self.encoders])),
-            ("params", _dumps(self.params)),
+            # run 0 of one (every fit but a chosen run, docs/semantics.md §5.3) is left out: such a
+            # file is byte for byte what findrs wrote before these parameters, and loads with them.
+            ("params", _dumps({k: v for k, v in self.params.items()
+                               if not (k in ("run", "best_of") and v == ABSENT_FROM_OLDER_FILES[k])})),
             ("training", _dumps(self._training)),
         ]
         if self._cv is not None:
