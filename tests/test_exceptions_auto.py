@@ -203,3 +203,16 @@ def test_the_choice_survives_json_and_is_checked_on_load(chosen) -> None:
     assert explicit.cv_results is None and "chosen" not in json.loads(explicit.to_json())
     assert np.array_equal(back.predict(_train("tic-tac-toe", 0.0), labels=False).to_numpy(),
                           chosen.predict(_train("tic-tac-toe", 0.0), labels=False).to_numpy())
+
+
+def test_chosen_exceptions_keep_the_best_run_as_exceptions_true_does() -> None:
+    # Here the default's winner is not the exceptions' rules candidate, so the rules are fitted
+    # again: they keep the best of the final fit's runs (docs/semantics.md §5.3) as
+    # exceptions=True's do (run 6 here, not run 0), and the exception rules are one run.
+    df = _train("tic-tac-toe", 0.2, 1)
+    m, explicit = _fit(df, 1), _fit(df, 1, exceptions=True)
+    assert isinstance(m, ExceptionsModel) and isinstance(explicit, ExceptionsModel)
+    assert m.rules_model.params["run"] == explicit.rules_model.params["run"] != 0
+    assert m.rules_model.rules.equals(explicit.rules_model.rules)
+    assert m.exception_model.params["best_of"] == 1
+    assert m.exception_model.rules.equals(explicit.exception_model.rules)

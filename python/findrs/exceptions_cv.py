@@ -71,13 +71,14 @@ def exceptions_pick(rec: Mapping[str, Any]) -> tuple[int, int] | None:
 
 def _fold_model(codes: list[np.ndarray], y: np.ndarray, encoders: Any, tgt: Any, params: Mapping[str, Any],
                 c: Mapping[str, Any], seed: int) -> Any:
-    """The FIND-RS model of candidate ``c`` on these (fold-training) rows with ``seed``; ``None``
+    """The FIND-RS model of candidate ``c`` on these (fold-training) rows with ``seed`` (one run,
+    run 0's order, as the cross-validation scores every candidate; docs/semantics.md §5.3); ``None``
     when its support leaves no rule (the cross-validation then scores the fold's model as
     predicting the other label everywhere)."""
     from .model import RuleSetModel
 
     p = {**params, **{k: c[k] for k in SETTING_KEYS}, "method": "find-rs", "T": 1, "n_rules": None,
-         "max_rules": None, "auto": [], "random_state": seed}
+         "max_rules": None, "auto": [], "random_state": seed, "run": 0, "best_of": 1}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ContradictionWarning)
@@ -175,14 +176,16 @@ def _final(variant: tuple[Any, ...], y: np.ndarray, tgt: Any, rec: Mapping[str, 
 
 
 def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
-           variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None) -> Any:
+           variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None, best_of: int = 1) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model`` (the default fit's winner, its
     record the cross-validation of every candidate), or the rules-with-exceptions model of the
     record's candidates (:func:`exceptions_pick`) when its held-out rows right
     (:func:`fold_counts`) are strictly more than those of ``model``'s chosen candidate. That
     model is fitted from the record's scores (no cross-validation again) and carries the record
     with itself as one more candidate (``exceptions`` true), chosen; if none of its rules has an
-    exception on every row, ``model`` is returned."""
+    exception on every row, ``model`` is returned. The rules, when fitted again, keep the best of
+    ``best_of`` runs (docs/semantics.md §5.3), as ``exceptions=True``'s do; the exception rules
+    are one run."""
     from .exceptions import ExceptionsModel
     from .params import AUTOMATIC
 
@@ -203,8 +206,9 @@ def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
     if rec["chosen"] == pick[0] and model.method == "find-rs":  # the default's model is these rules already
         rules = model
     else:
-        rules = _final(v, y, tgt, rec, [i for i in same if cands[i]["direction"] == "positive"], auto, n_jobs)
-    excs = _final(v, y, tgt, rec, [i for i in same if cands[i]["direction"] == "negative"
+        rules = _final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, [i for i in same if cands[i]["direction"] == "positive"], auto, n_jobs)
+    # The exception rules are one run (run 0's order), as exceptions=True fits them (§5.3, §9.6).
+    excs = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec, [i for i in same if cands[i]["direction"] == "negative"
                                    and cands[i]["encoding"] == rules.params["encoding"]], auto, n_jobs)
     out = ExceptionsModel(rules, excs)
     if not any(out.exceptions_of):

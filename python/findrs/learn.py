@@ -433,7 +433,7 @@ def fit(
             if exceptions is True:
                 model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
             elif exceptions == "auto" and params["method"] == "find-rs" and tgt.negative is not None:
-                model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs)
+                model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs, params["best_of"])
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -464,11 +464,13 @@ def _exceptions_mode(exceptions: Any, auto: Any) -> Any:
 
 
 def _choose_exceptions(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, tgt: Any, model: RuleSetModel,
-                       codes: list[np.ndarray], coder: FoldCoder | None, n_jobs: int | None) -> Any:
+                       codes: list[np.ndarray], coder: FoldCoder | None, n_jobs: int | None, best_of: int) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model``, or rules with exceptions when
     the default fit's cross-validation scores them strictly higher (:func:`findrs.exceptions_cv.choose`).
     ``codes`` / ``coder``: ``model``'s encoding; the other encodings its record lists are made
-    again when the choice needs one (:func:`_encode_variant`)."""
+    again when the choice needs one (:func:`_encode_variant`). ``best_of``: the final FIND-RS
+    fit's (docs/semantics.md §5.3), which the rules keep when they are fitted again (``model``
+    may be the vote, one run)."""
     if model._cv is None:
         return model
     p = model.params
@@ -479,7 +481,7 @@ def _choose_exceptions(df: pl.DataFrame, features: Sequence[str], y: np.ndarray,
             return q, list(model.encoders), codes, coder
         return _encode_variant(df, features, y, q)
 
-    return _exceptions_cv.choose(df, y, tgt, model, variant, n_jobs)
+    return _exceptions_cv.choose(df, y, tgt, model, variant, n_jobs, best_of)
 
 
 def _check_exceptions(exceptions: Any, method: Any, direction: Any, max_rules: Any, chunks: Any) -> Any:
