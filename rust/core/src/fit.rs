@@ -107,7 +107,7 @@ impl FitOptions {
         }
         if self.method != Method::FindRs && (self.best_of != 1 || self.run != 0) {
             return bad(format!(
-                "run and best_of choose the run of a FIND-RS fit; BO and BP aggregate the runs 0..T                  (got run = {}, best_of = {})",
+                "run and best_of choose the run of a FIND-RS fit; BO and BP aggregate the runs 0..T (got run = {}, best_of = {})",
                 self.run, self.best_of
             ));
         }
