@@ -274,3 +274,21 @@ def test_cli_fit_predict_explain_rules(noisy, tmp_path, capsys) -> None:
     assert "overridden by exception e" in lines and "and none of its exceptions" in lines
     assert main(["rules", str(out)]) == 0
     assert "exceptions (" in capsys.readouterr().out
+
+
+def test_cli_no_exceptions_keeps_the_rules_the_default_would_give_exceptions_to(tmp_path, capsys) -> None:
+    # Without the flag the CLI takes fit's default (exceptions chosen by cross-validation, §9.6);
+    # --no-exceptions is exceptions=False: the rules alone.
+    from test_exceptions_auto import _train
+
+    df = _train("tic-tac-toe", 0.2, 1).with_columns(pl.when(pl.col("class")).then(pl.lit("yes")).otherwise(pl.lit("no"))
+                                                   .alias("class"))
+    df.write_csv(tmp_path / "train.csv")
+    common = ["fit", str(tmp_path / "train.csv"), "--target", "class", "--positive", "yes", "--random-state", "1"]
+    assert main([*common, "-o", str(tmp_path / "auto.json")]) == 0
+    assert main([*common, "--no-exceptions", "-o", str(tmp_path / "plain.json")]) == 0
+    capsys.readouterr()
+    chosen = ExceptionsModel.from_json(tmp_path / "auto.json")
+    assert chosen.cv_results is not None and chosen.cv_results["exceptions"].any()
+    plain = findrs.RuleSetModel.from_json(tmp_path / "plain.json")
+    assert plain.params["auto"] and "exceptions" not in plain.params["auto"]

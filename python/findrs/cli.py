@@ -276,7 +276,7 @@ def _fit(args: argparse.Namespace) -> int:
             interval_ends=args.interval_ends,
             bin_edges=args.bin_edges,
             multiclass=args.multiclass,
-            **({"exceptions": True} if args.exceptions else {}),
+            **({} if args.exceptions is None else {"exceptions": args.exceptions}),
         )
         elapsed = time.perf_counter() - start
     for w in caught:
@@ -532,9 +532,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--multiclass", choices=["auto", *COMBINATIONS], default=DEFAULT,
         help=f"more than two classes and no --positive: how the class rule sets combine (default {DEFAULT})",
     )
-    p.add_argument("--exceptions", action="store_true",
+    p.add_argument("--exceptions", action=argparse.BooleanOptionalAction, default=None,
                    help="rules with exceptions (two classes, FIND-RS): positive where a rule holds and none of its "
-                        "exceptions, the other label's rules at least as precise (docs/semantics.md 9.6)")
+                        "exceptions, the other label's rules at least as precise (docs/semantics.md 9.6); default: "
+                        "chosen by the automatic settings' cross-validation (never with --paper); --no-exceptions "
+                        "keeps the rules alone")
     p.add_argument("-o", "--output", required=True, metavar="model.json", help="where to save the model")
     p.set_defaults(run=_fit)
 
