@@ -201,3 +201,21 @@ def test_the_votes_fold_scores_use_the_folds_own_edges_too() -> None:
             m = _fit_quietly(part, random_state=_core.fold_seed(seed, f), auto=False, method="bp", T=20,
                              n_rules=c["n_rules"], bin_edges="supervised", numeric="bins", **settings)
             assert c["correct"][f] == int((m.predict(held) == held["y"]).sum()), (c, f)
+
+
+def test_a_cut_between_values_closer_than_the_nudge_is_dropped() -> None:
+    # Found by the random Hypothesis profile: 0 and 5e-244 are closer than the binning's nudge
+    # (1e-8), so no edge separates them after it; the supervised cut between them used to be
+    # moved to 1.0000000000000002e-08 and kept when a larger value set `hi` above it, so a
+    # fold's edges (outer edges of every row) and the fold's own fit (outer edges of its rows)
+    # differed. Dropped, both agree, and every value keeps its side.
+    from findrs.encode import data_edges_of
+
+    x = np.array([0.0, 5.055323843035702e-244, 1.0])
+    y = np.array([True, False, False])
+    for hi in (5.055323843035702e-244, 1.0):
+        edges = data_edges_of(x[x <= hi], "float", 0.0, hi, 3, "supervised", y[x <= hi])
+        assert edges == (0.0, hi)
+    x = np.array([0.0, 0.0, 5.055323843035702e-244, 5.055323843035702e-244, 1.0, 1.0, 1.0, 1.0])
+    y = np.array([True, True, True, True, False, False, False, False])
+    assert data_edges_of(x, "float", 0.0, 1.0, 3, "supervised", y) == (0.0, 0.5, 1.0)

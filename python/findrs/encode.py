@@ -901,6 +901,11 @@ def data_edges_of(
             j = int(np.searchsorted(distinct, e, side="left"))
             if 0 < j < len(distinct) and nudged(float(distinct[j - 1])) >= e:
                 e = max(e, float(np.nextafter(nudged(float(distinct[j - 1])), np.inf)))
+                if nudged(float(distinct[j])) < e:
+                    # The two values are closer than the nudge (e.g. 0 and 5e-244): after it no
+                    # edge separates them, so the cut is dropped (kept, it would only mark the
+                    # bin above the upper value, and where that lies would depend on `hi`).
+                    continue
         if lo < e <= hi and (not out or e > out[-1]):
             out.append(e)
     return (float(lo), *out, float(hi))
