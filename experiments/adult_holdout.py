@@ -21,6 +21,9 @@ Variants (each the defaults but for one thing):
   ``sqrt(rows / sampled)`` / not scaled, instead of ``rows / sampled``.
 * ``vote``: the budgeted BP vote of docs/semantics.md §9.5 tried above 10,000 training rows too
   (``VOTE_MAX_ROWS`` lifted; its final fit makes 20 runs on all rows).
+* ``pairs1``: rules with exceptions scored for the first candidate pair only (the best
+  candidate of each direction, ``findrs.exceptions_cv.EXCEPTION_PAIRS = 1``, the choice before
+  the pairs), instead of the top 5 x 5 pairs.
 * ``bins20`` / ``bins30``: 20 / 30 bins instead of 10 (at most 19 / 29 supervised cuts; integer
   columns of at most 20 / 30 values stay categorical).
 
@@ -120,13 +123,15 @@ def _refit(scale: Callable[[int, int, int], int]) -> Callable[[pl.DataFrame, int
     return fit
 
 
-def _with_auto_constant(name: str, value: Any) -> Callable[[pl.DataFrame, int], Any]:
-    """The default fit with one constant of :mod:`findrs.auto` (e.g. ``TOLERANCES``,
-    ``VOTE_MAX_ROWS``) set to ``value`` for the fit's duration."""
+def _with_auto_constant(name: str, value: Any, module: str = "findrs.auto") -> Callable[[pl.DataFrame, int], Any]:
+    """The default fit with one constant of ``module`` (by default :mod:`findrs.auto`, e.g.
+    ``TOLERANCES``, ``VOTE_MAX_ROWS``) set to ``value`` for the fit's duration."""
     def fit(train: pl.DataFrame, seed: int) -> Any:
-        import findrs
-        import findrs.auto as auto
+        import importlib
 
+        import findrs
+
+        auto = importlib.import_module(module)
         old = getattr(auto, name)
         setattr(auto, name, value)
         try:
@@ -486,6 +491,7 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "sup-sqrt": _refit(lambda s, n, k: max(0, round(s * math.sqrt(n / k)))),
     "sup-raw": _refit(lambda s, n, k: s),
     "vote": _with_auto_constant("VOTE_MAX_ROWS", 10**9),
+    "pairs1": _with_auto_constant("EXCEPTION_PAIRS", 1, "findrs.exceptions_cv"),
     "bins20": _kw(bins=20),
     "bins30": _kw(bins=30),
     "ovr-own": _both("ovr"),

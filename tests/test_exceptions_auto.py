@@ -37,8 +37,7 @@ def _fit(df: pl.DataFrame, seed: int, **kw: object) -> RuleSetModel | Exceptions
         return findrs.fit(df, "class", True, random_state=seed, **kw)
 
 
-def _counts(df: pl.DataFrame, plain: RuleSetModel) -> tuple[tuple[int, int], list[list[int]]]:
-    """The pick and per-fold counts of the rules-with-exceptions candidate of ``plain``'s record."""
+def _variant(df: pl.DataFrame, plain: RuleSetModel):
     y, tgt = binarize(df, "class", True)
     features = [c for c in df.columns if c != "class"]
     p = plain.params
@@ -47,9 +46,22 @@ def _counts(df: pl.DataFrame, plain: RuleSetModel) -> tuple[tuple[int, int], lis
         return _encode_variant(df, features, y, {**p, "bin_edges": c.get("bin_edges", p["bin_edges"]),
                                                  "numeric": c.get("numeric", p["numeric"])})
 
+    return y, tgt, variant
+
+
+def _counts(df: pl.DataFrame, plain: RuleSetModel) -> tuple[tuple[int, int], list[list[int]]]:
+    """The pick and per-fold counts of the first rules-with-exceptions pair of ``plain``'s record."""
+    y, tgt, variant = _variant(df, plain)
     pick = exceptions_cv.exceptions_pick(plain._cv)
     assert pick is not None
-    return pick, exceptions_cv.fold_counts(df, y, tgt, plain._cv, p, pick, variant)
+    return pick, exceptions_cv.fold_counts(df, y, tgt, plain._cv, plain.params, pick, variant)
+
+
+def _pair_counts(df: pl.DataFrame, plain: RuleSetModel) -> dict[tuple[int, int], list[list[int]]]:
+    """Per-fold counts of every pair the choice scores."""
+    y, tgt, variant = _variant(df, plain)
+    pairs = exceptions_cv.exception_pairs(plain._cv)
+    return exceptions_cv.pair_counts(df, y, tgt, plain._cv, plain.params, pairs, variant)
 
 
 CASES = [("tic-tac-toe", 0.1, 0), ("tic-tac-toe", 0.0, 0), ("monk-2", 0.0, 0), ("monk-2", 0.1, 1)]
@@ -60,26 +72,35 @@ def test_the_choice_follows_the_cv_scores(name: str, noise: float, seed: int) ->
     df = _train(name, noise, seed)
     plain = _fit(df, seed, exceptions=False)
     default = _fit(df, seed)
-    pick, counts = _counts(df, plain)
+    counts = _pair_counts(df, plain)
     rec = plain._cv
+    assert list(counts) == exceptions_cv.exception_pairs(rec) and 1 < len(counts) <= 25
+    best = exceptions_cv.best_pair(counts)
+    score = {p: sum(c[0] for c in v) for p, v in counts.items()}
+    assert score[best] == max(score.values())
     plain_cv = sum(rec["candidates"][rec["chosen"]]["correct"])
-    exc_cv = sum(c[0] for c in counts)
+    exc_cv = score[best]
     if exc_cv <= plain_cv:  # a tie too: the plain model, byte for byte
         assert isinstance(default, RuleSetModel)
         assert default.to_json() == plain.to_json()
         return
     assert isinstance(default, ExceptionsModel)
-    # The model exceptions=True fits (its own cross-validations), fitted here from the record's scores.
-    explicit = _fit(df, seed, exceptions=True)
-    assert isinstance(explicit, ExceptionsModel)
-    assert default.rules_model.rules["text"].to_list() == explicit.rules_model.rules["text"].to_list()
-    assert default.exception_model.rules["text"].to_list() == explicit.exception_model.rules["text"].to_list()
-    assert default.exceptions_of == explicit.exceptions_of
+    # The two rule sets are the pair's candidates (their support left rules here) fitted on every row.
+    keys = ("encoding", "tolerance", "min_support", "simplify")
+    for part, i in ((default.rules_model, best[0]), (default.exception_model, best[1])):
+        assert {k: part.params[k] for k in keys} == {k: rec["candidates"][i][k] for k in keys}
+    if best == exceptions_cv.exceptions_pick(rec):
+        # The first pair is the model exceptions=True fits (its own cross-validations).
+        explicit = _fit(df, seed, exceptions=True)
+        assert isinstance(explicit, ExceptionsModel)
+        assert default.rules_model.rules["text"].to_list() == explicit.rules_model.rules["text"].to_list()
+        assert default.exception_model.rules["text"].to_list() == explicit.exception_model.rules["text"].to_list()
+        assert default.exceptions_of == explicit.exceptions_of
     # cv_results: every candidate of the plain fit, then the chosen rules-with-exceptions one.
     table = default.cv_results
     assert table.filter("exceptions").height == 1 and table.filter("chosen")["exceptions"].to_list() == [True]
     chosen = table.filter("chosen")
-    assert chosen["cv_accuracy"][0] == pytest.approx(exc_cv / sum(c[1] for c in counts))
+    assert chosen["cv_accuracy"][0] == pytest.approx(exc_cv / sum(c[1] for c in counts[best]))
     assert table.filter(~pl.col("exceptions")).drop("exceptions", "chosen").equals(
         plain.cv_results.drop("chosen"))
     assert chosen["cv_accuracy"][0] > table.filter(~pl.col("exceptions"))["cv_accuracy"].max() - 1e-12 or \
@@ -121,7 +142,8 @@ def test_a_tie_keeps_the_plain_model(monkeypatch) -> None:
     rec = plain._cv
     best = rec["candidates"][rec["chosen"]]
     tie = [[a, b, 1, 1] for a, b in zip(best["correct"], best["rows"])]
-    monkeypatch.setattr(exceptions_cv, "fold_counts", lambda *a, **k: [list(c) for c in tie])
+    monkeypatch.setattr(exceptions_cv, "pair_counts",
+                        lambda *a, **k: {p: [list(c) for c in tie] for p in exceptions_cv.exception_pairs(rec)})
     assert _fit(df, seed).to_json() == plain.to_json()
     tie[0][0] += 1  # one held-out row more: the exceptions model
     assert isinstance(_fit(df, seed), ExceptionsModel)

@@ -34,6 +34,8 @@ class CoreModel:
         """The same BP model with the top ``k`` rules voting. Raises ``ValueError``."""
     def pruning_curve(self, columns_: list[npt.NDArray[np.uint32]], labels: npt.NDArray[np.bool_]) -> list[int]:
         """BP: rows classified correctly by the top-K vote, K = 1..=n_rules_found."""
+    def fired(self, columns_: list[npt.NDArray[np.uint32]]) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
+        """For every row, the ids of the voting rules that cover it, as CSR ``(offsets, ids)``."""
     def constraint_table(self) -> list[tuple[int, list[int], bool]]:
         """The distinct constraints of every rule: ``(feature, codes, unseen_passes)``."""
     def rule_constraints(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:

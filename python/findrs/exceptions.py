@@ -69,10 +69,32 @@ def is_exceptions_document(text: str) -> bool:
     return isinstance(doc, dict) and doc.get("format") == FORMAT
 
 
+def exception_matrix(P: int, N: int, ar: Sequence[int], br: Sequence[int], as_: Sequence[int],
+                     bs: Sequence[int]) -> np.ndarray:
+    """The exceptions rule of docs/semantics.md §9.6 for every pair at once: a Boolean
+    ``len(ar) x len(as_)`` matrix whose entry ``[r, s]`` says exception rule ``s`` overrides rule
+    ``r``: ``(as_[s] + 1) * P * (br[r] + 1) >= (ar[r] + 1) * (bs[s] + 1) * N``, ``a`` / ``b`` the
+    training rows of the rule's own / the other class it covers, ``P`` / ``N`` the positive /
+    negative training rows. Exact: in int64 when no product can overflow, else in Python's
+    integers. The one implementation of the rule (the model, its load checks and the
+    cross-validation's fold counts call it).
+
+    Example:
+        >>> exception_matrix(10, 10, [9, 3], [0, 2], [4], [0]).tolist()
+        [[False], [True]]
+    """
+    a_r, b_r, a_s, b_s = (np.asarray(x, dtype=np.int64).reshape(-1) + 1 for x in (ar, br, as_, bs))
+    top = max(int(x.max(initial=1)) for x in (a_r, b_r, a_s, b_s)) ** 2 * max(P, N, 1)
+    if top >= 2**62:  # exact in Python's integers
+        a_r, b_r, a_s, b_s = (x.astype(object) for x in (a_r, b_r, a_s, b_s))
+    out = a_s[None, :] * P * b_r[:, None] >= a_r[:, None] * b_s[None, :] * N
+    return np.asarray(out, dtype=bool).reshape(len(a_r), len(a_s))
+
+
 def exception_sets(rules: RuleSetModel, exceptions: RuleSetModel) -> list[list[int]]:
     """For each rule of ``rules``, the ids of the rules of ``exceptions`` that override it
     (docs/semantics.md §9.6), ascending: ``logit(p_s) >= logit(p_r) - logit(prior)`` decided
-    in integers from the rules' training counts.
+    in integers from the rules' training counts (:func:`exception_matrix`).
 
     Example:
         >>> import findrs
@@ -84,12 +106,9 @@ def exception_sets(rules: RuleSetModel, exceptions: RuleSetModel) -> list[list[i
     P = int(rules._training["positives"])
     N = int(rules._training["rows"]) - P
     r, s = rules.rules, exceptions.rules
-    ar, br = r["train_positives"].to_list(), r["train_negatives"].to_list()
-    as_, bs = s["train_positives"].to_list(), s["train_negatives"].to_list()
-    return [
-        [j for j in range(len(as_)) if (as_[j] + 1) * P * (br[i] + 1) >= (ar[i] + 1) * (bs[j] + 1) * N]
-        for i in range(len(ar))
-    ]
+    m = exception_matrix(P, N, r["train_positives"].to_list(), r["train_negatives"].to_list(),
+                         s["train_positives"].to_list(), s["train_negatives"].to_list())
+    return [np.flatnonzero(row).tolist() for row in m]
 
 
 class ExceptionsModel:

@@ -1,32 +1,37 @@
-"""Rules with exceptions as one more candidate of the automatic cross-validation
+"""Rules with exceptions as more candidates of the automatic cross-validation
 (docs/semantics.md §9.6).
 
 The default fit's cross-validation (docs/semantics.md §9.4) already scores, on one set of folds,
-every FIND-RS candidate of both directions under every encoding it tries. The rules-with-
-exceptions model that ``exceptions=True`` fits is made of two of them: its *rules* are the
-best-ranked FIND-RS candidate of the positive direction (every encoding tried), its *exception
-rules* the best-ranked FIND-RS candidate of the negative direction with the same encoding
-(``encoding``, ``bin_edges``, ``numeric``). So that model is scored on the same folds without a
-cross-validation of its own: on each fold, the two candidates' FIND-RS models (each exactly the
-fold model the cross-validation scored: the fold's training rows, its per-fold seed and codes)
-are combined as §9.6 combines them and scored on the fold's held-out rows.
+every FIND-RS candidate of both directions under every encoding it tries. A rules-with-
+exceptions model is made of two of them: its *rules* are a FIND-RS candidate of the positive
+direction, its *exception rules* a FIND-RS candidate of the negative direction with the same
+encoding (``encoding``, ``bin_edges``, ``numeric``). The choice pairs each of the
+:data:`EXCEPTION_PAIRS` best-ranked positive candidates with each of the
+:data:`EXCEPTION_PAIRS` best-ranked negative candidates of its encoding
+(:func:`exception_pairs`) and scores every pair on the same folds without a cross-validation of
+its own: on each fold, the two candidates' FIND-RS models (each exactly the fold model the
+cross-validation scored: the fold's training rows, its per-fold seed and codes; each fitted once
+per fold however many pairs it is in) are combined as §9.6 combines them and scored on the
+fold's held-out rows.
 
-Invariant: :func:`exceptions_pick` names the candidates of the record whose models
-``exceptions=True`` fits, and :func:`fold_counts` gives, per fold, the held-out rows that
-combination gets right, as the record gives them for its candidates (each FIND-RS fold model's
-own held-out count is checked against the record's).
+Invariant: :func:`pair_counts` gives, per pair and fold, the held-out rows that combination gets
+right, as the record gives them for its candidates (each FIND-RS fold model's own held-out count
+is checked against the record's); :func:`best_pair` ranks pairs as the core ranks candidates
+(most rows right, then fewer conditions, then the earlier).
 
 Example:
     >>> rec = {"folds": 1, "sampled": 4, "chosen": 0, "candidates": [
     ...     {"encoding": "av", "direction": "positive", "correct": [3], "rows": [4], "rules": [1], "conditions": [2]},
     ...     {"encoding": "av", "direction": "negative", "correct": [2], "rows": [4], "rules": [1], "conditions": [1]}]}
-    >>> exceptions_pick(rec)
-    (0, 1)
+    >>> exceptions_pick(rec), exception_pairs(rec)
+    ((0, 1), [(0, 1)])
 """
 
 from __future__ import annotations
 
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -38,6 +43,10 @@ ENCODING_KEYS = ("encoding", "bin_edges", "numeric")
 """What a candidate's encoding is made of: the rules and the exception rules share all three."""
 
 SETTING_KEYS = ("encoding", "tolerance", "min_support", "direction", "simplify")
+
+EXCEPTION_PAIRS = 5
+"""How many best-ranked candidates of each direction the choice pairs (docs/semantics.md §9.6):
+each of the top positive FIND-RS candidates with each of the top negative ones of its encoding."""
 
 
 def _rank(rec: Mapping[str, Any], i: int) -> tuple[int, int, int]:
@@ -51,22 +60,34 @@ def _is_find_rs(c: Mapping[str, Any]) -> bool:
     return c.get("method", "find-rs") == "find-rs"
 
 
+def _encoding(c: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(c.get(k) for k in ENCODING_KEYS)
+
+
+def _ranked(rec: Mapping[str, Any], direction: str, encoding: tuple[Any, ...] | None = None) -> list[int]:
+    """The record's FIND-RS candidates of ``direction`` (of ``encoding`` when given), best-ranked
+    first."""
+    ids = [i for i, c in enumerate(rec["candidates"]) if _is_find_rs(c) and c["direction"] == direction
+           and (encoding is None or _encoding(c) == encoding)]
+    return sorted(ids, key=lambda i: _rank(rec, i), reverse=True)
+
+
+def exception_pairs(rec: Mapping[str, Any], k: int | None = None) -> list[tuple[int, int]]:
+    """The ``(rules, exception rules)`` candidate pairs of ``rec`` the choice scores, in order:
+    each of the ``k`` (default :data:`EXCEPTION_PAIRS`) best-ranked positive FIND-RS candidates
+    (best first) with each of the ``k`` best-ranked negative FIND-RS candidates of its encoding
+    (best first). Empty when the record has no such pair (a ``direction`` that was not
+    cross-validated)."""
+    k = EXCEPTION_PAIRS if k is None else k
+    return [(r, s) for r in _ranked(rec, "positive")[:k] for s in _ranked(rec, "negative", _encoding(rec["candidates"][r]))[:k]]
+
+
 def exceptions_pick(rec: Mapping[str, Any]) -> tuple[int, int] | None:
-    """The indices in ``rec`` of the rules (the best-ranked FIND-RS candidate of the positive
-    direction) and of the exception rules (the best-ranked FIND-RS candidate of the negative
-    direction with the rules' encoding), or ``None`` when the record has no such pair (a
-    ``direction`` that was not cross-validated)."""
-    cands = rec["candidates"]
-    pos = [i for i, c in enumerate(cands) if _is_find_rs(c) and c["direction"] == "positive"]
-    if not pos:
-        return None
-    r = max(pos, key=lambda i: _rank(rec, i))
-    enc = tuple(cands[r].get(k) for k in ENCODING_KEYS)
-    neg = [i for i, c in enumerate(cands) if _is_find_rs(c) and c["direction"] == "negative"
-           and tuple(c.get(k) for k in ENCODING_KEYS) == enc]
-    if not neg:
-        return None
-    return r, max(neg, key=lambda i: _rank(rec, i))
+    """The first of :func:`exception_pairs`: the best-ranked positive FIND-RS candidate of the
+    record and the best-ranked negative one with its encoding (the pair ``exceptions=True``'s
+    own cross-validations choose); ``None`` when the record has no pair."""
+    pairs = exception_pairs(rec, 1)
+    return pairs[0] if pairs else None
 
 
 def _fold_model(codes: list[np.ndarray], y: np.ndarray, encoders: Any, tgt: Any, params: Mapping[str, Any],
@@ -80,57 +101,117 @@ def _fold_model(codes: list[np.ndarray], y: np.ndarray, encoders: Any, tgt: Any,
     p = {**params, **{k: c[k] for k in SETTING_KEYS}, "method": "find-rs", "T": 1, "n_rules": None,
          "max_rules": None, "auto": [], "random_state": seed, "run": 0, "best_of": 1}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ContradictionWarning)
-            return RuleSetModel._fit_many(codes, y, encoders, tgt, [p], 1, None)[0]
+        return RuleSetModel._fit_many(codes, y, encoders, tgt, [p], 1, None)[0]
     except FindRSInputError:
         return None
 
 
-def fold_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
-                pick: tuple[int, int], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]]) -> list[list[int]]:
-    """Per fold of ``rec`` (the cross-validation of ``params`` on ``df``'s rows and labels ``y``):
-    ``[correct, rows, rules, conditions]`` of the rules-with-exceptions model of ``pick``'s two
-    candidates (:func:`exceptions_pick`), as the record counts its candidates: held-out rows right
-    and held-out rows, the voting rules (the rules and the exception rules that are an exception
-    of one) and their conditions. ``variant(candidate)``: the candidate's encoding as
-    ``(params, encoders, codes, fold_coder)`` (``learn._encode_variant``).
+class _FoldRules:
+    """One candidate's FIND-RS model on one fold, as the pairs need it: which of its rules cover
+    each held-out row (``fired``, rows x rules), its rules' training counts of their own / the
+    other class (``own`` / ``other``), their conditions, and the fold's training positives and
+    negatives. A model whose support left no rule has no rules (it predicts the other label)."""
+
+    def __init__(self, model: Any, held_codes: list[np.ndarray], n_held: int, P: int, N: int) -> None:
+        self.P, self.N = P, N
+        if model is None:
+            self.fired = np.zeros((n_held, 0), dtype=bool)
+            self.own = self.other = self.conditions = np.zeros(0, dtype=np.int64)
+            return
+        self.fired = model._fired_matrix(held_codes)
+        self.own, self.other, self.conditions = model._rule_counts()
+
+    def covers(self) -> np.ndarray:
+        """Held-out rows this model alone predicts as its direction's label."""
+        return self.fired.any(axis=1)
+
+
+def _combine(rules: _FoldRules, excs: _FoldRules) -> tuple[np.ndarray, int, int]:
+    """The rules-with-exceptions model of two fold models on the held-out rows: positive where
+    some rule fires and none of its exceptions (docs/semantics.md §9.6); with its voting rules
+    (the rules and the exception rules that are an exception of one) and their conditions."""
+    from .exceptions import exception_matrix
+
+    if rules.fired.shape[1] == 0:
+        return np.zeros(rules.fired.shape[0], dtype=bool), 0, 0
+    e = exception_matrix(rules.P, rules.N, rules.own, rules.other, excs.own, excs.other)
+    overridden = (excs.fired.astype(np.float32) @ e.T.astype(np.float32)) > 0  # exact: counts < 2**24
+    pred = (rules.fired & ~overridden).any(axis=1)
+    used = e.any(axis=0)
+    return pred, len(rules.own) + int(used.sum()), int(rules.conditions.sum() + excs.conditions[used].sum())
+
+
+def _workers(n_jobs: int | None) -> int:
+    """Threads for the fold fits: ``n_jobs`` as the fit's (``None``: every core)."""
+    return max(1, os.cpu_count() or 1) if n_jobs is None or n_jobs < 1 else n_jobs
+
+
+def pair_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
+                pairs: list[tuple[int, int]], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]],
+                n_jobs: int | None = None) -> dict[tuple[int, int], list[list[int]]]:
+    """Per pair of ``pairs`` (candidate indices of ``rec``, the cross-validation of ``params`` on
+    ``df``'s rows and labels ``y``) and per fold: ``[correct, rows, rules, conditions]`` of the
+    rules-with-exceptions model of the pair's two candidates, as the record counts its
+    candidates: held-out rows right and held-out rows, the voting rules (the rules and the
+    exception rules that are an exception of one) and their conditions. Each candidate is
+    fitted once per fold. ``variant(candidate)``: the candidate's encoding as ``(params,
+    encoders, codes, fold_coder)`` (``learn._encode_variant``), asked once per encoding.
+    ``n_jobs``: threads for the fold fits (``None``: every core); the counts do not depend on it.
 
     Raises:
         AssertionError: a fold model does not reproduce the record's count (a bug).
     """
-    from .exceptions import ExceptionsModel
     from .model import UNSAMPLED, cv_folds, fold_seed
 
-    r, s = (rec["candidates"][i] for i in pick)
-    p, encoders, codes, coder = variant(r)
+    cands = rec["candidates"]
     seed = int(params["random_state"])
     fold_of = cv_folds(y, int(rec["folds"]), seed, params["cv_rows"])
-    out = []
+    variants: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for r, _ in pairs:
+        variants.setdefault(_encoding(cands[r]), variant(cands[r]))
+    out: dict[tuple[int, int], list[list[int]]] = {pair: [] for pair in pairs}
     for f in range(int(rec["folds"])):
-        enc_f, codes_f = coder(fold_of != f) if coder is not None else (encoders, codes)
         train = (fold_of != f) & (fold_of != UNSAMPLED)
         held = fold_of == f
-        part = [np.ascontiguousarray(col[train]) for col in codes_f]
-        models = [_fold_model(part, y[train], enc_f, tgt, p, c, fold_seed(seed, f)) for c in (r, s)]
-        frame, truth = df.filter(pl.Series(held)), y[held]
-        for c, m in zip((r, s), models):  # each fold model is the one the record scored
-            pred = m.predict(frame, labels=False).to_numpy() if m is not None else np.zeros(len(truth), bool)
-            right = int((pred == (truth if c["direction"] == "positive" else ~truth)).sum())
-            if right != c["correct"][f]:
-                raise AssertionError(f"fold {f}: a fold model gets {right} held-out rows right, the record {c['correct'][f]}")
-        rules, excs = models
-        if rules is None:
-            pred, used = np.zeros(len(truth), bool), []
-        elif excs is None:
-            pred, used = rules.predict(frame, labels=False).to_numpy(), [rules]
-        else:
-            m = ExceptionsModel(rules, excs)
-            pred, used = m.predict(frame, labels=False).to_numpy(), [m]
-        n_rules = sum(x.n_rules for x in used)
-        conds = sum(_conditions(x) for x in used)
-        out.append([int((pred == truth).sum()), int(held.sum()), n_rules, conds])
+        truth = y[held]
+        P = int(y[train].sum())
+        fits: dict[int, _FoldRules] = {}
+        for enc, (p, encoders, codes, coder) in variants.items():
+            ids = sorted({i for pair in pairs for i in pair if _encoding(cands[i]) == enc})
+            enc_f, codes_f = coder(fold_of != f) if coder is not None else (encoders, codes)
+            part = [np.ascontiguousarray(col[train]) for col in codes_f]
+            held_codes = [np.ascontiguousarray(col[held]) for col in codes_f]
+            # One core thread per fit, the fits on the cores (each its own seed: the same
+            # models in any order); the core releases the GIL while it fits.
+            with warnings.catch_warnings(), ThreadPoolExecutor(_workers(n_jobs)) as pool:
+                warnings.simplefilter("ignore", ContradictionWarning)
+                models = list(pool.map(lambda i: _fold_model(part, y[train], enc_f, tgt, p, cands[i], fold_seed(seed, f)), ids))
+            for i, model in zip(ids, models):
+                c = cands[i]
+                fit = _FoldRules(model, held_codes, int(held.sum()), P, int(train.sum()) - P)
+                right = int((fit.covers() == (truth if c["direction"] == "positive" else ~truth)).sum())
+                if right != c["correct"][f]:  # each fold model is the one the record scored
+                    raise AssertionError(f"fold {f}: candidate {i}'s fold model gets {right} held-out rows right, "
+                                         f"the record {c['correct'][f]}")
+                fits[i] = fit
+        for r, s in pairs:
+            pred, n_rules, conds = _combine(fits[r], fits[s])
+            out[(r, s)].append([int((pred == truth).sum()), int(held.sum()), n_rules, conds])
     return out
+
+
+def fold_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
+                pick: tuple[int, int], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]]) -> list[list[int]]:
+    """:func:`pair_counts` of the one pair ``pick``: per fold ``[correct, rows, rules,
+    conditions]`` of its rules-with-exceptions model."""
+    return pair_counts(df, y, tgt, rec, params, [pick], variant)[pick]
+
+
+def best_pair(counts: Mapping[tuple[int, int], list[list[int]]]) -> tuple[int, int]:
+    """The pair of ``counts`` (:func:`pair_counts`, in :func:`exception_pairs`' order) the
+    choice keeps: most held-out rows right, then fewer conditions, then the earlier."""
+    order = list(counts)
+    return max(order, key=lambda p: (sum(c[0] for c in counts[p]), -sum(c[3] for c in counts[p]), -order.index(p)))
 
 
 def _conditions(m: Any) -> int:
@@ -179,41 +260,53 @@ def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
            variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None, best_of: int = 1) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model`` (the default fit's winner, its
     record the cross-validation of every candidate), or the rules-with-exceptions model of the
-    record's candidates (:func:`exceptions_pick`) when its held-out rows right
-    (:func:`fold_counts`) are strictly more than those of ``model``'s chosen candidate. That
-    model is fitted from the record's scores (no cross-validation again) and carries the record
-    with itself as one more candidate (``exceptions`` true), chosen; if none of its rules has an
-    exception on every row, ``model`` is returned. The rules, when fitted again, keep the best of
-    ``best_of`` runs (docs/semantics.md §5.3), as ``exceptions=True``'s do; the exception rules
-    are one run."""
+    best pair of the record's candidates (:func:`exception_pairs`, :func:`best_pair`) when its
+    held-out rows right (:func:`pair_counts`) are strictly more than those of ``model``'s chosen
+    candidate. That model is fitted from the record's scores (no cross-validation again: the
+    rules are the pair's positive candidate fitted on every row, the exception rules its
+    negative one, each falling back to the next-ranked candidate of its direction and encoding
+    when its support leaves no rule) and carries the record with itself as one more candidate
+    (``exceptions`` true, chosen); if none of its rules has an exception on every row,
+    ``model`` is returned. The rules, when fitted again, keep the best of ``best_of`` runs
+    (docs/semantics.md §5.3), as ``exceptions=True``'s do; the exception rules are one run."""
     from .exceptions import ExceptionsModel
     from .params import AUTOMATIC
 
     rec = model._cv
-    pick = exceptions_pick(rec) if rec is not None else None
-    if pick is None:
+    pairs = exception_pairs(rec) if rec is not None else []
+    if not pairs:
         return model
-    counts = fold_counts(df, y, tgt, rec, model.params, pick, variant)
+    counts = pair_counts(df, y, tgt, rec, model.params, pairs, variant, n_jobs)
+    pick = best_pair(counts)
     plain = sum(rec["candidates"][rec["chosen"]]["correct"])
-    if sum(c[0] for c in counts) <= plain:
+    if sum(c[0] for c in counts[pick]) <= plain:
         return model
     cands = rec["candidates"]
     r = cands[pick[0]]
-    enc = tuple(r.get(k) for k in ENCODING_KEYS)
-    same = [i for i, c in enumerate(cands) if _is_find_rs(c) and tuple(c.get(k) for k in ENCODING_KEYS[1:]) == enc[1:]]
     auto = [k for k in AUTOMATIC if k in model.params["auto"] and k != "n_rules"]
     v = variant(r)
+
+    def from_pick(i: int, encoding: Any) -> list[int]:
+        """The candidates of ``cands[i]``'s direction, bin edges and numeric handling (and
+        ``encoding`` when given) ranked at or below it: ``_final`` fits the best of them whose
+        support leaves a rule, ``cands[i]`` first."""
+        c = cands[i]
+        return [j for j in range(len(cands)) if _is_find_rs(cands[j]) and cands[j]["direction"] == c["direction"]
+                and _encoding(cands[j])[1:] == _encoding(c)[1:] and (encoding is None or cands[j]["encoding"] == encoding)
+                and _rank(rec, j) <= _rank(rec, i)]
+
     if rec["chosen"] == pick[0] and model.method == "find-rs":  # the default's model is these rules already
         rules = model
     else:
-        rules = _final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, [i for i in same if cands[i]["direction"] == "positive"], auto, n_jobs)
+        rules = _final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, from_pick(pick[0], None), auto, n_jobs)
     # The exception rules are one run (run 0's order), as exceptions=True fits them (§5.3, §9.6).
-    excs = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec, [i for i in same if cands[i]["direction"] == "negative"
-                                   and cands[i]["encoding"] == rules.params["encoding"]], auto, n_jobs)
+    excs = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec,
+                  from_pick(pick[1], rules.params["encoding"]), auto, n_jobs)
     out = ExceptionsModel(rules, excs)
     if not any(out.exceptions_of):
         return model
-    entry = {**r, **dict(zip(("correct", "rows", "rules", "conditions"), map(list, zip(*counts)))), "exceptions": True}
+    entry = {**r, **dict(zip(("correct", "rows", "rules", "conditions"), map(list, zip(*counts[pick])))),
+             "exceptions": True}
     record = {**rec, "chosen": len(cands),
               "candidates": [*({**c, "exceptions": False} for c in cands), entry]}
     return out._chosen_by_cv([*model.params["auto"], "exceptions"], record, plain)

@@ -652,6 +652,25 @@ class RuleSetModel:
             out.append(Constraint(f, tuple(codes), passes))
         return tuple(out)
 
+    def _rule_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A binary model's rules' ``train_positives``, ``train_negatives`` and number of
+        conditions (int64, one entry per rule of :attr:`rules`), without building that table."""
+        offsets, _ = self._rule_csr()
+        core = self._core
+        return (np.asarray(core.train_positives, dtype=np.int64), np.asarray(core.train_negatives, dtype=np.int64),
+                np.diff(offsets[: core.n_rules_found + 1]))
+
+    def _fired_matrix(self, codes: Sequence[np.ndarray]) -> np.ndarray:
+        """A binary model's voting rules that cover each row of ``codes`` (this model's
+        encoding, one uint32 array per feature), as a Boolean ``rows x n_rules`` matrix: entry
+        ``[i, r]`` is true where rule ``r`` (the id of :attr:`rules`) covers row ``i``. For a
+        FIND-RS model a row is positive exactly where its matrix row has a true entry."""
+        offsets, ids = self._core.fired([np.ascontiguousarray(c, dtype=np.uint32) for c in codes])
+        n = len(offsets) - 1
+        out = np.zeros((n, self.n_rules), dtype=bool)
+        out[np.repeat(np.arange(n), np.diff(offsets).astype(np.int64)), ids] = True
+        return out
+
     def _constraint_texts(self) -> list[str]:
         if self._texts is None:
             self._texts = [constraint_text(self.encoders[c.feature], c) for c in self._constraints()]

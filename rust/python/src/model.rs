@@ -82,6 +82,19 @@ impl CoreModel {
         py.detach(|| guarded(|| self.inner.pruning_curve(&data, y).map_err(core_err)))
     }
 
+    /// For every row of `columns_`, the ids of the voting rules that cover it, as CSR
+    /// `(offsets, ids)`: row `r`'s are `ids[offsets[r]:offsets[r + 1]]` (the core's `fired`).
+    #[allow(clippy::type_complexity)]
+    fn fired<'py>(
+        &self,
+        py: Python<'py>,
+        columns_: Vec<PyReadonlyArray1<'_, u32>>,
+    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
+        let data = self.inner.columns(slices(&columns_)?).map_err(core_err)?;
+        let (offsets, ids) = py.detach(|| guarded(|| Ok(self.inner.fired(&data))))?;
+        Ok((offsets.into_pyarray(py), ids.into_pyarray(py)))
+    }
+
     /// The distinct constraints of every rule: `(feature, codes, unseen_passes)`, sorted by
     /// feature then codes.
     fn constraint_table(&self) -> Vec<(usize, Vec<u32>, bool)> {
