@@ -21,9 +21,9 @@ Variants (each the defaults but for one thing):
   ``sqrt(rows / sampled)`` / not scaled, instead of ``rows / sampled``.
 * ``vote``: the budgeted BP vote of docs/semantics.md §9.5 tried above 10,000 training rows too
   (``VOTE_MAX_ROWS`` lifted; its final fit makes 20 runs on all rows).
-* ``pairs1``: rules with exceptions scored for the first candidate pair only (the best
-  candidate of each direction, ``findrs.exceptions_cv.EXCEPTION_PAIRS = 1``, the choice before
-  the pairs), instead of the top 5 x 5 pairs.
+* ``pairs1`` / ``pairs5``: rules with exceptions scored for the first candidate pair only (the
+  best candidate of each direction, ``findrs.exceptions_cv.EXCEPTION_PAIRS = 1``, the default) /
+  for the top 5 x 5 pairs.
 * ``bins20`` / ``bins30``: 20 / 30 bins instead of 10 (at most 19 / 29 supervised cuts; integer
   columns of at most 20 / 30 values stay categorical).
 
@@ -492,6 +492,7 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "sup-raw": _refit(lambda s, n, k: s),
     "vote": _with_auto_constant("VOTE_MAX_ROWS", 10**9),
     "pairs1": _with_auto_constant("EXCEPTION_PAIRS", 1, "findrs.exceptions_cv"),
+    "pairs5": _with_auto_constant("EXCEPTION_PAIRS", 5, "findrs.exceptions_cv"),
     "bins20": _kw(bins=20),
     "bins30": _kw(bins=30),
     "ovr-own": _both("ovr"),

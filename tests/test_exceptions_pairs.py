@@ -65,8 +65,9 @@ def test_pairs_are_the_top_candidates_of_each_direction_on_one_encoding() -> Non
     df = _train("tic-tac-toe", 0.1)
     rec = _fit(df, 0, exceptions=False)._cv
     cands = rec["candidates"]
-    pairs = exceptions_cv.exception_pairs(rec)
-    assert pairs[0] == exceptions_cv.exceptions_pick(rec)
+    pairs = exceptions_cv.exception_pairs(rec, 5)
+    assert pairs[0] == exceptions_cv.exceptions_pick(rec) and len(pairs) == 25
+    assert exceptions_cv.exception_pairs(rec) == [pairs[0]]  # the default: the first pair alone
     rank = lambda i: (sum(cands[i]["correct"]), -sum(cands[i]["conditions"]), -i)  # noqa: E731
     positives = sorted((i for i, c in enumerate(cands) if c["direction"] == "positive"), key=rank, reverse=True)
     assert [r for r, _ in pairs[::5]] == positives[:5]
@@ -82,7 +83,7 @@ def test_pair_counts_are_the_exceptions_models_on_each_fold() -> None:
     # predicted through Polars.
     df, seed = _train("tic-tac-toe", 0.1), 0
     plain = _fit(df, seed, exceptions=False)
-    counts = _pair_counts(df, plain)
+    counts = _pair_counts(df, plain, 5)
     rec = plain._cv
     y = df["class"].to_numpy()
     fold_of = _core.cv_folds(y, rec["folds"], seed, plain.params["cv_rows"])
@@ -99,11 +100,14 @@ def test_pair_counts_are_the_exceptions_models_on_each_fold() -> None:
             assert per_fold[f] == [int((pred == held["class"]).sum()), held.height, m.n_rules, conds], (r, s, f)
 
 
-def test_a_pair_other_than_the_first_can_win() -> None:
-    # Not vacuous: on this training half the best pair is not the best of each direction, and
-    # it scores more held-out rows than that first pair (the model exceptions=True fits).
+def test_a_pair_other_than_the_first_can_win(monkeypatch) -> None:
+    # With the top 5 x 5 pairs (not the default), and not vacuous: on this training half the
+    # best pair is not the best of each direction, and it scores more held-out rows than that
+    # first pair (the model exceptions=True fits), which the default keeps.
     df, seed = _train("tic-tac-toe", 0.1), 0
     plain = _fit(df, seed, exceptions=False)
+    default = _fit(df, seed)
+    monkeypatch.setattr(exceptions_cv, "EXCEPTION_PAIRS", 5)
     rec = plain._cv
     counts = _pair_counts(df, plain)
     best, first = exceptions_cv.best_pair(counts), exceptions_cv.exceptions_pick(rec)
@@ -115,4 +119,16 @@ def test_a_pair_other_than_the_first_can_win() -> None:
     keys = ("encoding", "tolerance", "min_support", "simplify")
     assert {k: m.rules_model.params[k] for k in keys} == {k: rec["candidates"][best[0]][k] for k in keys}
     assert {k: m.exception_model.params[k] for k in keys} == {k: rec["candidates"][best[1]][k] for k in keys}
-    assert isinstance(_fit(df, seed, exceptions=False), RuleSetModel)
+    assert isinstance(default, ExceptionsModel)
+    for part, i in ((default.rules_model, first[0]), (default.exception_model, first[1])):
+        assert {k: part.params[k] for k in keys} == {k: rec["candidates"][i][k] for k in keys}
+
+
+def test_a_winner_over_the_rule_budget_keeps_the_model_without(monkeypatch) -> None:
+    df, seed = _train("tic-tac-toe", 0.1), 0
+    m = _fit(df, seed)
+    assert isinstance(m, ExceptionsModel) and m.n_rules <= exceptions_cv.MAX_VOTING_RULES
+    monkeypatch.setattr(exceptions_cv, "MAX_VOTING_RULES", m.n_rules)  # at the budget: kept
+    assert _fit(df, seed).to_json() == m.to_json()
+    monkeypatch.setattr(exceptions_cv, "MAX_VOTING_RULES", m.n_rules - 1)  # over it: the model without
+    assert _fit(df, seed).to_json() == _fit(df, seed, exceptions=False).to_json()

@@ -8,7 +8,7 @@ direction, its *exception rules* a FIND-RS candidate of the negative direction w
 encoding (``encoding``, ``bin_edges``, ``numeric``). The choice pairs each of the
 :data:`EXCEPTION_PAIRS` best-ranked positive candidates with each of the
 :data:`EXCEPTION_PAIRS` best-ranked negative candidates of its encoding
-(:func:`exception_pairs`) and scores every pair on the same folds without a cross-validation of
+(:func:`exception_pairs`; by default 1: the best of each direction) and scores every pair on the same folds without a cross-validation of
 its own: on each fold, the two candidates' FIND-RS models (each exactly the fold model the
 cross-validation scored: the fold's training rows, its per-fold seed and codes; each fitted once
 per fold however many pairs it is in) are combined as §9.6 combines them and scored on the
@@ -44,9 +44,17 @@ ENCODING_KEYS = ("encoding", "bin_edges", "numeric")
 
 SETTING_KEYS = ("encoding", "tolerance", "min_support", "direction", "simplify")
 
-EXCEPTION_PAIRS = 5
+EXCEPTION_PAIRS = 1
 """How many best-ranked candidates of each direction the choice pairs (docs/semantics.md §9.6):
-each of the top positive FIND-RS candidates with each of the top negative ones of its encoding."""
+each of the top positive FIND-RS candidates with each of the top negative ones of its encoding.
+1 (the best of each direction, the model ``exceptions=True`` fits): 5 (25 pairs) measured +.0014
+on Adult's training halves but -.0003 on adult.test, at +60% CPU on Adult, and is not the
+default (``results/adult-holdout.md``, "Pairs of candidates")."""
+
+MAX_VOTING_RULES = 100
+"""Rules with exceptions replace the default's model only with at most this many voting rules
+(the rules and the exception rules that override one): the default's budget, as the vote's
+(``findrs.auto.VOTE_RULES``; docs/semantics.md §9.6)."""
 
 
 def _rank(rec: Mapping[str, Any], i: int) -> tuple[int, int, int]:
@@ -266,8 +274,8 @@ def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
     rules are the pair's positive candidate fitted on every row, the exception rules its
     negative one, each falling back to the next-ranked candidate of its direction and encoding
     when its support leaves no rule) and carries the record with itself as one more candidate
-    (``exceptions`` true, chosen); if none of its rules has an exception on every row,
-    ``model`` is returned. The rules, when fitted again, keep the best of ``best_of`` runs
+    (``exceptions`` true, chosen); if none of its rules has an exception on every row, or it
+    has more than :data:`MAX_VOTING_RULES` voting rules, ``model`` is returned. The rules, when fitted again, keep the best of ``best_of`` runs
     (docs/semantics.md §5.3), as ``exceptions=True``'s do; the exception rules are one run."""
     from .exceptions import ExceptionsModel
     from .params import AUTOMATIC
@@ -303,7 +311,7 @@ def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
     excs = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec,
                   from_pick(pick[1], rules.params["encoding"]), auto, n_jobs)
     out = ExceptionsModel(rules, excs)
-    if not any(out.exceptions_of):
+    if not any(out.exceptions_of) or out.n_rules > MAX_VOTING_RULES:
         return model
     entry = {**r, **dict(zip(("correct", "rows", "rules", "conditions"), map(list, zip(*counts[pick])))),
              "exceptions": True}
