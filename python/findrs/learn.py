@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import secrets
 import warnings
-from typing import Any, Literal, Sequence, overload
+from typing import Any, Iterator, Literal, Sequence, overload
 
 import numpy as np
 import polars as pl
@@ -413,27 +415,30 @@ def fit(
     runs = params["T"] * n_sets if params["method"] != "find-rs" else 0
     progress = progress_bar() if verbose and (runs or params["auto"]) else None
     try:
-        if multi is not None:
-            model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen,
-                                                 numeric_cv)
-        elif pair or chunks is not None:
-            params_list = [check_params({**params, "auto": False, "method": "bo", "n_rules": None}), params] if pair else [params]
-            models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, progress, chunks)
-            model = models[-1]
-        else:
-            binned = params["auto"] and any(e.kind == "binned" for e in encoders)
-            coder = _fold_coder_of(df, encoders, codes, y, params) if binned else None
-            if binned and (bin_edges is None or numeric is None):
-                model, codes, coder = _choose_encoding(df, features, y, tgt, params, encoders, codes, coder, n_jobs,
-                                                       progress, edges=bin_edges is None, numeric=numeric is None)
+        with _variants():  # each encoding built once (docs/semantics.md §9.4, §9.6)
+            if multi is not None:
+                model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen,
+                                                     numeric_cv)
+            elif pair or chunks is not None:
+                params_list = [check_params({**params, "auto": False, "method": "bo", "n_rules": None}), params] if pair else [params]
+                models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, progress, chunks)
+                model = models[-1]
             else:
-                model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
-            if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
-                model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
-            if exceptions is True:
-                model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
-            elif exceptions == "auto" and params["method"] == "find-rs" and tgt.negative is not None:
-                model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs, params["best_of"])
+                binned = params["auto"] and any(e.kind == "binned" for e in encoders)
+                coder = _fold_coder_of(df, encoders, codes, y, params) if binned else None
+                if binned:  # built as _encode_variant builds it: the other CV axes reuse it
+                    _remember_variant(df, features, y, params, encoders, codes, coder)
+                if binned and (bin_edges is None or numeric is None):
+                    model, codes, coder = _choose_encoding(df, features, y, tgt, params, encoders, codes, coder, n_jobs,
+                                                           progress, edges=bin_edges is None, numeric=numeric is None)
+                else:
+                    model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
+                if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
+                    model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
+                if exceptions is True:
+                    model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
+                elif exceptions == "auto" and params["method"] == "find-rs" and tgt.negative is not None:
+                    model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs, params["best_of"])
     finally:
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
@@ -631,14 +636,63 @@ Variant = tuple[dict[str, Any], list[Any], list[np.ndarray], "FoldCoder | None"]
 each fold is encoded on its own training rows (``None``: every fold reads the codes)."""
 
 
+ENCODING_KEYS: tuple[str, ...] = ("bins", "numeric", "interval_ends", "bin_edges")
+"""The parameters an encoding of a frame depends on (besides the frame, its feature columns and
+its labels): :func:`_encode_variant` builds the same encoders, codes and per-fold encoding for
+the same values of these."""
+
+_VARIANTS: contextvars.ContextVar[dict[tuple[Any, ...], tuple[Any, ...]] | None] = contextvars.ContextVar(
+    "findrs_variants", default=None)
+"""The encodings built during the current :func:`fit` (:func:`_variants`), ``None`` outside one."""
+
+
+@contextlib.contextmanager
+def _variants() -> Iterator[None]:
+    """Within it, :func:`_encode_variant` builds each encoding of a frame once and answers a
+    repeated request (the same frame, features, labels and :data:`ENCODING_KEYS` values) from
+    what it built: the automatic cross-validation of the encodings (docs/semantics.md §9.4) and
+    the choice of rules with exceptions (§9.6) ask for the same ones. The encoding is a
+    function of those inputs, and its per-fold encoding caches each fold
+    (:func:`findrs.fold_codes.fold_coder`), so the answers are the encodings built anew, made
+    once; the memory is dropped when the block ends."""
+    token = _VARIANTS.set({})
+    try:
+        yield
+    finally:
+        _VARIANTS.reset(token)
+
+
+def _variant_key(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p: dict[str, Any]) -> tuple[Any, ...]:
+    return (id(df), tuple(features), id(y), *(repr(p[k]) for k in ENCODING_KEYS))
+
+
+def _remember_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p: dict[str, Any],
+                      encoders: Sequence[Any], codes: list[np.ndarray], coder: FoldCoder | None) -> None:
+    """Inside :func:`_variants`, records ``encoders``, ``codes`` and ``coder`` as
+    :func:`_encode_variant`'s answer for ``p``'s encoding of ``df``'s ``features`` with labels
+    ``y`` (the caller built them as it does); elsewhere nothing."""
+    memory = _VARIANTS.get()
+    if memory is not None:
+        # The frame and labels are kept with them: their ids in the key stay theirs.
+        memory[_variant_key(df, features, y, p)] = (df, y, tuple(encoders), tuple(codes), coder)
+
+
 def _encode_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p: dict[str, Any]) -> Variant:
     """The frame encoded with ``p``'s ``bins``, ``numeric``, ``interval_ends`` and
     ``bin_edges``; with supervised bin edges, each fold of the cross-validation is encoded on
-    its own training rows (:mod:`findrs.fold_codes`, docs/semantics.md §9.4)."""
+    its own training rows (:mod:`findrs.fold_codes`, docs/semantics.md §9.4). Inside
+    :func:`_variants`, an encoding built before is not built again."""
+    memory = _VARIANTS.get()
+    key = _variant_key(df, features, y, p)
+    if memory is not None and key in memory:
+        _, _, encoders, codes, coder = memory[key]
+        return p, list(encoders), list(codes), coder
     encoders = fit_encoders(df, features, p["bins"], numeric=p["numeric"], interval_ends=p["interval_ends"],
                             bin_edges=p["bin_edges"], labels=y)
     codes = encode_frame(df, encoders)
-    return p, encoders, codes, _fold_coder_of(df, encoders, codes, y, p)
+    coder = _fold_coder_of(df, encoders, codes, y, p)
+    _remember_variant(df, features, y, p, encoders, codes, coder)
+    return p, encoders, codes, coder
 
 
 def _fold_coder_of(df: pl.DataFrame, encoders: Sequence[Any], codes: list[np.ndarray], y: np.ndarray,

@@ -72,6 +72,9 @@ _SECTIONS = ("target", "features", "params", "training")
 _OPTIONAL_SECTIONS = ("cv",)  # present exactly when a setting was chosen by cross-validation
 # interval_ends -> the core's widening of a run's interval ends (docs/semantics.md §11).
 _WIDEN = {"tight": "no", "midpoint": "no", "open": "open", "widened": "nearest"}
+_SMALL_TABLE = 2_000
+"""Up to this many rules, :attr:`RuleSetModel.rules` builds its list columns in Python
+(:meth:`RuleSetModel._rule_columns_small`), beyond it with Polars' list expressions."""
 
 FoldCoder = Callable[[np.ndarray], tuple[Sequence[FeatureEncoder], list[np.ndarray]]]
 """Encodes one cross-validation fold on its own (docs/semantics.md §9.4): given a Boolean mask
@@ -1158,14 +1161,17 @@ class RuleSetModel:
                 ],
                 dtype=constraint_type,
             )
-            # Each rule's constraint ids as a list, then the ids replaced by the constraints'
-            # texts and structs (a few distinct constraints, many rules).
-            ids = self._id_lists(n)
-            keys = pl.Series(range(len(table)), dtype=pl.UInt32)
-            text = self._join_texts(ids)
-            constraints = ids.list.eval(pl.element().replace_strict(keys, table, return_dtype=constraint_type))
-            if constraints.dtype != pl.List(constraint_type):  # every list empty
-                constraints = pl.Series([[]] * n, dtype=pl.List(constraint_type))
+            if n <= _SMALL_TABLE:
+                text, constraints = self._rule_columns_small(n, table, constraint_type)
+            else:
+                # Each rule's constraint ids as a list, then the ids replaced by the constraints'
+                # texts and structs (a few distinct constraints, many rules).
+                ids = self._id_lists(n)
+                keys = pl.Series(range(len(table)), dtype=pl.UInt32)
+                text = self._join_texts(ids)
+                constraints = ids.list.eval(pl.element().replace_strict(keys, table, return_dtype=constraint_type))
+                if constraints.dtype != pl.List(constraint_type):  # every list empty
+                    constraints = pl.Series([[]] * n, dtype=pl.List(constraint_type))
             self._rules_df = pl.DataFrame(
                 {
                     "id": pl.Series(range(n), dtype=pl.UInt32),
@@ -1178,6 +1184,20 @@ class RuleSetModel:
                 }
             )
         return self._rules_df
+
+    def _rule_columns_small(self, n: int, table: pl.Series, dtype: pl.DataType) -> tuple[pl.Series, pl.Series]:
+        """:attr:`rules`' ``text`` and ``constraints`` columns of the first ``n`` rules built
+        from Python lists (``table``: every constraint's struct, of type ``dtype``): the same
+        columns as the Polars route of a large table (:meth:`_id_lists`, :meth:`_join_texts`),
+        at a fraction of the cost for a table of a few rules, as the default fit's choices
+        build many (docs/semantics.md §9.6)."""
+        offsets, cids = self._rule_csr()
+        texts = self._constraint_texts()
+        structs = table.to_list()
+        lists = [cids[offsets[r]:offsets[r + 1]].tolist() for r in range(n)]
+        text = pl.Series([" and ".join([texts[i] for i in ids]) if ids else "TRUE" for ids in lists], dtype=pl.String)
+        constraints = pl.Series([[structs[i] for i in ids] for ids in lists], dtype=pl.List(dtype))
+        return text, constraints
 
     def _rule_csr(self) -> tuple[np.ndarray, np.ndarray]:
         """Every rule's constraint ids (into :meth:`_constraints`, ascending: feature order) as

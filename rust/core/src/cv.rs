@@ -5,7 +5,9 @@
 //! Settings that differ only in `min_support` or `n_rules` share their runs (a *run group*:
 //! same encoding, tolerance, epsilon and class direction): the support filter and prune are
 //! applied to each run's raw rules, and K is read off the pruning curves, so those candidates
-//! cost almost nothing.
+//! cost almost nothing. Supports whose filter and prune keep the same rules of every run of a
+//! fold also share those rules' simplification and widening (a function of the rules and the
+//! fold's training set alone), made once.
 //!
 //! Invariants:
 //! - the folds depend on (labels, k, seed) only: within each class, rows are shuffled by
@@ -458,61 +460,86 @@ pub fn cross_validate_folds(
         .map(|r| r.ok_or(FindRsError::Cancelled))
         .collect::<Result<_>>()?;
 
-    // Scores: one job per (group, fold, min_support, simplify); each scores the group's
-    // settings with that support and simplification.
-    let mut jobs: Vec<(usize, usize, u32, bool)> = Vec::new();
+    // Scores: one job per (group, fold, simplify); each scores the group's settings with that
+    // simplification, one support after the other. Supports whose filter and prune keep the
+    // same rules of every run share their simplified and widened rules (a function of those
+    // rules and the fold's training set), which are made once.
+    let mut jobs: Vec<(usize, usize, bool, Vec<u32>)> = Vec::new();
     for g in 0..groups.len() {
-        let mut variants: Vec<(u32, bool)> = Vec::new();
+        let mut variants: Vec<(bool, Vec<u32>)> = Vec::new();
         for (s, _) in settings.iter().zip(&group_of).filter(|(_, &gi)| gi == g) {
-            if !variants.contains(&(s.min_support, s.simplify)) {
-                variants.push((s.min_support, s.simplify));
+            match variants.iter_mut().find(|(simp, _)| *simp == s.simplify) {
+                Some((_, supports)) => {
+                    if !supports.contains(&s.min_support) {
+                        supports.push(s.min_support);
+                    }
+                }
+                None => variants.push((s.simplify, vec![s.min_support])),
             }
         }
         for f in 0..k {
-            for &(s, simp) in &variants {
-                jobs.push((g, f, s, simp));
+            for (simp, supports) in &variants {
+                jobs.push((g, f, *simp, supports.clone()));
             }
         }
     }
     let scored: Vec<Vec<(usize, Score)>> = jobs
         .par_iter()
-        .map(|&(g, f, support, simplify)| {
+        .map(|(g, f, simplify, supports)| {
+            let (g, f, simplify) = (*g, *f, *simplify);
             let key = &groups[g];
             let ts = set_of(key, f);
             let acc = Acceptance::new(key.tolerance, key.epsilon).expect("checked above");
             let mut simplifier = simplify.then(|| Simplifier::new(ts, acc));
-            let pruned: Vec<Vec<Rule>> = runs[(g * k + f) * t..(g * k + f + 1) * t]
-                .iter()
-                .map(|run| {
-                    let rules: Vec<Rule> = prune_supported(ts, &run.rules, &run.buckets, support)
-                        .into_iter()
-                        .map(|i| run.rules[i].clone())
-                        .collect();
-                    let rules = match simplifier.as_mut() {
-                        Some(s) => s.simplify_run(&rules),
-                        None => rules,
-                    };
-                    widen_run(ts, cv.widen, rules)
-                })
-                .collect();
-            let policies: Vec<(usize, RuleCount)> = settings
-                .iter()
-                .enumerate()
-                .filter(|&(i, s)| {
-                    group_of[i] == g && s.min_support == support && s.simplify == simplify
-                })
-                .map(|(i, s)| (i, s.n_rules))
-                .collect();
-            let fold = &folds[f];
-            score_fold(
-                schema_of(key.kind, f),
-                fold,
-                key.negate,
-                cv.method,
-                n_runs,
-                pruned,
-                &policies,
-            )
+            let group_runs = &runs[(g * k + f) * t..(g * k + f + 1) * t];
+            // The kept rules' indices of every run, and their rules simplified and widened.
+            let mut made: Vec<(Vec<Vec<usize>>, Vec<Vec<Rule>>)> = Vec::new();
+            let mut out = Vec::new();
+            for &support in supports {
+                let kept: Vec<Vec<usize>> = group_runs
+                    .iter()
+                    .map(|run| prune_supported(ts, &run.rules, &run.buckets, support))
+                    .collect();
+                let pruned: Vec<Vec<Rule>> = match made.iter().position(|(idx, _)| *idx == kept) {
+                    Some(i) => made[i].1.clone(),
+                    None => {
+                        let pruned: Vec<Vec<Rule>> = group_runs
+                            .iter()
+                            .zip(&kept)
+                            .map(|(run, idx)| {
+                                let rules: Vec<Rule> =
+                                    idx.iter().map(|&i| run.rules[i].clone()).collect();
+                                let rules = match simplifier.as_mut() {
+                                    Some(s) => s.simplify_run(&rules),
+                                    None => rules,
+                                };
+                                widen_run(ts, cv.widen, rules)
+                            })
+                            .collect();
+                        made.push((kept, pruned.clone()));
+                        pruned
+                    }
+                };
+                let policies: Vec<(usize, RuleCount)> = settings
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, s)| {
+                        group_of[i] == g && s.min_support == support && s.simplify == simplify
+                    })
+                    .map(|(i, s)| (i, s.n_rules))
+                    .collect();
+                let fold = &folds[f];
+                out.extend(score_fold(
+                    schema_of(key.kind, f),
+                    fold,
+                    key.negate,
+                    cv.method,
+                    n_runs,
+                    pruned,
+                    &policies,
+                ));
+            }
+            out
         })
         .collect();
 
