@@ -222,17 +222,6 @@ def best_pair(counts: Mapping[tuple[int, int], list[list[int]]]) -> tuple[int, i
     return max(order, key=lambda p: (sum(c[0] for c in counts[p]), -sum(c[3] for c in counts[p]), -order.index(p)))
 
 
-def _conditions(m: Any) -> int:
-    """The conditions of a model's voting rules (an :class:`~findrs.ExceptionsModel`: of its
-    rules and of the exception rules that are an exception of one)."""
-    from .exceptions import ExceptionsModel
-
-    if isinstance(m, ExceptionsModel):
-        used = sorted({s for e in m.exceptions_of for s in e})
-        return _conditions(m.rules_model) + int(m.exception_model.rules["constraints"][used].list.len().sum())
-    return int(m.rules.filter(pl.col("kept"))["constraints"].list.len().sum())
-
-
 def _best(rec: Mapping[str, Any], ids: list[int]) -> int:
     return max(ids, key=lambda i: _rank(rec, i))
 
