@@ -240,7 +240,7 @@ def exc_auto(train: pl.DataFrame, seed: int) -> tuple[Any, dict]:
         q = {**p, "bin_edges": c.get("bin_edges", p["bin_edges"]), "numeric": c.get("numeric", p["numeric"])}
         return _encode_variant(train, features, y, q)
 
-    counts = fold_counts(train, y, tgt, rec, p, pick, variant)
+    counts = fold_counts(y, tgt, rec, p, pick, variant)
     exc_cv = sum(c[0] for c in counts)
     info.update(exc_cv=exc_cv, won=exc_cv > info["plain_cv"])
     if info["won"]:

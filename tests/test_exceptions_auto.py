@@ -54,14 +54,14 @@ def _counts(df: pl.DataFrame, plain: RuleSetModel) -> tuple[tuple[int, int], lis
     y, tgt, variant = _variant(df, plain)
     pick = exceptions_cv.exceptions_pick(plain._cv)
     assert pick is not None
-    return pick, exceptions_cv.fold_counts(df, y, tgt, plain._cv, plain.params, pick, variant)
+    return pick, exceptions_cv.fold_counts(y, tgt, plain._cv, plain.params, pick, variant)
 
 
 def _pair_counts(df: pl.DataFrame, plain: RuleSetModel, k: int | None = None) -> dict[tuple[int, int], list[list[int]]]:
     """Per-fold counts of every pair the choice scores (of the top ``k`` of each direction)."""
     y, tgt, variant = _variant(df, plain)
     pairs = exceptions_cv.exception_pairs(plain._cv, k)
-    return exceptions_cv.pair_counts(df, y, tgt, plain._cv, plain.params, pairs, variant)
+    return exceptions_cv.pair_counts(y, tgt, plain._cv, plain.params, pairs, variant)
 
 
 CASES = [("tic-tac-toe", 0.1, 0), ("tic-tac-toe", 0.0, 0), ("monk-2", 0.0, 0), ("monk-2", 0.1, 1)]

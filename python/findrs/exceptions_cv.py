@@ -35,8 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
 import numpy as np
-import polars as pl
 
+from .auto import VOTE_RULES
 from .errors import ContradictionWarning, FindRSInputError
 
 ENCODING_KEYS = ("encoding", "bin_edges", "numeric")
@@ -51,10 +51,10 @@ each of the top positive FIND-RS candidates with each of the top negative ones o
 on Adult's training halves but -.0003 on adult.test, at +60% CPU on Adult, and is not the
 default (``results/adult-holdout.md``, "Pairs of candidates")."""
 
-MAX_VOTING_RULES = 100
+MAX_VOTING_RULES = max(VOTE_RULES)
 """Rules with exceptions replace the default's model only with at most this many voting rules
-(the rules and the exception rules that override one): the default's budget, as the vote's
-(``findrs.auto.VOTE_RULES``; docs/semantics.md §9.6)."""
+(the rules and the exception rules that override one): the default's budget of 100, the vote's
+largest K (:data:`findrs.auto.VOTE_RULES`; docs/semantics.md §9.6)."""
 
 
 def _rank(rec: Mapping[str, Any], i: int) -> tuple[int, int, int]:
@@ -154,11 +154,11 @@ def _workers(n_jobs: int | None) -> int:
     return max(1, os.cpu_count() or 1) if n_jobs is None or n_jobs < 1 else n_jobs
 
 
-def pair_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
+def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
                 pairs: list[tuple[int, int]], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]],
                 n_jobs: int | None = None) -> dict[tuple[int, int], list[list[int]]]:
     """Per pair of ``pairs`` (candidate indices of ``rec``, the cross-validation of ``params`` on
-    ``df``'s rows and labels ``y``) and per fold: ``[correct, rows, rules, conditions]`` of the
+    the rows with labels ``y``, read as the codes ``variant`` gives) and per fold: ``[correct, rows, rules, conditions]`` of the
     rules-with-exceptions model of the pair's two candidates, as the record counts its
     candidates: held-out rows right and held-out rows, the voting rules (the rules and the
     exception rules that are an exception of one) and their conditions. Each candidate is
@@ -208,11 +208,11 @@ def pair_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any
     return out
 
 
-def fold_counts(df: pl.DataFrame, y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
+def fold_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
                 pick: tuple[int, int], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]]) -> list[list[int]]:
     """:func:`pair_counts` of the one pair ``pick``: per fold ``[correct, rows, rules,
     conditions]`` of its rules-with-exceptions model."""
-    return pair_counts(df, y, tgt, rec, params, [pick], variant)[pick]
+    return pair_counts(y, tgt, rec, params, [pick], variant)[pick]
 
 
 def best_pair(counts: Mapping[tuple[int, int], list[list[int]]]) -> tuple[int, int]:
@@ -253,7 +253,7 @@ def _final(variant: tuple[Any, ...], y: np.ndarray, tgt: Any, rec: Mapping[str, 
                                       record=_sub_record(rec, ids))
 
 
-def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
+def choose(y: np.ndarray, tgt: Any, model: Any,
            variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None, best_of: int = 1) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model`` (the default fit's winner, its
     record the cross-validation of every candidate), or the rules-with-exceptions model of the
@@ -264,8 +264,9 @@ def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
     negative one, each falling back to the next-ranked candidate of its direction and encoding
     when its support leaves no rule) and carries the record with itself as one more candidate
     (``exceptions`` true, chosen); if none of its rules has an exception on every row, or it
-    has more than :data:`MAX_VOTING_RULES` voting rules, ``model`` is returned. The rules, when fitted again, keep the best of ``best_of`` runs
-    (docs/semantics.md §5.3), as ``exceptions=True``'s do; the exception rules are one run."""
+    has more than :data:`MAX_VOTING_RULES` voting rules, ``model`` is returned. The rules,
+    when fitted again, keep the best of ``best_of`` runs (docs/semantics.md §5.3), as
+    ``exceptions=True``'s do; the exception rules are one run."""
     from .exceptions import ExceptionsModel
     from .params import AUTOMATIC
 
@@ -273,7 +274,7 @@ def choose(df: pl.DataFrame, y: np.ndarray, tgt: Any, model: Any,
     pairs = exception_pairs(rec) if rec is not None else []
     if not pairs:
         return model
-    counts = pair_counts(df, y, tgt, rec, model.params, pairs, variant, n_jobs)
+    counts = pair_counts(y, tgt, rec, model.params, pairs, variant, n_jobs)
     pick = best_pair(counts)
     plain = sum(rec["candidates"][rec["chosen"]]["correct"])
     if sum(c[0] for c in counts[pick]) <= plain:

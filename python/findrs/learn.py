@@ -486,7 +486,7 @@ def _choose_exceptions(df: pl.DataFrame, features: Sequence[str], y: np.ndarray,
             return q, list(model.encoders), codes, coder
         return _encode_variant(df, features, y, q)
 
-    return _exceptions_cv.choose(df, y, tgt, model, variant, n_jobs, best_of)
+    return _exceptions_cv.choose(y, tgt, model, variant, n_jobs, best_of)
 
 
 def _check_exceptions(exceptions: Any, method: Any, direction: Any, max_rules: Any, chunks: Any) -> Any:
