@@ -21,7 +21,7 @@ from findrs.exceptions import exception_matrix
 from findrs.model import UNSAMPLED
 import reference
 from strategies import codes_of, domains_of, frames, labels_of
-from test_exceptions_auto import _fit, _pair_counts, _train
+from test_exceptions_auto import _fit, _pair_counts, _train, _variant
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 
@@ -140,3 +140,13 @@ def test_a_winner_over_the_rule_budget_keeps_the_model_without(monkeypatch) -> N
     assert _fit(df, seed).to_json() == m.to_json()
     monkeypatch.setattr(exceptions_cv, "MAX_VOTING_RULES", m.n_rules - 1)  # over it: the model without
     assert _fit(df, seed).to_json() == _fit(df, seed, exceptions=False).to_json()
+
+
+def test_pair_counts_do_not_depend_on_the_threads() -> None:
+    # The fold fits run on n_jobs threads; each has its own seed, so the counts are the same.
+    df, seed = _train("tic-tac-toe", 0.1), 0
+    plain = _fit(df, seed, exceptions=False)
+    y, tgt, variant = _variant(df, plain)
+    pairs = exceptions_cv.exception_pairs(plain._cv, 3)
+    one, two = (exceptions_cv.pair_counts(y, tgt, plain._cv, plain.params, pairs, variant, n) for n in (1, 2))
+    assert one == two and len(one) == 9
