@@ -30,7 +30,8 @@ Variants (each the defaults but for one thing):
   rules' 10 runs as a model of the negative label / the run whose rules-with-exceptions model
   has the most training rows right (``EXCEPTION_RUNS``; branch adult33).
 * ``pairs1x5-excruns-pair``: both of the above at once; ``autobest20``: the final fit keeps
-  the best of 20 runs instead of 10 (``AUTO_BEST_OF``; branch adult33).
+  the best of 20 runs instead of 10 (``AUTO_BEST_OF``; branch adult33, then the default);
+  ``autobest30``: of 30.
 * ``bins20`` / ``bins30``: 20 / 30 bins instead of 10 (at most 19 / 29 supervised cuts; integer
   columns of at most 20 / 30 values stay categorical).
 
@@ -529,6 +530,7 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "pairs1x5-excruns-pair": _with_constants(("EXCEPTION_NEG_PAIRS", 5, "findrs.exceptions_cv"),
                                              ("EXCEPTION_RUNS", "pair", "findrs.exceptions_cv")),
     "autobest20": _with_auto_constant("AUTO_BEST_OF", 20, "findrs.learn"),
+    "autobest30": _with_auto_constant("AUTO_BEST_OF", 30, "findrs.learn"),
     "bins20": _kw(bins=20),
     "bins30": _kw(bins=30),
     "ovr-own": _both("ovr"),
