@@ -24,14 +24,10 @@ Variants (each the defaults but for one thing):
 * ``pairs1`` / ``pairs5``: rules with exceptions scored for the first candidate pair only (the
   best candidate of each direction, ``findrs.exceptions_cv.EXCEPTION_PAIRS = 1``, the default) /
   for the top 5 x 5 pairs.
-* ``pairs1x5``: the best positive candidate with each of the 5 best negative ones of its
-  encoding (``EXCEPTION_NEG_PAIRS = 5``; issue 12, branch adult33).
-* ``excruns-best`` / ``excruns-pair``: the exception rules' final fit keeps the best of the
-  rules' 10 runs as a model of the negative label / the run whose rules-with-exceptions model
-  has the most training rows right (``EXCEPTION_RUNS``; branch adult33).
-* ``pairs1x5-excruns-pair``: both of the above at once; ``autobest20``: the final fit keeps
-  the best of 20 runs instead of 10 (``AUTO_BEST_OF``; branch adult33, then the default);
-  ``autobest30``: of 30.
+* ``autobest10`` / ``autobest30``: the final fit keeps the best of 10 / 30 runs instead of
+  20 (``AUTO_BEST_OF``; 20 is the default since issue 12's branch adult33). The variants
+  ``pairs1x5``, ``excruns-best``, ``excruns-pair`` of that branch's results measured knobs that
+  were then removed (commit 152a7de has them).
 * ``bins20`` / ``bins30``: 20 / 30 bins instead of 10 (at most 19 / 29 supervised cuts; integer
   columns of at most 20 / 30 values stay categorical).
 
@@ -146,29 +142,6 @@ def _with_auto_constant(name: str, value: Any, module: str = "findrs.auto") -> C
             return findrs.fit(train, "class", True, random_state=seed)
         finally:
             setattr(auto, name, old)
-    return fit
-
-
-def _with_constants(*settings: tuple[str, Any, str]) -> Callable[[pl.DataFrame, int], Any]:
-    """The default fit with several module constants ``(name, value, module)`` set at once."""
-    fit = _kw()
-    for name, value, module in reversed(settings):
-        fit = _wrap_constant(fit, name, value, module)
-    return fit
-
-
-def _wrap_constant(inner: Callable[[pl.DataFrame, int], Any], name: str, value: Any,
-                   module: str) -> Callable[[pl.DataFrame, int], Any]:
-    def fit(train: pl.DataFrame, seed: int) -> Any:
-        import importlib
-
-        mod = importlib.import_module(module)
-        old = getattr(mod, name)
-        setattr(mod, name, value)
-        try:
-            return inner(train, seed)
-        finally:
-            setattr(mod, name, old)
     return fit
 
 
@@ -524,12 +497,7 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "vote": _with_auto_constant("VOTE_MAX_ROWS", 10**9),
     "pairs1": _with_auto_constant("EXCEPTION_PAIRS", 1, "findrs.exceptions_cv"),
     "pairs5": _with_auto_constant("EXCEPTION_PAIRS", 5, "findrs.exceptions_cv"),
-    "pairs1x5": _with_auto_constant("EXCEPTION_NEG_PAIRS", 5, "findrs.exceptions_cv"),
-    "excruns-best": _with_auto_constant("EXCEPTION_RUNS", "best", "findrs.exceptions_cv"),
-    "excruns-pair": _with_auto_constant("EXCEPTION_RUNS", "pair", "findrs.exceptions_cv"),
-    "pairs1x5-excruns-pair": _with_constants(("EXCEPTION_NEG_PAIRS", 5, "findrs.exceptions_cv"),
-                                             ("EXCEPTION_RUNS", "pair", "findrs.exceptions_cv")),
-    "autobest20": _with_auto_constant("AUTO_BEST_OF", 20, "findrs.learn"),
+    "autobest10": _with_auto_constant("AUTO_BEST_OF", 10, "findrs.learn"),
     "autobest30": _with_auto_constant("AUTO_BEST_OF", 30, "findrs.learn"),
     "bins20": _kw(bins=20),
     "bins30": _kw(bins=30),

@@ -150,36 +150,3 @@ def test_pair_counts_do_not_depend_on_the_threads() -> None:
     pairs = exceptions_cv.exception_pairs(plain._cv, 3)
     one, two = (exceptions_cv.pair_counts(y, tgt, plain._cv, plain.params, pairs, variant, n) for n in (1, 2))
     assert one == two and len(one) == 9
-
-
-def test_the_best_positive_candidate_with_several_negative_ones(monkeypatch) -> None:
-    # EXCEPTION_NEG_PAIRS (off by default): the first pairs of the k x k choice, the best
-    # positive candidate's.
-    rec = _fit(_train("tic-tac-toe", 0.1), 0, exceptions=False)._cv
-    square = exceptions_cv.exception_pairs(rec, 5)
-    assert exceptions_cv.exception_pairs(rec, 1, 5) == square[:5]
-    monkeypatch.setattr(exceptions_cv, "EXCEPTION_NEG_PAIRS", 5)
-    assert exceptions_cv.exception_pairs(rec) == square[:5]
-    assert exceptions_cv.exceptions_pick(rec) == square[0]
-
-
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_exception_runs_chosen_with_the_rules(monkeypatch, n_jobs: int) -> None:
-    # EXCEPTION_RUNS="pair" (off by default): of the exception rules' runs 0..best_of, the one
-    # whose rules-with-exceptions model has the most training rows right, the earliest of those.
-    from findrs.params import AUTO_BEST_OF
-
-    df, seed = _train("tic-tac-toe", 0.1), 0
-    monkeypatch.setattr(exceptions_cv, "EXCEPTION_RUNS", "pair")
-    m = findrs.fit(df, "class", True, random_state=seed, n_jobs=n_jobs)
-    assert isinstance(m, ExceptionsModel)
-    excs = m.exception_model
-    given_ = {k: excs.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
-                                          "numeric", "bin_edges", "interval_ends")}
-    y = df["class"].to_numpy()
-    right = []
-    for t in range(AUTO_BEST_OF):
-        run = findrs.fit(df, "class", True, random_state=seed, auto=False, method="find-rs", run=t, **given_)
-        right.append(int((ExceptionsModel(m.rules_model, run).predict(df, labels=False).to_numpy() == y).sum()))
-    assert excs.params["run"] == int(np.argmax(right))
-    assert int((m.predict(df, labels=False).to_numpy() == y).sum()) == max(right)

@@ -51,17 +51,6 @@ each of the top positive FIND-RS candidates with each of the top negative ones o
 on Adult's training halves but -.0003 on adult.test, at +60% CPU on Adult, and is not the
 default (``results/adult-holdout.md``, "Pairs of candidates")."""
 
-EXCEPTION_NEG_PAIRS: int | None = None
-"""How many best-ranked negative candidates each positive one is paired with (``None``: as
-many as :data:`EXCEPTION_PAIRS`)."""
-
-EXCEPTION_RUNS: str | int = 1
-"""The runs of the exception rules' final fit (docs/semantics.md §5.3): ``1`` (run 0's order, as
-``exceptions=True`` fits them), ``"best"`` (the best of the rules' ``best_of`` runs as a model
-of the negative label: ``best_of`` of the exception rules' own fit), or ``"pair"`` (of runs
-``0..best_of``, the first whose rules-with-exceptions model has the most training rows
-right)."""
-
 MAX_VOTING_RULES = max(VOTE_RULES)
 """Rules with exceptions replace the default's model only with at most this many voting rules
 (the rules and the exception rules that override one): the default's budget of 100, the vote's
@@ -91,23 +80,21 @@ def _ranked(rec: Mapping[str, Any], direction: str, encoding: tuple[Any, ...] | 
     return sorted(ids, key=lambda i: _rank(rec, i), reverse=True)
 
 
-def exception_pairs(rec: Mapping[str, Any], k: int | None = None, k_neg: int | None = None) -> list[tuple[int, int]]:
+def exception_pairs(rec: Mapping[str, Any], k: int | None = None) -> list[tuple[int, int]]:
     """The ``(rules, exception rules)`` candidate pairs of ``rec`` the choice scores, in order:
     each of the ``k`` (default :data:`EXCEPTION_PAIRS`) best-ranked positive FIND-RS candidates
     (best first) with each of the ``k`` best-ranked negative FIND-RS candidates of its encoding
     (best first). Empty when the record has no such pair (a ``direction`` that was not
     cross-validated)."""
     k = EXCEPTION_PAIRS if k is None else k
-    if k_neg is None:
-        k_neg = k if EXCEPTION_NEG_PAIRS is None else EXCEPTION_NEG_PAIRS
-    return [(r, s) for r in _ranked(rec, "positive")[:k] for s in _ranked(rec, "negative", _encoding(rec["candidates"][r]))[:k_neg]]
+    return [(r, s) for r in _ranked(rec, "positive")[:k] for s in _ranked(rec, "negative", _encoding(rec["candidates"][r]))[:k]]
 
 
 def exceptions_pick(rec: Mapping[str, Any]) -> tuple[int, int] | None:
     """The first of :func:`exception_pairs`: the best-ranked positive FIND-RS candidate of the
     record and the best-ranked negative one with its encoding (the pair ``exceptions=True``'s
     own cross-validations choose); ``None`` when the record has no pair."""
-    pairs = exception_pairs(rec, 1, 1)
+    pairs = exception_pairs(rec, 1)
     return pairs[0] if pairs else None
 
 
@@ -266,35 +253,6 @@ def _final(variant: tuple[Any, ...], y: np.ndarray, tgt: Any, rec: Mapping[str, 
                                       record=_sub_record(rec, ids))
 
 
-def _best_pair_run(v: tuple[Any, ...], y: np.ndarray, tgt: Any, rec: Mapping[str, Any], ids: list[int],
-                   auto: list[str], n_jobs: int | None, rules: Any, best_of: int) -> Any:
-    """Of the exception rules' runs ``0..best_of`` (run 0 from the record's scores as
-    :func:`_final` fits it, run ``t`` its settings refitted with ``run=t``), the
-    rules-with-exceptions model with ``rules`` that has the most training rows right (a tie to
-    the earlier run)."""
-    from .exceptions import ExceptionsModel
-    from .model import RuleSetModel
-
-    _, encoders, codes, _ = v
-    P = int(y.sum())
-    r = _FoldRules(rules, codes, len(y), P, len(y) - P)
-    first = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec, ids, auto, n_jobs)
-    best, best_right = None, -1
-    for t in range(best_of):
-        if t == 0:
-            excs = first
-        else:
-            q = {**first.params, "auto": [], "run": t, "best_of": 1}
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ContradictionWarning)
-                excs = RuleSetModel._fit_many(codes, y, encoders, tgt, [q], n_jobs, None)[0]
-        pred, _, _ = _combine(r, _FoldRules(excs, codes, len(y), P, len(y) - P))
-        right = int((pred == y).sum())
-        if right > best_right:
-            best, best_right = excs, right
-    return ExceptionsModel(rules, best)
-
-
 def choose(y: np.ndarray, tgt: Any, model: Any,
            variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None, best_of: int = 1) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model`` (the default fit's winner, its
@@ -339,14 +297,10 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
         rules = model
     else:
         rules = _final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, from_pick(pick[0], None), auto, n_jobs)
-    exc_ids = from_pick(pick[1], rules.params["encoding"])
-    if EXCEPTION_RUNS == "pair" and best_of > 1:
-        out = _best_pair_run(v, y, tgt, rec, exc_ids, auto, n_jobs, rules, best_of)
-    else:
-        # The exception rules are one run (run 0's order), as exceptions=True fits them (§5.3, §9.6).
-        runs = best_of if EXCEPTION_RUNS == "best" else 1
-        excs = _final(({**v[0], "run": 0, "best_of": runs}, *v[1:]), y, tgt, rec, exc_ids, auto, n_jobs)
-        out = ExceptionsModel(rules, excs)
+    # The exception rules are one run (run 0's order), as exceptions=True fits them (§5.3, §9.6).
+    excs = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec,
+                  from_pick(pick[1], rules.params["encoding"]), auto, n_jobs)
+    out = ExceptionsModel(rules, excs)
     if not any(out.exceptions_of) or out.n_rules > MAX_VOTING_RULES:
         return model
     entry = {**r, **dict(zip(("correct", "rows", "rules", "conditions"), map(list, zip(*counts[pick])))),
