@@ -24,6 +24,10 @@ Variants (each the defaults but for one thing):
 * ``pairs1`` / ``pairs5``: rules with exceptions scored for the first candidate pair only (the
   best candidate of each direction, ``findrs.exceptions_cv.EXCEPTION_PAIRS = 1``, the default) /
   for the top 5 x 5 pairs.
+* ``autobest10`` / ``autobest30``: the final fit keeps the best of 10 / 30 runs instead of
+  20 (``AUTO_BEST_OF``; 20 is the default since issue 12's branch adult33). The variants
+  ``pairs1x5``, ``excruns-best``, ``excruns-pair`` of that branch's results measured knobs that
+  were then removed (commit 152a7de has them).
 * ``bins20`` / ``bins30``: 20 / 30 bins instead of 10 (at most 19 / 29 supervised cuts; integer
   columns of at most 20 / 30 values stay categorical).
 
@@ -493,6 +497,8 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "vote": _with_auto_constant("VOTE_MAX_ROWS", 10**9),
     "pairs1": _with_auto_constant("EXCEPTION_PAIRS", 1, "findrs.exceptions_cv"),
     "pairs5": _with_auto_constant("EXCEPTION_PAIRS", 5, "findrs.exceptions_cv"),
+    "autobest10": _with_auto_constant("AUTO_BEST_OF", 10, "findrs.learn"),
+    "autobest30": _with_auto_constant("AUTO_BEST_OF", 30, "findrs.learn"),
     "bins20": _kw(bins=20),
     "bins30": _kw(bins=30),
     "ovr-own": _both("ovr"),

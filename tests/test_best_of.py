@@ -110,6 +110,23 @@ def test_one_run_files_are_written_as_before_and_load_as_one_run(noisy: pl.DataF
     assert (back.params["run"], back.params["best_of"]) == (0, 1) and back.rules.equals(m.rules)
 
 
+def test_the_defaults_runs_extend_fewer_runs_so_its_model_is_as_right_on_the_training_rows(noisy: pl.DataFrame) -> None:
+    # AUTO_BEST_OF runs are the first runs of any larger count and extend any smaller one
+    # (runs 0..T, each its own order): the default's model is at least as right on the
+    # training rows as the best of 10 (the default before issue 12's branch adult33) and of 1.
+    m = findrs.fit(noisy, "class", True, random_state=3, method="find-rs", exceptions=False)
+    given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
+                                        "numeric", "bin_edges", "interval_ends")}
+    for fewer in (10, 2):
+        few = findrs.fit(noisy, "class", True, random_state=3, auto=False, best_of=fewer, **given)
+        assert few._best_of == m._best_of[:fewer]
+        assert max(m._best_of) >= max(few._best_of)
+        if m.params["run"] < fewer:  # the same run wins among the first runs
+            assert few.params["run"] == m.params["run"] and few.rules.equals(m.rules)
+    y = noisy["class"].to_numpy()
+    assert int((m.predict(noisy, labels=False).to_numpy() == y).sum()) == max(m._best_of)
+
+
 def test_the_default_keeps_the_best_of_several_runs_and_the_papers_one(noisy: pl.DataFrame) -> None:
     # exceptions=False: the plain rules (the default may choose exceptions here, §9.6).
     m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", exceptions=False)
