@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -178,33 +178,48 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
     for r, _ in pairs:
         variants.setdefault(_encoding(cands[r]), variant(cands[r]))
     out: dict[tuple[int, int], list[list[int]]] = {pair: [] for pair in pairs}
-    for f in range(int(rec["folds"])):
+
+    def submit(pool: ThreadPoolExecutor, f: int) -> list[tuple[list[int], list[np.ndarray], list[Future[Any]]]]:
+        """Fold ``f``'s fits put on the pool: per encoding its candidates, held-out codes and
+        fits (the fold's training rows and seed: the same models whenever they run)."""
         train = (fold_of != f) & (fold_of != UNSAMPLED)
-        held = fold_of == f
-        truth = y[held]
-        P = int(y[train].sum())
-        fits: dict[int, _FoldRules] = {}
+        jobs = []
         for enc, (p, encoders, codes, coder) in variants.items():
             ids = sorted({i for pair in pairs for i in pair if _encoding(cands[i]) == enc})
             enc_f, codes_f = coder(fold_of != f) if coder is not None else (encoders, codes)
             part = [np.ascontiguousarray(col[train]) for col in codes_f]
-            held_codes = [np.ascontiguousarray(col[held]) for col in codes_f]
-            # One core thread per fit, the fits on the cores (each its own seed: the same
-            # models in any order); the core releases the GIL while it fits.
-            with warnings.catch_warnings(), ThreadPoolExecutor(_workers(n_jobs)) as pool:
-                warnings.simplefilter("ignore", ContradictionWarning)
-                models = list(pool.map(lambda i: _fold_model(part, y[train], enc_f, tgt, p, cands[i], fold_seed(seed, f)), ids))
-            for i, model in zip(ids, models):
-                c = cands[i]
-                fit = _FoldRules(model, held_codes, int(held.sum()), P, int(train.sum()) - P)
-                right = int((fit.covers() == (truth if c["direction"] == "positive" else ~truth)).sum())
-                if right != c["correct"][f]:  # each fold model is the one the record scored
-                    raise AssertionError(f"fold {f}: candidate {i}'s fold model gets {right} held-out rows right, "
-                                         f"the record {c['correct'][f]}")
-                fits[i] = fit
-        for r, s in pairs:
-            pred, n_rules, conds = _combine(fits[r], fits[s])
-            out[(r, s)].append([int((pred == truth).sum()), int(held.sum()), n_rules, conds])
+            held_codes = [np.ascontiguousarray(col[fold_of == f]) for col in codes_f]
+            fits = [pool.submit(_fold_model, part, y[train], enc_f, tgt, p, cands[i], fold_seed(seed, f))
+                    for i in ids]
+            jobs.append((ids, held_codes, fits))
+        return jobs
+
+    folds = int(rec["folds"])
+    # One pool for every fold, one core thread per fit; the next fold's fits run while this
+    # fold's models are read (at most two folds' rows held at once). The core releases the GIL
+    # while it fits. The fits' ContradictionWarning is dropped (the caller warns once).
+    with warnings.catch_warnings(), ThreadPoolExecutor(_workers(n_jobs)) as pool:
+        warnings.simplefilter("ignore", ContradictionWarning)
+        pending = submit(pool, 0)
+        for f in range(folds):
+            jobs, pending = pending, (submit(pool, f + 1) if f + 1 < folds else [])
+            train = (fold_of != f) & (fold_of != UNSAMPLED)
+            held = fold_of == f
+            truth = y[held]
+            P = int(y[train].sum())
+            fits: dict[int, _FoldRules] = {}
+            for ids, held_codes, futures in jobs:
+                for i, future in zip(ids, futures):
+                    c = cands[i]
+                    fit = _FoldRules(future.result(), held_codes, int(held.sum()), P, int(train.sum()) - P)
+                    right = int((fit.covers() == (truth if c["direction"] == "positive" else ~truth)).sum())
+                    if right != c["correct"][f]:  # each fold model is the one the record scored
+                        raise AssertionError(f"fold {f}: candidate {i}'s fold model gets {right} held-out rows right, "
+                                             f"the record {c['correct'][f]}")
+                    fits[i] = fit
+            for r, s in pairs:
+                pred, n_rules, conds = _combine(fits[r], fits[s])
+                out[(r, s)].append([int((pred == truth).sum()), int(held.sum()), n_rules, conds])
     return out
 
 

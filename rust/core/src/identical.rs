@@ -4,8 +4,9 @@
 //!
 //! Invariant: two rows get the same group iff their codes are equal in every feature, and groups
 //! are numbered in the order of their representatives, each group's row of least `rank` (then
-//! least row number). Rows are hashed column by column, sorted by hash, and compared exactly
-//! within a hash, so a hash collision never merges different vectors.
+//! least row number). Rows are hashed column by column, sorted by the top half of their hash,
+//! and compared exactly within a run of equal top halves, so a hash collision never merges
+//! different vectors.
 
 use crate::error::{filled, FindRsError, Result};
 
@@ -37,23 +38,33 @@ impl Groups {
                 *h = (h.rotate_left(23) ^ code(r, f) as u64).wrapping_mul(0x0000_0100_0000_01b3);
             }
         }
-        let mut order = filled(n, 0u32, WHAT)?;
-        for (r, o) in order.iter_mut().enumerate() {
-            *o = r as u32;
+        // Each row keyed by its hash's top 32 bits and its number in one u64, so the sort
+        // compares plain integers (no closure per comparison): rows of one vector share a key's
+        // top half, and each run of equal top halves is compared exactly below.
+        let mut keyed = hash;
+        for (r, k) in keyed.iter_mut().enumerate() {
+            *k = (*k & !0xffff_ffffu64) | r as u64;
         }
-        order.sort_unstable_by_key(|&r| (hash[r as usize], rank(r as usize), r));
+        keyed.sort_unstable();
         let same = |a: usize, b: usize| (0..m).all(|f| code(a, f) == code(b, f));
         let mut of_row = filled(n, 0u32, WHAT)?;
         let mut reps: Vec<u32> = Vec::new();
         let mut start = 0;
         while start < n {
-            let h = hash[order[start] as usize];
-            let end = start + order[start..].iter().take_while(|&&r| hash[r as usize] == h).count();
+            let h = keyed[start] >> 32;
+            let end = start + keyed[start..].iter().take_while(|&&k| k >> 32 == h).count();
             let first = reps.len();
-            // Within one hash, rows by rank: the first row of each vector represents it.
-            for &r in &order[start..end] {
+            for &k in &keyed[start..end] {
+                let r = (k & 0xffff_ffff) as u32;
                 let g = match reps[first..].iter().position(|&p| same(p as usize, r as usize)) {
-                    Some(k) => first + k,
+                    Some(i) => {
+                        // A group's representative is its row of least (rank, row number).
+                        let p = &mut reps[first + i];
+                        if (rank(r as usize), r) < (rank(*p as usize), *p) {
+                            *p = r;
+                        }
+                        first + i
+                    }
                     None => {
                         reps.try_reserve(1).map_err(|_| FindRsError::OutOfMemory {
                             bytes: (reps.len() as u64 + 1) * 4,
@@ -67,21 +78,25 @@ impl Groups {
             }
             start = end;
         }
-        // Renumber the groups by their representatives' rank.
-        let mut by_rank = filled(reps.len(), 0u32, WHAT)?;
-        for (g, b) in by_rank.iter_mut().enumerate() {
-            *b = g as u32;
+        drop(keyed);
+        // The groups numbered by their representatives' (rank, row number), sorted as one u64
+        // each; a representative's group is read back from `of_row`.
+        let mut ranked = filled(reps.len(), 0u64, WHAT)?;
+        for (k, &p) in ranked.iter_mut().zip(&reps) {
+            *k = (rank(p as usize) as u64) << 32 | p as u64;
         }
-        by_rank.sort_unstable_by_key(|&g| (rank(reps[g as usize] as usize), reps[g as usize]));
-        let mut new_id = filled(reps.len(), 0u32, WHAT)?;
-        for (i, &g) in by_rank.iter().enumerate() {
-            new_id[g as usize] = i as u32;
+        drop(reps);
+        ranked.sort_unstable();
+        let mut new_id = filled(ranked.len(), 0u32, WHAT)?;
+        let mut by_rank = filled(ranked.len(), 0u32, WHAT)?;
+        for (i, &k) in ranked.iter().enumerate() {
+            let p = (k & 0xffff_ffff) as u32;
+            new_id[of_row[p as usize] as usize] = i as u32;
+            by_rank[i] = p;
         }
+        drop(ranked);
         for g in of_row.iter_mut() {
             *g = new_id[*g as usize];
-        }
-        for g in by_rank.iter_mut() {
-            *g = reps[*g as usize];
         }
         Ok(Groups { of_row, reps: by_rank })
     }
@@ -107,6 +122,39 @@ impl Groups {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain definition, for the tests: a row's group is represented by its identical row
+    /// of least (rank, row number), the groups numbered in the order of those.
+    fn plain(rows: &[Vec<u32>], rank: &[u32]) -> (Vec<u32>, Vec<u32>) {
+        let n = rows.len();
+        let rep: Vec<u32> = (0..n)
+            .map(|r| (0..n).filter(|&q| rows[q] == rows[r]).min_by_key(|&q| (rank[q], q)).unwrap() as u32)
+            .collect();
+        let mut reps: Vec<u32> = rep.clone();
+        reps.sort_unstable_by_key(|&p| (rank[p as usize], p));
+        reps.dedup();
+        let of_row = rep.iter().map(|p| reps.iter().position(|x| x == p).unwrap() as u32).collect();
+        (of_row, reps)
+    }
+
+    #[test]
+    fn groups_equal_the_plain_definition_on_random_rows() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for case in 0..200 {
+            let n = rng.random_range(0..120);
+            let m = rng.random_range(0..5);
+            let values = rng.random_range(1..4);
+            let rows: Vec<Vec<u32>> = (0..n).map(|_| (0..m).map(|_| rng.random_range(0..values)).collect()).collect();
+            // Ranks with ties (least row number breaks them) or a permutation-like spread.
+            let spread = if case % 2 == 0 { 5 } else { 1000 };
+            let rank: Vec<u32> = (0..n).map(|_| rng.random_range(0..spread)).collect();
+            let g = Groups::new(n, m, |r, f| rows[r][f], |r| rank[r]);
+            let (of_row, reps) = plain(&rows, &rank);
+            assert_eq!(g.of_row, of_row, "case {case}");
+            assert_eq!(g.reps, reps, "case {case}");
+        }
+    }
 
     /// Groups against the plain definition: same group iff same row; reps by rank.
     #[test]
