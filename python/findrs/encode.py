@@ -838,14 +838,15 @@ def supervised_cuts(x: np.ndarray, y: np.ndarray, max_cuts: int) -> list[float]:
         left = cum[pos] - cum[a]
         right = total - left
         nl, nr = pos - a, b - pos
-        weighted = (nl * entropy(left) + nr * entropy(right)) / n
+        e_left, e_right = entropy(left), entropy(right)
+        weighted = (nl * e_left + nr * e_right) / n
         j = int(np.argmin(weighted))  # first minimum: deterministic
         i = int(pos[j])
         ent = float(entropy(total))
         gain = ent - float(weighted[j])
         kk = int((total > 0).sum())
         k1, k2 = int((left[j] > 0).sum()), int((right[j] > 0).sum())
-        delta = math.log2(3**kk - 2) - (kk * ent - k1 * float(entropy(left[j])) - k2 * float(entropy(right[j])))
+        delta = math.log2(3**kk - 2) - (kk * ent - k1 * float(e_left[j]) - k2 * float(e_right[j]))
         if gain <= (math.log2(n - 1) + delta) / n:
             return None
         return gain * n, i
