@@ -149,6 +149,25 @@ def test_a_tie_keeps_the_plain_model(monkeypatch) -> None:
     assert isinstance(_fit(df, seed), ExceptionsModel)
 
 
+def test_a_perfect_cv_score_skips_the_pairs_and_keeps_the_plain_model(monkeypatch) -> None:
+    # Every held-out row right: no pair can score strictly more, so the choice returns the
+    # plain model without counting pairs, byte for byte the model the full path gives.
+    df, seed = _train("tic-tac-toe", 0.0), 0
+    plain = _fit(df, seed, exceptions=False)
+    best = plain._cv["candidates"][plain._cv["chosen"]]
+    assert sum(best["correct"]) == sum(best["rows"])
+    counted = []
+    real = exceptions_cv.pair_counts
+    monkeypatch.setattr(exceptions_cv, "pair_counts", lambda *a, **k: counted.append(1) or real(*a, **k))
+    assert _fit(df, seed).to_json() == plain.to_json() and not counted
+    # The pairs the shortcut skips score at most every held-out row (so never strictly more).
+    counts = _pair_counts(df, plain, 3)
+    assert counts and max(sum(c[0] for c in v) for v in counts.values()) <= sum(best["rows"])
+    counted.clear()
+    _fit(_train("tic-tac-toe", 0.1), seed)
+    assert counted  # an imperfect score counts the pairs
+
+
 def test_the_paper_settings_never_choose_exceptions() -> None:
     df = _train("tic-tac-toe", 0.1)
     assert isinstance(_fit(df, 0, auto=False), RuleSetModel)

@@ -289,9 +289,12 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
     pairs = exception_pairs(rec) if rec is not None else []
     if not pairs:
         return model
+    plain = sum(rec["candidates"][rec["chosen"]]["correct"])
+    if plain >= sum(rec["candidates"][rec["chosen"]]["rows"]):
+        # Every held-out row right already: no pair (the same folds' rows) can score strictly more.
+        return model
     counts = pair_counts(y, tgt, rec, model.params, pairs, variant, n_jobs)
     pick = best_pair(counts)
-    plain = sum(rec["candidates"][rec["chosen"]]["correct"])
     if sum(c[0] for c in counts[pick]) <= plain:
         return model
     cands = rec["candidates"]
