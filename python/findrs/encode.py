@@ -688,6 +688,7 @@ def _from_key(k: int) -> float:
     return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
+@functools.lru_cache(maxsize=4096)  # pure; the same edges recur across folds and candidates
 def nudged_threshold(edge: float) -> float:
     """The least double ``t`` with ``nudged(t) >= edge``: a finite value is at or above the edge
     after the nudge exactly when it is at least ``t`` (``nudged`` is non-decreasing)."""

@@ -62,7 +62,9 @@ def _refit(x: np.ndarray, enc: FeatureEncoder, rows: np.ndarray, labels: np.ndar
     null = np.isnan(sub)
     occupied = np.unique(_bins(sub[~null], placed))
     values = tuple(int(b) for b in occupied) + ((None,) if null.any() else ())
-    return FeatureEncoder(enc.name, enc.dtype, "binned", values, edges, enc.family)
+    out = FeatureEncoder(enc.name, enc.dtype, "binned", values, edges, enc.family)
+    out.__dict__["bin_starts"] = placed.bin_starts  # the cached property: it reads only edges and family
+    return out
 
 
 def _codes(x: np.ndarray, enc: FeatureEncoder) -> np.ndarray:
