@@ -61,7 +61,9 @@ impl<'a> Coverage<'a> {
 }
 
 /// Indices (increasing) of the rules of one run that prune keeps, given the rules in creation
-/// order and their buckets.
+/// order and their buckets (the fits prune through [`prune_supported`], whose support `<= 1`
+/// is this).
+#[cfg(test)]
 pub fn prune(ts: &TrainingSet, rules: &[Rule], buckets: &[Vec<u32>]) -> Vec<usize> {
     prune_covered(&mut Coverage::new(ts, rules), buckets, 0)
 }
