@@ -29,10 +29,12 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import warnings
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -154,6 +156,35 @@ def _workers(n_jobs: int | None) -> int:
     return max(1, os.cpu_count() or 1) if n_jobs is None or n_jobs < 1 else n_jobs
 
 
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(n_jobs: int | None) -> ThreadPoolExecutor:
+    """The threads of the fold fits, one pool per thread count kept for the process, as the
+    core keeps its rayon pools: starting a pool's threads for each default fit cost more than
+    that fit's fold fits on the small data sets (wine: 4 of 9 ms). Keyed by the process id
+    too: a forked child, whose copy of a pool has no threads, makes its own."""
+    key = (os.getpid(), _workers(n_jobs))
+    with _POOLS_LOCK:
+        if key not in _POOLS:
+            _POOLS[key] = ThreadPoolExecutor(key[1], thread_name_prefix="findrs-folds")
+        return _POOLS[key]
+
+
+@contextlib.contextmanager
+def _settled(futures: list[Future[Any]]) -> Iterator[None]:
+    """On an error inside, cancels those of ``futures`` (as the list then is) not started and
+    waits for the running ones."""
+    try:
+        yield
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        wait(futures)
+        raise
+
+
 def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
                 pairs: list[tuple[int, int]], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]],
                 n_jobs: int | None = None) -> dict[tuple[int, int], list[list[int]]]:
@@ -178,6 +209,7 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
     for r, _ in pairs:
         variants.setdefault(_encoding(cands[r]), variant(cands[r]))
     out: dict[tuple[int, int], list[list[int]]] = {pair: [] for pair in pairs}
+    submitted: list[Future[Any]] = []
 
     def submit(pool: ThreadPoolExecutor, f: int) -> list[tuple[list[int], list[np.ndarray], list[Future[Any]]]]:
         """Fold ``f``'s fits put on the pool: per encoding its candidates, held-out codes and
@@ -191,14 +223,18 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
             held_codes = [np.ascontiguousarray(col[fold_of == f]) for col in codes_f]
             fits = [pool.submit(_fold_model, part, y[train], enc_f, tgt, p, cands[i], fold_seed(seed, f))
                     for i in ids]
+            submitted.extend(fits)
             jobs.append((ids, held_codes, fits))
         return jobs
 
     folds = int(rec["folds"])
     # One pool for every fold, one core thread per fit; the next fold's fits run while this
     # fold's models are read (at most two folds' rows held at once). The core releases the GIL
-    # while it fits. The fits' ContradictionWarning is dropped (the caller warns once).
-    with warnings.catch_warnings(), ThreadPoolExecutor(_workers(n_jobs)) as pool:
+    # while it fits. The fits' ContradictionWarning is dropped (the caller warns once). On an
+    # error, the fits not started are dropped and the running ones waited for: none outlives
+    # this call.
+    pool = _pool(n_jobs)
+    with warnings.catch_warnings(), _settled(submitted):
         warnings.simplefilter("ignore", ContradictionWarning)
         pending = submit(pool, 0)
         for f in range(folds):

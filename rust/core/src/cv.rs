@@ -47,7 +47,7 @@ use crate::error::{FindRsError, Result};
 use crate::fit::{fit_or_none, FitOptions, Fitted, RuleCount};
 use crate::fold_codes::{check_fold_codes, FoldCodes};
 use crate::model::Method;
-use crate::prune::prune_supported;
+use crate::prune::{prune_covered, Coverage};
 use crate::row_index::RowIndex;
 use crate::rule::{Rule, Terms};
 use crate::run::{RunResult, Runner};
@@ -495,10 +495,13 @@ pub fn cross_validate_folds(
             // The kept rules' indices of every run, and their rules simplified and widened.
             let mut made: Vec<(Vec<Vec<usize>>, Vec<Vec<Rule>>)> = Vec::new();
             let mut out = Vec::new();
+            // Each run's rules' coverage of the positives, evaluated once for every support.
+            let mut coverage: Vec<Coverage> = group_runs.iter().map(|run| Coverage::new(ts, &run.rules)).collect();
             for &support in supports {
                 let kept: Vec<Vec<usize>> = group_runs
                     .iter()
-                    .map(|run| prune_supported(ts, &run.rules, &run.buckets, support))
+                    .zip(&mut coverage)
+                    .map(|(run, cov)| prune_covered(cov, &run.buckets, support))
                     .collect();
                 let pruned: Vec<Vec<Rule>> = match made.iter().position(|(idx, _)| *idx == kept) {
                     Some(i) => made[i].1.clone(),

@@ -130,37 +130,46 @@ impl Predictor {
             }
         }
         // Buckets: each rule position under every lead combination it allows, then per
-        // combination the chunks those positions fall in.
+        // combination the chunks those positions fall in. The positions are visited in
+        // increasing order, so a counting sort by combination lists each combination's
+        // positions in increasing order (no comparison sort: with few rules the lead may have
+        // 2^16 combinations and as many entries, and a sort dominated compiling a small model).
+        let n_combos = plan.lead.n_combos;
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for (p, &k) in plan.rule_at.iter().enumerate() {
             plan.lead
                 .for_each_allowed_combo(schema, &rules[k as usize], |c| pairs.push((c, p as u32)));
         }
-        pairs.sort_unstable();
-        let mut bucket_offsets = vec![0u32; plan.lead.n_combos + 1];
+        let mut combo_start = vec![0usize; n_combos + 1];
+        for &(c, _) in &pairs {
+            combo_start[c as usize + 1] += 1;
+        }
+        for c in 0..n_combos {
+            combo_start[c + 1] += combo_start[c];
+        }
+        let mut positions = vec![0u32; pairs.len()];
+        let mut next = combo_start.clone();
+        for &(c, p) in &pairs {
+            positions[next[c as usize]] = p;
+            next[c as usize] += 1;
+        }
+        let mut bucket_offsets = Vec::with_capacity(n_combos + 1);
+        bucket_offsets.push(0u32);
         let mut bucket_chunks = Vec::new();
         let mut bucket_bits = Vec::new();
-        let mut i = 0;
-        while i < pairs.len() {
-            let (c, p) = pairs[i];
-            let chunk = p as usize / (CHUNK_WORDS * WORD_BITS);
-            let start = bucket_bits.len();
-            bucket_bits.extend_from_slice(&[0u64; CHUNK_WORDS]);
-            bucket_chunks.push(chunk as u32);
-            while i < pairs.len() && pairs[i].0 == c {
-                let q = pairs[i].1 as usize;
+        for c in 0..n_combos {
+            let mut chunk = usize::MAX;
+            for &q in &positions[combo_start[c]..combo_start[c + 1]] {
+                let q = q as usize;
                 if q / (CHUNK_WORDS * WORD_BITS) != chunk {
-                    break;
+                    chunk = q / (CHUNK_WORDS * WORD_BITS);
+                    bucket_bits.extend_from_slice(&[0u64; CHUNK_WORDS]);
+                    bucket_chunks.push(chunk as u32);
                 }
-                let w = q / WORD_BITS - chunk * CHUNK_WORDS;
-                bucket_bits[start + w] |= 1u64 << (q % WORD_BITS);
-                i += 1;
+                let start = bucket_bits.len() - CHUNK_WORDS;
+                bucket_bits[start + q / WORD_BITS - chunk * CHUNK_WORDS] |= 1u64 << (q % WORD_BITS);
             }
-            bucket_offsets[c as usize + 1] = bucket_chunks.len() as u32;
-        }
-        // Empty buckets end where the previous one did.
-        for c in 0..plan.lead.n_combos {
-            bucket_offsets[c + 1] = bucket_offsets[c + 1].max(bucket_offsets[c]);
+            bucket_offsets.push(bucket_chunks.len() as u32);
         }
         // BO: the runs of each rule.
         let mut rule_run_offsets = vec![0u32; n_rules + 1];

@@ -135,10 +135,10 @@ impl<'a> Alive<'a> {
             .iter()
             .zip(&self.alive)
             .map(|(row, alive)| {
-                let bits: Vec<&[u64]> = fs.iter().map(|&f| self.slot_bits(row, f)).collect();
+                // Word by word, no per-row allocation (this runs for every candidate feature).
                 (0..self.n_words)
                     .map(|w| {
-                        let x = bits.iter().fold(alive[w], |a, b| a & b[w]);
+                        let x = fs.iter().fold(alive[w], |a, &f| a & self.slot_bits(row, f)[w]);
                         x.count_ones() as u64
                     })
                     .sum::<u64>()

@@ -11,7 +11,10 @@
 //!   training positive covered by a rule of support `>= s` before pruning is covered after it
 //!   (prune runs over the supported rules, each positive of an unsupported rule's bucket joining
 //!   the bucket of the last supported rule that covers it). `s <= 1` drops nothing: every rule
-//!   covers the positive it was made from.
+//!   covers the positive it was made from;
+//! - a [`Coverage`] evaluates each rule's coverage of the training positives at most once, so
+//!   pruning one run under several supports ([`prune_covered`]) gives what separate
+//!   [`prune_supported`] calls give.
 
 use crate::acceptance::Acceptance;
 use crate::bitset;
@@ -19,25 +22,50 @@ use crate::rule::{Rule, Terms};
 use crate::run::Runner;
 use crate::training::TrainingSet;
 
-/// Indices (increasing) of the rules of one run that prune keeps, given the rules in creation
-/// order and their buckets.
-pub fn prune(ts: &TrainingSet, rules: &[Rule], buckets: &[Vec<u32>]) -> Vec<usize> {
-    let mut marked = vec![0u64; ts.positives.n_words()];
-    let mut kept = Vec::new();
-    let mut terms = Terms::new();
-    for i in (0..rules.len()).rev() {
-        let redundant = buckets[i].iter().all(|&p| bitset::get(&marked, p as usize));
-        if redundant {
-            continue;
+/// The training positives each rule of one run covers (a bitset over the positives' index per
+/// rule), evaluated on first ask and kept: prune under several supports (the cross-validation
+/// scores a run under each support candidate) evaluates each rule once.
+pub struct Coverage<'a> {
+    ts: &'a TrainingSet,
+    rules: &'a [Rule],
+    /// Rule `i`'s bitset is `words[i * nw..(i + 1) * nw]`, valid where `done[i]`.
+    words: Vec<u64>,
+    done: Vec<bool>,
+    terms: Terms,
+}
+
+impl<'a> Coverage<'a> {
+    pub fn new(ts: &'a TrainingSet, rules: &'a [Rule]) -> Self {
+        Self {
+            ts,
+            rules,
+            words: vec![0; rules.len() * ts.positives.n_words()],
+            done: vec![false; rules.len()],
+            terms: Terms::new(),
         }
-        kept.push(i);
-        rules[i].terms(&ts.schema, &mut terms);
-        // Rarest among the positives first: the same rows, fewer ANDs per word.
-        terms.sort_singles_by_key(|s| ts.pos_slot_rows(s));
-        ts.positives.or_covered_into(&terms, &mut marked);
     }
-    kept.reverse();
-    kept
+
+    /// The training positives rule `i` covers.
+    fn of(&mut self, i: usize) -> &[u64] {
+        let (ts, nw) = (self.ts, self.ts.positives.n_words());
+        let out = &mut self.words[i * nw..(i + 1) * nw];
+        if !self.done[i] {
+            self.rules[i].terms(&ts.schema, &mut self.terms);
+            // Rarest among the positives first: the same rows, fewer ANDs per word.
+            self.terms.sort_singles_by_key(|s| ts.pos_slot_rows(s));
+            ts.positives.or_covered_into(&self.terms, out);
+            self.done[i] = true;
+        }
+        out
+    }
+}
+
+/// Indices (increasing) of the rules of one run that prune keeps, given the rules in creation
+/// order and their buckets (the fits prune through [`prune_supported`], whose support `<= 1`
+/// is this).
+#[cfg(test)]
+pub fn prune(ts: &TrainingSet, rules: &[Rule], buckets: &[Vec<u32>]) -> Vec<usize> {
+    prune_covered(&mut Coverage::new(ts, rules), buckets, 0)
 }
 
 /// [`prune`] over the rules that cover at least `min_support` training positives (`<= 1`:
@@ -49,50 +77,54 @@ pub fn prune_supported(
     buckets: &[Vec<u32>],
     min_support: u32,
 ) -> Vec<usize> {
-    if min_support <= 1 {
-        return prune(ts, rules, buckets);
-    }
-    let nw = ts.positives.n_words();
-    let mut terms = Terms::new();
-    let mut supported = vec![true; rules.len()];
+    prune_covered(&mut Coverage::new(ts, rules), buckets, min_support)
+}
+
+/// [`prune_supported`] of the run whose rules `cov` evaluates (`buckets` theirs); `cov` may
+/// be shared by calls with different supports.
+pub fn prune_covered(cov: &mut Coverage, buckets: &[Vec<u32>], min_support: u32) -> Vec<usize> {
+    let n = buckets.len();
+    let nw = cov.ts.positives.n_words();
+    let mut supported = vec![true; n];
     let mut orphans = vec![0u64; nw];
-    for i in 0..rules.len() {
-        // A bucket of `s` positives proves the support without counting.
-        if buckets[i].len() < min_support as usize {
-            rules[i].terms(&ts.schema, &mut terms);
-            terms.sort_singles_by_key(|s| ts.pos_slot_rows(s));
-            if ts.positives.count_covered(&terms, min_support - 1) < min_support {
-                supported[i] = false;
-                for &p in &buckets[i] {
-                    bitset::set(&mut orphans, p as usize);
+    if min_support > 1 {
+        for i in 0..n {
+            // A bucket of `s` positives proves the support without counting.
+            if buckets[i].len() < min_support as usize {
+                let count: u32 = cov.of(i).iter().map(|w| w.count_ones()).sum();
+                if count < min_support {
+                    supported[i] = false;
+                    for &p in &buckets[i] {
+                        bitset::set(&mut orphans, p as usize);
+                    }
                 }
             }
         }
     }
+    let mut n_orphans: u32 = orphans.iter().map(|w| w.count_ones()).sum();
     let mut marked = vec![0u64; nw];
-    let mut covered = vec![0u64; nw];
     let mut kept = Vec::new();
-    for i in (0..rules.len()).rev() {
+    for i in (0..n).rev() {
         if !supported[i] {
             continue;
         }
-        rules[i].terms(&ts.schema, &mut terms);
-        terms.sort_singles_by_key(|s| ts.pos_slot_rows(s));
-        for (w, c) in covered.iter_mut().enumerate() {
-            *c = ts.positives.covered_word(&terms, w);
-        }
         let mut redundant = buckets[i].iter().all(|&p| bitset::get(&marked, p as usize));
-        // The orphans this rule covers and no later supported rule did are its own now.
-        for w in 0..nw {
-            let mine = orphans[w] & covered[w];
-            redundant &= mine & !marked[w] == 0;
-            orphans[w] &= !mine;
+        // The orphans this rule covers and no later supported rule did are its own now (with
+        // no orphan left, nothing to do: the rule is evaluated only if it is kept).
+        if n_orphans > 0 {
+            let covered = cov.of(i);
+            for w in 0..nw {
+                let mine = orphans[w] & covered[w];
+                redundant &= mine & !marked[w] == 0;
+                n_orphans -= mine.count_ones();
+                orphans[w] &= !mine;
+            }
         }
         if redundant {
             continue;
         }
         kept.push(i);
-        for (m, c) in marked.iter_mut().zip(&covered) {
+        for (m, c) in marked.iter_mut().zip(cov.of(i)) {
             *m |= c;
         }
     }
@@ -204,6 +236,38 @@ mod tests {
                             assert!(!before || after, "seed {seed} s {s}: positive {p} lost");
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// One [`Coverage`] shared by the supports of a run (as the cross-validation shares it)
+    /// keeps what separate [`prune_supported`] calls keep, supports in any order.
+    #[test]
+    fn shared_coverage_prunes_as_separate_calls() {
+        use crate::run::interval_tests::{av, iv, mixed_data, mixed_schema, oh};
+        let specs = [iv(6, true), av(3), iv(20, false), oh(3)];
+        let mixed = mixed_schema(&specs);
+        let domains = [3u32, 2, 4, 3, 2];
+        for seed in 0..40u64 {
+            let mut cases = Vec::new();
+            let (rows, labels) = random_data(seed + 4000, 90, &domains);
+            if let Some((_, ts)) = training_set(&rows, &labels, &domains, ConstraintKind::AttributeValue) {
+                cases.push(ts);
+            }
+            let (rows, labels) = mixed_data(seed + 5000, 90, &specs, seed % 2 == 1);
+            let cols = columns_of(&rows, specs.len());
+            let data = Columns::new(&mixed, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+            if let Ok(ts) = TrainingSet::new(mixed.clone(), &data, &labels) {
+                cases.push(ts);
+            }
+            for ts in &cases {
+                let order: Vec<u32> = (0..ts.n_positives() as u32).rev().collect();
+                let run = find_rs(ts, &order, Acceptance::new(seed as u32 % 2, 0.0).unwrap());
+                let mut cov = Coverage::new(ts, &run.rules);
+                for s in [3u32, 0, 5, 2, 1, 3, 8] {
+                    let want = prune_supported(ts, &run.rules, &run.buckets, s);
+                    assert_eq!(prune_covered(&mut cov, &run.buckets, s), want, "seed {seed} s {s}");
                 }
             }
         }
