@@ -491,28 +491,6 @@ def test_default_folds_follow_the_rows_the_cross_validation_uses() -> None:
     assert findrs.fit(df.head(100), "y", True, random_state=0).params["cv_rows"] == 8_000  # the default
 
 
-# docs/semantics.md §9.4: cv_rows="auto" (the default) is half the training rows, from 8,000 to 12,000.
-def test_the_default_sample_grows_with_the_rows_above_16000() -> None:
-    from findrs.params import CV_ROWS, CV_ROWS_MAX, DEFAULTS, auto_cv_rows
-
-    assert DEFAULTS["cv_rows"] == "auto" and (CV_ROWS, CV_ROWS_MAX) == (8_000, 12_000)
-    assert [auto_cv_rows(n) for n in (1, 16_000, 16_001, 16_002, 20_000, 24_000, 32_561, 67_557)] == [
-        8_000, 8_000, 8_000, 8_001, 10_000, 12_000, 12_000, 12_000]
-    rng = np.random.default_rng(1)
-    n = 20_000
-    df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
-        y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
-    grown = findrs.fit(df, "y", True, tolerance="auto", auto=False, random_state=0)
-    assert grown.params["cv_rows"] == 10_000 and abs(grown._cv["sampled"] - 10_000) <= 1
-    given = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=8_000, random_state=0)
-    assert given.params["cv_rows"] == 8_000 and abs(given._cv["sampled"] - 8_000) <= 1  # a number is kept
-    small = findrs.fit(df.head(16_000), "y", True, tolerance="auto", auto=False, random_state=0)
-    assert small.params["cv_rows"] == 8_000
-    same = findrs.fit(df.head(16_000), "y", True, tolerance="auto", auto=False, cv_rows=8_000, random_state=0)
-    assert small.to_json() == same.to_json()  # up to 16,000 rows the default is the 8,000 of before
-    assert findrs.fit(df, "y", True, auto=False).params["cv_rows"] is None  # nothing cross-validated
-
-
 def test_a_support_given_with_a_sample_is_used_as_given() -> None:
     df = findrs.datasets.monks(2)
     m = findrs.fit(df, "class", random_state=1, cv_rows=100, min_support=3)

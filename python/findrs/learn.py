@@ -19,7 +19,7 @@ from .frames import as_polars
 from .model import FoldCoder, ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import AUTO_BEST_OF, DEFAULTS, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
+from .params import AUTO_BEST_OF, DEFAULTS, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
 from .target import binarize, class_indices
 from . import auto as _auto_mod
@@ -73,7 +73,7 @@ def fit(
     numeric: Numeric | None = None,
     interval_ends: IntervalEnds = "open",
     multiclass: Multiclass = _MULTICLASS_DEFAULT,
-    cv_rows: int | Literal["auto"] | None = DEFAULTS["cv_rows"],
+    cv_rows: int | None = DEFAULTS["cv_rows"],
     bin_edges: BinEdges | None = None,
     chunks: int | None = None,
     verbose: bool = False,
@@ -188,11 +188,8 @@ def fit(
             classifies the most held-out rows in a 3-fold stratified cross-validation on the
             training rows, recorded in ``model.combination_cv``). Ignored by binary targets.
         cv_rows: the cross-validation uses a stratified sample of at most this many training
-            rows (``None``: every row); the chosen settings are then fitted on every row, an
-            automatic ``min_support`` scaled to them (docs/semantics.md §9.4). The default
-            ``"auto"`` is half the training rows, at least 8,000 and at most 12,000
-            (:func:`findrs.params.auto_cv_rows`: 8,000 up to 16,001 rows); ``params["cv_rows"]``
-            records the number used.
+            rows (default 8,000; ``None``: every row); the chosen settings are then fitted on every row, an
+            automatic ``min_support`` scaled to them (docs/semantics.md §9.4).
         chunks: ``None`` (the default) makes the runs here on ``n_jobs`` threads. A number:
             the ``T`` runs are split into that many chunks of consecutive runs, dispatched with
             ``joblib.Parallel(n_jobs=-1)`` under the active joblib backend (each chunk on
@@ -315,8 +312,6 @@ def fit(
     df = as_polars(data)
     if df.height == 0:
         raise FindRSInputError("the frame has no rows; FIND-RS needs positive and negative rows")
-    if isinstance(params["cv_rows"], str):  # "auto": the sample follows the training rows (§9.4)
-        params = {**params, "cv_rows": auto_cv_rows(df.height)}
     if isinstance(features, str):
         features = [features]
     if features is None:

@@ -128,14 +128,13 @@ PARAMETERS: dict[str, Any] = {
     "cv_T": _Int(1, MAX_T),  # or None
     "numeric": _Choice(("bins", "interval")),
     "interval_ends": _Choice(("tight", "midpoint", "open", "widened")),
-    "cv_rows": _Int(1, 2**63 - 1),  # or None; "auto" at fit
+    "cv_rows": _Int(1, 2**63 - 1),  # or None
     "bin_edges": _Choice(("uniform", "quantile", "supervised")),
     "run": _Int(0, MAX_T - 1),  # FIND-RS: the run whose order is presented
     "best_of": _Int(1, MAX_T),  # FIND-RS: runs 0..best_of, the most training rows right kept
 }
 """Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
-``None``; ``max_rules``, ``cv``, ``cv_T`` and ``cv_rows`` ``None``; ``random_state`` ``None`` draws a seed;
-``cv_rows`` ``"auto"`` at fit, :func:`auto_cv_rows` of the training rows)."""
+``None``; ``max_rules``, ``cv``, ``cv_T`` and ``cv_rows`` ``None``; ``random_state`` ``None`` draws a seed)."""
 
 DEFAULTS: dict[str, Any] = {
     "method": "find-rs",
@@ -156,7 +155,7 @@ DEFAULTS: dict[str, Any] = {
     "cv_T": None,
     "numeric": "bins",
     "interval_ends": "open",
-    "cv_rows": "auto",  # auto_cv_rows(training rows): docs/semantics.md §9.4 (results/adult-holdout.md)
+    "cv_rows": 8_000,  # docs/semantics.md §9.4 (results/adult-holdout.md)
     "bin_edges": "uniform",
     "run": 0,
     "best_of": 1,
@@ -194,34 +193,6 @@ AUTO_BEST_OF = 20
 (docs/semantics.md §5.3): the run of the first 20 with the most training rows right (20, not
 10, since issue 12's branch adult33: +.0010 on Adult's training halves, 5 of 6 seeds up, none
 down; ``results/adult-holdout.md``, "The best of 20 runs")."""
-
-CV_ROWS = 8_000
-"""The cross-validation sample of automatic settings (``cv_rows="auto"``, the default) on
-training frames of up to ``2 * CV_ROWS`` rows (docs/semantics.md §9.4)."""
-
-CV_ROWS_MAX = 12_000
-"""The largest sample ``cv_rows="auto"`` takes: half the training rows, from :data:`CV_ROWS`
-up to this. Half of 24,420 of Adult's rows (12,000 rows, ``cv12k``) beat 8,000 there on the
-training data only, +.0011 over six seeds, four better, none worse by more than .0002; 16,000
-rows gained less (+.0007) at 1.6 times the cost (issue 12, branch adult34;
-``results/adult-holdout.md``, "The cross-validation sample at the full data's scale"). On all
-of Adult the 12,000-row sample costs about 46 CPU-s, under the 60 s budget; 16,000 would not be."""
-
-
-def auto_cv_rows(n_rows: int) -> int:
-    """``cv_rows="auto"``: the cross-validation sample for ``n_rows`` training rows, half of
-    them, at least :data:`CV_ROWS` and at most :data:`CV_ROWS_MAX` (so frames of up to 16,001
-    rows keep 8,000).
-
-    Raises:
-        TypeError: ``n_rows`` is not a number (the fit passes the frame's height).
-
-    Example:
-        >>> auto_cv_rows(300), auto_cv_rows(16_000), auto_cv_rows(24_420), auto_cv_rows(32_561)
-        (8000, 8000, 12000, 12000)
-    """
-    return max(CV_ROWS, min(CV_ROWS_MAX, n_rows // 2))
-
 
 AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
 """The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""
@@ -323,8 +294,7 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
         k = PARAMETERS["n_rules"].check("n_rules", k) if not isinstance(k, str) else _bad_n_rules(k)
     out["n_rules"] = k
     for name in ("cv", "cv_T", "cv_rows"):
-        auto_rows = name == "cv_rows" and not loading and isinstance(p[name], str) and p[name] == "auto"
-        out[name] = None if p[name] is None else "auto" if auto_rows else PARAMETERS[name].check(name, p[name])
+        out[name] = None if p[name] is None else PARAMETERS[name].check(name, p[name])
     out["run"], out["best_of"] = _check_run(p["run"], p["best_of"], out["method"], loading)
     if loading:
         if "n_rules" in chosen and not bp:
