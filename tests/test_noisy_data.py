@@ -477,9 +477,9 @@ def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
 
 # docs/semantics.md §9.4: the default folds follow the rows the cross-validation uses.
 def test_default_folds_follow_the_rows_the_cross_validation_uses() -> None:
-    assert [findrs.auto.default_folds(n) for n in (10, 20_000, 20_001)] == [5, 5, 3]
+    assert [findrs.auto.default_folds(n) for n in (10, 10_000, 10_001, 20_001)] == [5, 5, 3, 3]
     rng = np.random.default_rng(0)
-    n = 20_001  # more than 20,000 training rows
+    n = 10_001  # more than 10,000 training rows
     df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
         y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
     sampled = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=200, random_state=0)
@@ -489,6 +489,30 @@ def test_default_folds_follow_the_rows_the_cross_validation_uses() -> None:
     given = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=200, cv=4, random_state=0)
     assert given._cv["folds"] == 4
     assert findrs.fit(df.head(100), "y", True, random_state=0).params["cv_rows"] == 8_000  # the default
+
+
+# docs/semantics.md §9.4: cv_rows="auto" (the default) is 8,000 rows up to 16,000 training rows,
+# 12,000 (in 3 folds) above.
+def test_the_default_sample_grows_above_16000_rows() -> None:
+    from findrs.params import CV_ROWS, CV_ROWS_LARGE, DEFAULTS, auto_cv_rows
+
+    assert DEFAULTS["cv_rows"] == "auto" and (CV_ROWS, CV_ROWS_LARGE) == (8_000, 12_000)
+    assert [auto_cv_rows(n) for n in (1, 16_000, 16_001, 20_000, 32_561, 67_557)] == [
+        8_000, 8_000, 12_000, 12_000, 12_000, 12_000]
+    rng = np.random.default_rng(1)
+    n = 20_000
+    df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
+        y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
+    grown = findrs.fit(df, "y", True, tolerance="auto", auto=False, random_state=0)
+    assert grown.params["cv_rows"] == 12_000 and abs(grown._cv["sampled"] - 12_000) <= 1
+    assert grown._cv["folds"] == 3
+    given = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=8_000, random_state=0)
+    assert given.params["cv_rows"] == 8_000 and abs(given._cv["sampled"] - 8_000) <= 1  # a number is kept
+    small = findrs.fit(df.head(16_000), "y", True, tolerance="auto", auto=False, random_state=0)
+    assert small.params["cv_rows"] == 8_000
+    same = findrs.fit(df.head(16_000), "y", True, tolerance="auto", auto=False, cv_rows=8_000, random_state=0)
+    assert small.to_json() == same.to_json()  # up to 16,000 rows the default is the 8,000 of before
+    assert findrs.fit(df, "y", True, auto=False).params["cv_rows"] is None  # nothing cross-validated
 
 
 def test_a_support_given_with_a_sample_is_used_as_given() -> None:

@@ -80,7 +80,7 @@ def test_params_round_trip_and_clone() -> None:
         method=None, T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=True,
         n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=None, max_rules=None, random_state=None,
         n_jobs=None, cv=None, cv_T=None, verbose=False, numeric=None, interval_ends="open", multiclass="auto",
-        cv_rows=8000, bin_edges=None, exceptions=None,
+        cv_rows="auto", bin_edges=None, exceptions=None,
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)

@@ -19,7 +19,7 @@ from .frames import as_polars
 from .model import FoldCoder, ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import AUTO_BEST_OF, DEFAULTS, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
+from .params import AUTO_BEST_OF, DEFAULTS, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
 from .target import binarize, class_indices
 from . import auto as _auto_mod
@@ -73,7 +73,7 @@ def fit(
     numeric: Numeric | None = None,
     interval_ends: IntervalEnds = "open",
     multiclass: Multiclass = _MULTICLASS_DEFAULT,
-    cv_rows: int | None = DEFAULTS["cv_rows"],
+    cv_rows: int | Literal["auto"] | None = DEFAULTS["cv_rows"],
     bin_edges: BinEdges | None = None,
     chunks: int | None = None,
     verbose: bool = False,
@@ -150,8 +150,9 @@ def fit(
             ``T`` stay), or for BP by its top-``max_rules`` vote when that does better
             (docs/semantics.md §8). Not with automatic settings (yet).
         cv: folds of the cross-validation of ``"auto"`` settings (2 to 1,000; at most the rows
-            of the smaller class). Default 5, or 3 when the cross-validation uses more than 20,000
-            rows (``cv_rows=None`` on a large frame).
+            of the smaller class). Default 5, or 3 when the cross-validation uses more than 10,000
+            rows (the default sample of a frame of over 16,000 rows, or ``cv_rows=None`` on a
+            large frame).
         cv_T: runs per BO/BP fit inside the cross-validation (at most ``T``; default
             ``min(T, 20)``); the final fit makes ``T``.
         numeric: how the other numeric columns become constraints: ``"bins"`` (``bins``
@@ -188,8 +189,11 @@ def fit(
             classifies the most held-out rows in a 3-fold stratified cross-validation on the
             training rows, recorded in ``model.combination_cv``). Ignored by binary targets.
         cv_rows: the cross-validation uses a stratified sample of at most this many training
-            rows (default 8,000; ``None``: every row); the chosen settings are then fitted on every row, an
-            automatic ``min_support`` scaled to them (docs/semantics.md §9.4).
+            rows (``None``: every row); the chosen settings are then fitted on every row, an
+            automatic ``min_support`` scaled to them (docs/semantics.md §9.4). The default
+            ``"auto"`` is 8,000 rows on frames of up to 16,000 training rows and 12,000 (in 3
+            folds) above (:func:`findrs.params.auto_cv_rows`); ``params["cv_rows"]`` records the
+            number used.
         chunks: ``None`` (the default) makes the runs here on ``n_jobs`` threads. A number:
             the ``T`` runs are split into that many chunks of consecutive runs, dispatched with
             ``joblib.Parallel(n_jobs=-1)`` under the active joblib backend (each chunk on
@@ -312,6 +316,8 @@ def fit(
     df = as_polars(data)
     if df.height == 0:
         raise FindRSInputError("the frame has no rows; FIND-RS needs positive and negative rows")
+    if isinstance(params["cv_rows"], str):  # "auto": the sample follows the training rows (§9.4)
+        params = {**params, "cv_rows": auto_cv_rows(df.height)}
     if isinstance(features, str):
         features = [features]
     if features is None:

@@ -195,7 +195,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         cv_T: int | None = None,
         verbose: bool = False,
         multiclass: str = "auto",
-        cv_rows: int | None = DEFAULTS["cv_rows"],
+        cv_rows: int | Literal["auto"] | None = DEFAULTS["cv_rows"],
         bin_edges: str | None = None,
         exceptions: bool | Literal["auto"] | None = None,
     ) -> None:
