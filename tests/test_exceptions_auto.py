@@ -257,3 +257,39 @@ def test_chosen_exceptions_keep_the_best_run_as_exceptions_true_does() -> None:
     assert m.rules_model.rules.equals(explicit.rules_model.rules)
     assert m.exception_model.params["best_of"] == 1
     assert m.exception_model.rules.equals(explicit.exception_model.rules)
+
+
+def test_the_fold_pool_is_kept_and_a_failed_fit_leaves_no_fit_running(monkeypatch) -> None:
+    # exceptions_cv keeps one fold pool per (process, thread count); an error in one fold fit
+    # propagates, the fits not started are dropped and the running ones finish before the call
+    # returns, and the kept pool serves the next call with the same counts.
+    import threading
+    import time
+
+    df = _train("tic-tac-toe", 0.1)
+    plain = _fit(df, 0, exceptions=False)
+    first = _pair_counts(df, plain, 3)
+    assert exceptions_cv._pool(None) is exceptions_cv._pool(None)
+    real, lock = exceptions_cv._fold_model, threading.Lock()
+    state = {"calls": 0, "running": 0}
+
+    def flaky(*args: object):
+        with lock:
+            state["calls"] += 1
+            state["running"] += 1
+            call = state["calls"]
+        try:
+            if call == 3:
+                raise RuntimeError("fold fit failed")
+            time.sleep(0.01)
+            return real(*args)
+        finally:
+            with lock:
+                state["running"] -= 1
+
+    monkeypatch.setattr(exceptions_cv, "_fold_model", flaky)
+    with pytest.raises(RuntimeError, match="fold fit failed"):
+        _pair_counts(df, plain, 3)
+    assert state["running"] == 0
+    monkeypatch.setattr(exceptions_cv, "_fold_model", real)
+    assert _pair_counts(df, plain, 3) == first
