@@ -515,6 +515,13 @@ def test_the_default_sample_grows_above_16000_rows() -> None:
     assert findrs.fit(df, "y", True, auto=False).params["cv_rows"] is None  # nothing cross-validated
 
 
+@pytest.mark.parametrize("value", ["AUTO", "all", ""])
+def test_a_cv_rows_word_other_than_auto_names_the_choices(value: str) -> None:
+    with pytest.raises(findrs.FindRSInputError, match=r'cv_rows must be .*None \(every row\) or "auto"') as e:
+        findrs.fit(findrs.datasets.monks(2), "class", cv_rows=value)
+    assert repr(value) in str(e.value)
+
+
 def test_a_support_given_with_a_sample_is_used_as_given() -> None:
     df = findrs.datasets.monks(2)
     m = findrs.fit(df, "class", random_state=1, cv_rows=100, min_support=3)

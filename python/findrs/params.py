@@ -225,6 +225,16 @@ def auto_cv_rows(n_rows: int) -> int:
     return CV_ROWS if n_rows <= 2 * CV_ROWS else CV_ROWS_LARGE
 
 
+def _check_cv_rows_word(value: str) -> str:
+    """``cv_rows`` given as a string at fit: only ``"auto"``."""
+    if value != "auto":
+        high = PARAMETERS["cv_rows"].high
+        raise FindRSInputError(
+            f'cv_rows must be an integer from 1 to {high}, None (every row) or "auto" (the default: '
+            f'{CV_ROWS:,} rows, {CV_ROWS_LARGE:,} above {2 * CV_ROWS:,} training rows), got {value!r}')
+    return value
+
+
 AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
 """The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""
 
@@ -325,8 +335,12 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
         k = PARAMETERS["n_rules"].check("n_rules", k) if not isinstance(k, str) else _bad_n_rules(k)
     out["n_rules"] = k
     for name in ("cv", "cv_T", "cv_rows"):
-        auto_rows = name == "cv_rows" and not loading and isinstance(p[name], str) and p[name] == "auto"
-        out[name] = None if p[name] is None else "auto" if auto_rows else PARAMETERS[name].check(name, p[name])
+        if p[name] is None:
+            out[name] = None
+        elif name == "cv_rows" and not loading and isinstance(p[name], str):
+            out[name] = _check_cv_rows_word(p[name])
+        else:
+            out[name] = PARAMETERS[name].check(name, p[name])
     out["run"], out["best_of"] = _check_run(p["run"], p["best_of"], out["method"], loading)
     if loading:
         if "n_rules" in chosen and not bp:
