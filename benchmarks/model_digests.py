@@ -35,9 +35,14 @@ from experiments.noisy import flip_labels, load_adult  # noqa: E402
 from experiments.uci import UCI_FILES, load_uci, require_data_dir  # noqa: E402
 
 
+def sha(model) -> str:
+    """The first 16 hex digits of the SHA-256 of ``model.to_json()``."""
+    return hashlib.sha256(model.to_json().encode()).hexdigest()[:16]
+
+
 def digest(name: str, train, **kw) -> None:
     model = findrs.fit(train, "class", random_state=0, auto=False, **kw)
-    h = hashlib.sha256(model.to_json().encode()).hexdigest()[:16]
+    h = sha(model)
     args = " ".join(f"{k}={v}" for k, v in kw.items())
     print(f"{name:12s} {args:55s} rules {len(model.rules):7d} sha256 {h}", flush=True)
 
@@ -52,8 +57,8 @@ def default_digests(data_dir: str) -> None:
             train, _ = train_test_split(frame, 0.5, seed)
             for noise in (0, 0.1, 0.2):
                 model = findrs.fit(flip_labels(train, noise, seed), "class", True, random_state=seed)
-                h = hashlib.sha256(model.to_json().encode()).hexdigest()[:16]
-                print(f"{name:12s} seed {seed} noise {noise:<4} rules {len(model.rules):5d} sha256 {h}", flush=True)
+                print(f"{name:12s} seed {seed} noise {noise:<4} rules {len(model.rules):5d} sha256 {sha(model)}",
+                      flush=True)
 
 
 def main() -> int:
