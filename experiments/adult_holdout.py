@@ -101,6 +101,24 @@ exceptions recomputed by docs/semantics.md §9.6's integer rule from that run's 
 
 Run 0 with its exceptions is checked to predict as the ``exceptions`` model on the training and
 the validation half.
+
+A second selection stage on the rows outside the cross-validation's sample (issue 12, branch
+rescore35; :func:`_rescored`, in place of ``findrs.learn._choose_exceptions`` for the fit's
+duration). Above 16,000 training rows the cross-validation uses a 12,000-row sample; the other
+rows (12,420 of the 24,420 at ``TRAIN_SHARE=0.75``) choose nothing. The contenders are the
+record's FIND-RS candidates and the rules-with-exceptions pair(s) the choice of docs/semantics.md
+§9.6 scores on the same folds, ranked as the cross-validation ranks (held-out rows right, fewer
+conditions, record order, pairs after the candidates); the first ``k`` are each fitted once on the
+sample's rows (the encoding placed on those rows alone, one run, the support at the sample's
+scale, as the fold fits) and scored on the rows outside it; the winner has the most rows right
+over the folds' held-out rows and those rows together (then fewer conditions, then the order),
+fitted on every row as the defaults fit theirs. Its line's setting has ``stage2``: each
+contender, its rows right outside the sample and over the folds, and the winner.
+
+* ``rescore3`` / ``rescore5``: ``k`` 3 / 5, the one pair the defaults score (the best positive
+  candidate with the best negative one of its encoding);
+* ``rescore3-pairs2``: ``k`` 3, the 2 x 2 pairs of the two best positive and the two best
+  negative candidates (``exception_pairs(rec, 2)``), each pair a contender.
 """
 import json
 import math
@@ -488,6 +506,146 @@ def _exc_runs(T: int, by_model: bool) -> Callable[[pl.DataFrame, int], Any]:
     return fit
 
 
+def _second_stage(k: int, pairs: int | None = None) -> Callable[[pl.DataFrame, int], Any]:
+    """``rescore<k>``: the defaults with a second selection stage on the rows outside the
+    cross-validation's sample (issue 12, branch rescore35; :func:`_rescored`)."""
+    def fit(train: pl.DataFrame, seed: int) -> Any:
+        import findrs
+        import findrs.learn as learn
+
+        old = learn._choose_exceptions
+
+        def choose(*args: Any) -> Any:
+            return _rescored(k, pairs, old, *args)
+
+        learn._choose_exceptions = choose
+        try:
+            return findrs.fit(train, "class", True, random_state=seed)
+        finally:
+            learn._choose_exceptions = old
+    return fit
+
+
+STAGE2: dict[str, Any] = {}
+"""What the last ``rescore`` fit's second stage did (contenders, their scores, the winner)."""
+
+
+def _rescored(k: int, n_pairs: int | None, old: Callable[..., Any], df: pl.DataFrame, features: Any, y: Any, tgt: Any, model: Any,
+              codes: Any, coder: Any, n_jobs: Any, best_of: int) -> Any:
+    """In place of ``learn._choose_exceptions``: the contenders are the record's FIND-RS
+    candidates and the best rules-with-exceptions pair (``exceptions_cv.best_pair`` of its
+    cross-validation), ranked by held-out rows right over the folds (then fewer conditions, then
+    record order, the pair last); the first ``k`` are each fitted once on the sample's rows (the
+    encoding placed on those rows only, one run, support at the sample's scale as in the fold
+    fits) and scored on the rows outside the sample; the winner has the most rows right over the
+    folds' held-out rows and those rows together (then fewer conditions, then the order). It is
+    fitted on all rows as the defaults fit their winner (support scaled, best of ``best_of``)."""
+    import numpy as np
+
+    from findrs import exceptions_cv as X
+    from findrs.exceptions import ExceptionsModel
+    from findrs.learn import _encode_variant
+    from findrs.model import UNSAMPLED, cv_folds, fold_seed
+    from findrs.params import AUTOMATIC
+
+    rec = model._cv
+    if rec is None:
+        return old(df, features, y, tgt, model, codes, coder, n_jobs, best_of)
+    p = model.params
+    seed = int(p["random_state"])
+    folds = int(rec["folds"])
+    fold_of = cv_folds(y, folds, seed, p["cv_rows"])
+    outside = fold_of == UNSAMPLED
+    if not outside.any():
+        return old(df, features, y, tgt, model, codes, coder, n_jobs, best_of)
+
+    def variant(c: Any) -> Any:
+        q = {**p, "bin_edges": c.get("bin_edges", p["bin_edges"]), "numeric": c.get("numeric", p["numeric"])}
+        if (q["bin_edges"], q["numeric"]) == (p["bin_edges"], p["numeric"]):
+            return q, list(model.encoders), codes, coder
+        return _encode_variant(df, features, y, q)
+
+    cands = rec["candidates"]
+    pairs = X.exception_pairs(rec, n_pairs)
+    counts = X.pair_counts(y, tgt, rec, p, pairs, variant, n_jobs) if pairs else {}
+    pick = X.best_pair(counts) if counts else None
+    items = [((sum(c["correct"]), -sum(c["conditions"]), -i), ("plain", i)) for i, c in enumerate(cands) if X._is_find_rs(c)]
+    # With one pair per direction (the default), the best pair alone; with more, every pair.
+    for n, pair in enumerate(pairs if n_pairs not in (None, 1) else ([pick] if pick is not None else [])):
+        items.append(((sum(c[0] for c in counts[pair]), -sum(c[3] for c in counts[pair]), -len(cands) - n), ("pair", pair)))
+    top = [what for _, what in sorted(items, reverse=True)[:k]]
+    sample = ~outside
+    truth = y[outside]
+    P = int(y[sample].sum())
+    N = int(sample.sum()) - P
+    fits: dict[int, Any] = {}
+
+    def fold_rules(i: int) -> Any:
+        if i not in fits:
+            pv, enc, cod, cdr = variant(cands[i])
+            enc_s, cod_s = cdr(sample) if cdr is not None else (enc, cod)
+            part = [np.ascontiguousarray(col[sample]) for col in cod_s]
+            held = [np.ascontiguousarray(col[outside]) for col in cod_s]
+            m = X._fold_model(part, y[sample], enc_s, tgt, pv, cands[i], fold_seed(seed, folds))
+            fits[i] = X._FoldRules(m, held, int(outside.sum()), P, N)
+        return fits[i]
+
+    scored = []
+    for n, what in enumerate(top):
+        if what[0] == "plain":
+            i = what[1]
+            fr = fold_rules(i)
+            right = int((fr.covers() == (truth if cands[i]["direction"] == "positive" else ~truth)).sum())
+            cv_right, cv_conds = sum(cands[i]["correct"]), sum(cands[i]["conditions"])
+            conds = int(fr.conditions.sum())
+            order = i
+        else:
+            r, s = what[1]
+            pred, _, conds = X._combine(fold_rules(r), fold_rules(s))
+            right = int((pred == truth).sum())
+            cv_right, cv_conds = sum(c[0] for c in counts[what[1]]), sum(c[3] for c in counts[what[1]])
+            order = len(cands) + (pairs.index(what[1]) if n_pairs not in (None, 1) else 0)
+        scored.append(((cv_right + right, -(cv_conds + conds), -order), what, right, cv_right))
+    scored.sort(key=lambda t: t[0], reverse=True)
+    STAGE2.clear()
+    STAGE2.update(contenders=[[str(w), r, cv] for _, w, r, cv in scored], outside=int(outside.sum()),
+                  cv_chosen=rec["chosen"])
+    auto = [a for a in AUTOMATIC if a in p["auto"] and a != "n_rules"]
+
+    def from_pick(i: int, encoding: Any) -> list[int]:
+        c = cands[i]
+        return [j for j in range(len(cands)) if X._is_find_rs(cands[j]) and cands[j]["direction"] == c["direction"]
+                and X._encoding(cands[j])[1:] == X._encoding(c)[1:]
+                and (encoding is None or cands[j]["encoding"] == encoding) and X._rank(rec, j) <= X._rank(rec, i)]
+
+    for _, what, _, _ in scored:
+        if what[0] == "plain":
+            i = what[1]
+            STAGE2["winner"] = str(what)
+            if i == rec["chosen"]:
+                return model
+            v = variant(cands[i])
+            return X._final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec,
+                            from_pick(i, cands[i]["encoding"]), auto, n_jobs)
+        r, s = what[1]
+        v = variant(cands[r])
+        if rec["chosen"] == r and model.method == "find-rs":
+            rules = model
+        else:
+            rules = X._final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, from_pick(r, None), auto, n_jobs)
+        excs = X._final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec,
+                        from_pick(s, rules.params["encoding"]), auto, n_jobs)
+        out = ExceptionsModel(rules, excs)
+        if not any(out.exceptions_of) or out.n_rules > X.MAX_VOTING_RULES:
+            continue  # as the choice does: not a model with exceptions; the next contender
+        STAGE2["winner"] = str(what)
+        entry = {**cands[r], **dict(zip(("correct", "rows", "rules", "conditions"), map(list, zip(*counts[what[1]])))),
+                 "exceptions": True}
+        record = {**rec, "chosen": len(cands), "candidates": [*({**c, "exceptions": False} for c in cands), entry]}
+        return out._chosen_by_cv([*p["auto"], "exceptions"], record, sum(cands[rec["chosen"]]["correct"]))
+    return model
+
+
 VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "cv3": _kw(cv=3),
     "cv5": _kw(cv=5),
@@ -519,6 +677,8 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "exc-auto": lambda train, seed: exc_auto(train, seed)[0],
     **{f"{how}{T}": _runs(how, T) for how in ("bo", "best") for T in (3, 5, 10)},
     **{f"exc-best{x}{T}": _exc_runs(T, x == "x") for x in ("", "x") for T in (5, 10)},
+    **{f"rescore{k}": _second_stage(k) for k in (3, 5)},
+    "rescore3-pairs2": _second_stage(3, 2),
 }
 
 
@@ -550,6 +710,8 @@ def run_variant(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int)
                                      "exception_rules": model.params["exception_rules"],
                                      "exceptions_per_rule": model.params["exceptions_per_rule"],
                                      "overridden": model.overridden}, default=str)
+    if method.startswith("rescore"):
+        out["setting"] = json.dumps({**json.loads(out["setting"]), "stage2": STAGE2}, default=str)
     if isinstance(model, _Runs):
         run0 = model.exc if isinstance(model, _ExcRuns) else model.base
         if not (cover[:, 0] == run0.predict(test, labels=False).to_numpy()).all():
