@@ -506,9 +506,11 @@ def _exc_runs(T: int, by_model: bool) -> Callable[[pl.DataFrame, int], Any]:
     return fit
 
 
-def _second_stage(k: int, pairs: int | None = None) -> Callable[[pl.DataFrame, int], Any]:
-    """``rescore<k>``: the defaults with a second selection stage on the rows outside the
-    cross-validation's sample (issue 12, branch rescore35; :func:`_rescored`)."""
+def _second_stage(k: int, pairs: int | None = None, **kw: Any) -> Callable[[pl.DataFrame, int], Any]:
+    """``rescore<k>``: the defaults (with the fit's keywords ``kw``, e.g. a small ``cv_rows`` in
+    a test) with a second selection stage on the rows outside the cross-validation's sample
+    (issue 12, branch rescore35; :func:`_rescored`), the ``pairs`` best candidates of each
+    direction paired (``None``: the defaults' one pair)."""
     def fit(train: pl.DataFrame, seed: int) -> Any:
         import findrs
         import findrs.learn as learn
@@ -520,7 +522,7 @@ def _second_stage(k: int, pairs: int | None = None) -> Callable[[pl.DataFrame, i
 
         learn._choose_exceptions = choose
         try:
-            return findrs.fit(train, "class", True, random_state=seed)
+            return findrs.fit(train, "class", True, random_state=seed, **kw)
         finally:
             learn._choose_exceptions = old
     return fit
@@ -590,7 +592,7 @@ def _rescored(k: int, n_pairs: int | None, old: Callable[..., Any], df: pl.DataF
             fits[i] = X._FoldRules(m, held, int(outside.sum()), P, N)
         return fits[i]
 
-    scored = []
+    scored, stage = [], []
     for n, what in enumerate(top):
         if what[0] == "plain":
             i = what[1]
@@ -606,10 +608,11 @@ def _rescored(k: int, n_pairs: int | None, old: Callable[..., Any], df: pl.DataF
             cv_right, cv_conds = sum(c[0] for c in counts[what[1]]), sum(c[3] for c in counts[what[1]])
             order = len(cands) + (pairs.index(what[1]) if n_pairs not in (None, 1) else 0)
         scored.append(((cv_right + right, -(cv_conds + conds), -order), what, right, cv_right))
+        stage.append((what, right, cv_right, cv_conds + conds))
     scored.sort(key=lambda t: t[0], reverse=True)
     STAGE2.clear()
     STAGE2.update(contenders=[[str(w), r, cv] for _, w, r, cv in scored], outside=int(outside.sum()),
-                  cv_chosen=rec["chosen"])
+                  cv_chosen=rec["chosen"], folds=folds, stage=stage, candidates=cands)
     auto = [a for a in AUTOMATIC if a in p["auto"] and a != "n_rules"]
 
     def from_pick(i: int, encoding: Any) -> list[int]:
@@ -711,7 +714,8 @@ def run_variant(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int)
                                      "exceptions_per_rule": model.params["exceptions_per_rule"],
                                      "overridden": model.overridden}, default=str)
     if method.startswith("rescore"):
-        out["setting"] = json.dumps({**json.loads(out["setting"]), "stage2": STAGE2}, default=str)
+        shown = {k: v for k, v in STAGE2.items() if k not in ("candidates", "stage")}
+        out["setting"] = json.dumps({**json.loads(out["setting"]), "stage2": shown}, default=str)
     if isinstance(model, _Runs):
         run0 = model.exc if isinstance(model, _ExcRuns) else model.base
         if not (cover[:, 0] == run0.predict(test, labels=False).to_numpy()).all():

@@ -86,3 +86,43 @@ def test_exceptions_with_the_best_run_predict_as_the_model_of_that_run(
         built = findrs.ExceptionsModel(rules, m.exc.exception_model)
         for frame in (train, test):
             np.testing.assert_array_equal(m.predict(frame), built.predict(frame, labels=False).to_numpy())
+
+
+def test_second_stage_scores_its_contenders_as_fits_on_the_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``rescore3`` (issue 12, branch rescore35) on tic-tac-toe with a 400-row sample: each plain
+    contender's rows right outside the sample are those of a public ``auto=False`` fit of its
+    settings on the sample's rows (one run, the seed of the stage's fold, the sample-scale
+    support), its cross-validation count the record's; the winner has the most rows right over
+    both; with no row outside the sample the fit is the defaults'."""
+    import warnings
+
+    import findrs.auto
+    from experiments.adult_holdout import STAGE2, _second_stage
+    from findrs.model import UNSAMPLED, cv_folds, fold_seed
+
+    monkeypatch.setattr(findrs.auto, "VOTE_MAX_ROWS", 0)  # FIND-RS defaults, as on Adult
+    df = findrs.datasets.tic_tac_toe().with_columns(pl.col("class") == "positive")
+    y = df["class"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", findrs.ContradictionWarning)
+        model = _second_stage(3, None, cv_rows=400)(df, 0)
+        stage, folds = STAGE2["stage"], STAGE2["folds"]
+        fold_of = cv_folds(y, folds, 0, 400)
+        sample, outside = df.filter(fold_of != UNSAMPLED), df.filter(fold_of == UNSAMPLED)
+        assert STAGE2["outside"] == outside.height == df.height - 400 and len(stage) == 3
+        plain = [s for s in stage if s[0][0] == "plain"]
+        assert plain
+        for what, right, cv_right, _ in plain:
+            c = STAGE2["candidates"][what[1]]
+            assert cv_right == sum(c["correct"])
+            m = findrs.fit(sample, "class", True, auto=False, method="find-rs", random_state=fold_seed(0, folds),
+                           **{k: c[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")})
+            assert int((m.predict(outside) == outside["class"]).sum()) == right
+        # The winner: no contender has more rows right but a pair that left no model with exceptions.
+        won = next(s for s in stage if str(s[0]) == STAGE2["winner"])
+        assert all(w[0] == "pair" for w, r, cv, _ in stage if r + cv > won[1] + won[2])
+        assert model.n_rules >= 1
+        # No row outside the sample: the defaults' model.
+        same = _second_stage(3)(df, 0)
+        default = findrs.fit(df, "class", True, random_state=0)
+    assert type(same) is type(default) and same.to_json() == default.to_json()
