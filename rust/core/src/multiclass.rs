@@ -195,6 +195,19 @@ impl MulticlassModel {
             .collect()
     }
 
+    /// The same model with no rule of any class set constraining the features `features`
+    /// ([`RuleModel::without_constraints_on`]).
+    pub fn without_constraints_on(&self, features: &[usize]) -> Result<Self> {
+        Ok(Self {
+            sets: self
+                .sets
+                .iter()
+                .map(|s| s.without_constraints_on(features))
+                .collect::<Result<Vec<_>>>()?,
+            ..self.clone()
+        })
+    }
+
     /// A copy holding what prediction needs: each set's [`RuleModel::voting_only`].
     pub fn voting_only(&self) -> Self {
         Self {
