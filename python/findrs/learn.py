@@ -455,7 +455,12 @@ def fit(
             ContradictionWarning,
             stacklevel=2,
         )
-    return ModelPair(*models) if pair else model
+    # docs/semantics.md §2.1: with automatic settings or bin edges other than equal-width, no
+    # rule constrains a feature of one training code (after the cross-validation, which it
+    # leaves as it was: every training row satisfies such a constraint).
+    if pair:
+        return ModelPair(*(m._freed() for m in models))
+    return model._freed()
 
 
 def _exceptions_mode(exceptions: Any, auto: Any) -> Any:
