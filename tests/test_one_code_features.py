@@ -263,3 +263,15 @@ def test_random_frames(seed: int, n: int, simplify: bool, encoding: str) -> None
     assert model.predict(odd).equals(model.predict(df))
     _all_forms_agree(model, odd)
     check_sqlite(model, odd)
+
+
+def test_bo_bp_pair_is_two_separate_fits() -> None:
+    """method="bo+bp" (§5.1) frees both models as separate fits do, and each equals its
+    separate fit byte for byte."""
+    df = frame(seed=2)
+    kw = dict(random_state=0, T=3, auto=False, bin_edges="supervised")
+    bo, bp = findrs.fit(df, "y", method="bo+bp", **kw)
+    for pair, method in ((bo, "bo"), (bp, "bp")):
+        alone = findrs.fit(df, "y", method=method, **kw)
+        assert pair.to_json() == alone.to_json()
+        assert not any(c.startswith(("k ", "z ")) for t in _texts(pair) for c in t.split(" and "))
