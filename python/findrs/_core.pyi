@@ -32,6 +32,9 @@ class CoreModel:
         """The voting rules as the JSON the expression plugin receives in its kwargs."""
     def with_n_rules(self, k: int) -> CoreModel:
         """The same BP model with the top ``k`` rules voting. Raises ``ValueError``."""
+    def without_constraints_on(self, features: list[int]) -> CoreModel:
+        """The same model with no rule constraining ``features`` (docs/semantics.md §2.1).
+        Raises ``ValueError`` for a feature index out of range."""
     def pruning_curve(self, columns_: list[npt.NDArray[np.uint32]], labels: npt.NDArray[np.bool_]) -> list[int]:
         """BP: rows classified correctly by the top-K vote, K = 1..=n_rules_found."""
     def fired(self, columns_: list[npt.NDArray[np.uint32]]) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
@@ -89,6 +92,9 @@ class CoreMulticlass:
         """The voting rules of every set as the JSON the ``findrs_class`` plugin receives."""
     def class_models(self) -> list[CoreModel]:
         """Each class set as a binary model, in combination order."""
+    def without_constraints_on(self, features: list[int]) -> CoreMulticlass:
+        """The same model with no rule of any class set constraining ``features``
+        (docs/semantics.md §2.1). Raises ``ValueError`` for a feature index out of range."""
     def constraint_table(self) -> list[tuple[int, list[int], bool]]:
         """The distinct constraints of every rule of every set."""
     @property

@@ -177,6 +177,20 @@ class ExceptionsModel:
         self._cv, self._plain_cv = record, int(plain)
         return self
 
+    def _freed(self) -> "ExceptionsModel":
+        """This model with neither its rules nor its exception rules constraining a feature of
+        one training code when the rules' settings call for it
+        (:meth:`findrs.RuleSetModel._freed`, docs/semantics.md §2.1); the exceptions of each
+        rule, which the training counts decide, stay, and so do the settings and the
+        cross-validation record."""
+        rules = self.rules_model._freed()
+        if rules is self.rules_model:
+            return self
+        exc = self.exception_model._freed(self.rules_model.params)
+        out = ExceptionsModel(rules, exc, self.exceptions_of)
+        out.params, out._cv, out._plain_cv = self.params, self._cv, self._plain_cv
+        return out
+
     # ----------------------------------------------------------------- what it is
     @property
     def cv_results(self) -> pl.DataFrame | None:

@@ -124,8 +124,11 @@ def fit(
             fewer than 2 rows of a class, too few to cross-validate, those not given take the
             paper's values). ``"auto"`` settings are chosen by stratified cross-validation on
             these rows, in the Rust core (docs/semantics.md §9.4); the model records the table
-            (:attr:`RuleSetModel.cv_results`) and ``print(model)`` the winners. ``False`` is
-            the paper's algorithm: the paper's settings for those not given.
+            (:attr:`RuleSetModel.cv_results`) and ``print(model)`` the winners. With settings so
+            chosen, no rule constrains a feature of one training value (a constant column, a
+            numeric column with no supervised cut): a null or any value there passes
+            (docs/semantics.md §2.1). ``False`` is the paper's algorithm: the paper's settings
+            for those not given, and such a feature keeps its ``a = v`` in every rule.
         shuffle: present the positives in a random order; ``False`` keeps row order (one
             exactly reproducible run).
         random_state: seed of the presentation orders; ``None`` draws one (recorded in the model).
@@ -172,7 +175,9 @@ def fit(
             ``k / bins`` quantiles of the training values: about as many rows in each bin) or
             ``"supervised"`` (at most ``bins - 1`` cuts chosen on the training labels by
             Fayyad and Irani's entropy/MDL criterion: cuts where the class changes; a column
-            with no such cut becomes one bin, which no rule constrains).
+            with no such cut becomes one bin, which no rule constrains: a null there passes
+            too, docs/semantics.md §2.1, as with every feature of one training value under
+            bin edges other than ``"uniform"``).
         interval_ends: with ``numeric="interval"``, where an interval's ends sit for values
             never seen in training: ``"tight"`` at the rule's extreme training values (a value
             passes iff it lies between them), ``"midpoint"`` at a short number in the middle of
@@ -455,7 +460,12 @@ def fit(
             ContradictionWarning,
             stacklevel=2,
         )
-    return ModelPair(*models) if pair else model
+    # docs/semantics.md §2.1: with automatic settings or bin edges other than equal-width, no
+    # rule constrains a feature of one training code (after the cross-validation, which it
+    # leaves as it was: every training row satisfies such a constraint).
+    if pair:
+        return ModelPair(*(m._freed() for m in models))
+    return model._freed()
 
 
 def _exceptions_mode(exceptions: Any, auto: Any) -> Any:

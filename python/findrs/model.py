@@ -1388,6 +1388,21 @@ class RuleSetModel:
         ``bin_edges`` and ``numeric``) listed as chosen too (learn.py ``_choose_encoding``)."""
         return self._with_record({**self.params, "auto": _chosen_in_order({*self.params["auto"], *chosen})}, rec)
 
+    def _freed(self, settings: dict[str, Any] | None = None) -> "RuleSetModel":
+        """This model with no rule constraining a feature of one training code
+        (:func:`one_code_features`), when its settings call for it (:func:`frees_one_code_features`;
+        docs/semantics.md §2.1): every training row satisfies such a constraint, so the rules'
+        training counts, weights, K and cross-validation record stay, and only a row with a
+        null or another value there is decided anew. ``self`` itself otherwise. ``settings``:
+        the parameters that decide (default: this model's; an exception model's are its rules',
+        :meth:`findrs.ExceptionsModel._freed`)."""
+        p = self.params if settings is None else settings
+        free = one_code_features(self.encoders) if frees_one_code_features(p) else []
+        if not free:
+            return self
+        core = self._core.without_constraints_on(free)
+        return RuleSetModel(core, self.encoders, self.target, self.params, self._training, self._cv)
+
     def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
         """Accuracy of the top-K BP vote for every K (the paper's Figure 1).
 
@@ -1604,6 +1619,22 @@ class RuleSetModel:
             except ValueError as e:
                 raise FindRSInputError(f"findrs model JSON (version 1): {e}") from None
         return cls._assemble(core, dict(sections))
+
+
+def one_code_features(encoders: Sequence[FeatureEncoder]) -> list[int]:
+    """The indices of the features whose training column encodes to a single code that is not
+    null (a constant column, a numeric column with one bin or one value), with no null in
+    training: every training row satisfies a constraint on it, which only refuses null and
+    values never seen (docs/semantics.md §2.1)."""
+    return [i for i, e in enumerate(encoders) if e.domain_size == 1 and not e.has_null]
+
+
+def frees_one_code_features(params: dict[str, Any]) -> bool:
+    """Whether a fit with ``params`` leaves the features of :func:`one_code_features`
+    unconstrained (docs/semantics.md §2.1): with settings chosen by cross-validation
+    (``params["auto"]`` not empty) or bin edges other than equal-width. The paper's algorithm
+    (no automatic setting, equal-width bins) keeps them, as the paper does (§2)."""
+    return bool(params.get("auto")) or params.get("bin_edges", "uniform") != "uniform"
 
 
 def _runs_in_chunks(

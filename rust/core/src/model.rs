@@ -385,6 +385,35 @@ impl RuleModel {
         Self::new(self.schema.clone(), self.method, self.n_runs, vec![parts])
     }
 
+    /// The same model with no rule constraining the features `features` (each becomes `?` in
+    /// every rule: [`Rule::drop_constraint`]); weights, runs, K, training counts and curve stay.
+    /// The fit uses it for features with a single training code (docs/semantics.md §2.1): every
+    /// training row satisfies such a constraint, so the counts it kept are still the rules'
+    /// counts, and only rows outside the training codes (null, unseen) are decided anew.
+    /// Errors on a feature index outside the schema.
+    pub fn without_constraints_on(&self, features: &[usize]) -> Result<Self> {
+        if let Some(&f) = features.iter().find(|&&f| f >= self.schema.n_features()) {
+            return Err(FindRsError::InvalidParameter(format!(
+                "feature {f} is out of range: the model has {} features",
+                self.schema.n_features()
+            )));
+        }
+        let sets = self
+            .sets
+            .iter()
+            .map(|set| {
+                let mut parts = set.parts();
+                for rule in &mut parts.rules {
+                    for &f in features {
+                        rule.drop_constraint(&self.schema, f);
+                    }
+                }
+                parts
+            })
+            .collect();
+        Self::new(self.schema.clone(), self.method, self.n_runs, sets)
+    }
+
     /// A copy holding only what prediction needs: the voting rules (BP's top K; all rules
     /// otherwise), with the total weight of all rules kept as a number. It predicts exactly as
     /// this model does.
@@ -796,6 +825,55 @@ pub(crate) mod tests {
             assert_eq!(v.decision_scale(), full.decision_scale());
             let data = full.columns(vec![&a, &b]).unwrap();
             assert_eq!(v.votes(&data), full.votes(&data));
+        }
+    }
+
+    /// Dropping the constraints on a feature of one training code (docs/semantics.md §2.1)
+    /// keeps every vote on rows holding that code, and rows with the feature's unseen code
+    /// vote as if they held it; weights, K, runs and counts stay; the other features'
+    /// constraints stay; an index outside the schema is refused.
+    #[test]
+    fn without_constraints_on_frees_a_one_code_feature() {
+        // Feature 0: one training code (0; 1 is unseen). Feature 1: codes 0..3 (3 unseen).
+        let schema = Schema::uniform(vec![1, 3], ConstraintKind::AttributeValue).unwrap();
+        let rule = |b: u32| Rule::from_constraints(&schema, &[(0, vec![0]), (1, vec![b])]).unwrap();
+        for (method, weights, runs, t) in [
+            (Method::FindRs, vec![1, 1], vec![], 1),
+            (Method::Bo, vec![2, 1], vec![vec![0], vec![0, 1]], 2),
+            (Method::Bp, vec![3, 1], vec![], 3),
+        ] {
+            let parts = RuleSetParts {
+                rules: vec![rule(1), rule(2)],
+                weights,
+                runs,
+                n_kept: 2,
+                total_weight: None,
+                train_positives: vec![4, 2],
+                train_negatives: vec![0, 1],
+                curve: vec![],
+                dnf: false,
+            };
+            let m = RuleModel::new(schema.clone(), method, t, vec![parts]).unwrap();
+            let free = m.without_constraints_on(&[0]).unwrap();
+            let (a, b) = (free.rule_set(), m.rule_set());
+            assert!(a.rules().iter().all(|r| r.is_free(&schema, 0) && !r.is_free(&schema, 1)));
+            assert!(a.rules().iter().all(|r| r.n_constraints(&schema) == 1));
+            assert_eq!((a.weights(), a.runs(), a.n_kept()), (b.weights(), b.runs(), b.n_kept()));
+            assert_eq!((a.train_positives(), a.train_negatives()), (b.train_positives(), b.train_negatives()));
+            assert_eq!(free.threshold(), m.threshold());
+            let f0 = [0u32, 0, 0, 0, 1, 1, 1, 1];
+            let f1 = [0u32, 1, 2, 3, 0, 1, 2, 3];
+            let seen = [0u32; 8];
+            let data = m.columns(vec![&f0, &f1]).unwrap();
+            let as_seen = m.columns(vec![&seen, &f1]).unwrap();
+            let before = m.votes(&data);
+            let after = free.votes(&data);
+            assert_eq!(after[..4], before[..4]);
+            assert_eq!(after[4..], m.votes(&as_seen)[4..]);
+            assert_eq!(before[4..], [0, 0, 0, 0]);
+            assert!(after[5] > 0);
+            assert_eq!(free.without_constraints_on(&[0]).unwrap().votes(&data), after);
+            assert!(m.without_constraints_on(&[2]).is_err());
         }
     }
 

@@ -195,6 +195,19 @@ impl MulticlassModel {
             .collect()
     }
 
+    /// The same model with no rule of any class set constraining the features `features`
+    /// ([`RuleModel::without_constraints_on`]).
+    pub fn without_constraints_on(&self, features: &[usize]) -> Result<Self> {
+        Ok(Self {
+            sets: self
+                .sets
+                .iter()
+                .map(|s| s.without_constraints_on(features))
+                .collect::<Result<Vec<_>>>()?,
+            ..self.clone()
+        })
+    }
+
     /// A copy holding what prediction needs: each set's [`RuleModel::voting_only`].
     pub fn voting_only(&self) -> Self {
         Self {
@@ -485,6 +498,35 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// A feature of one training code (docs/semantics.md §2.1) dropped from every class set:
+    /// the same predictions on rows holding that code, and a row with the unseen code there
+    /// predicted as one holding the training code; the combination stays.
+    #[test]
+    fn without_constraints_on_frees_every_class_set() {
+        let domains = [3u32, 3, 1, 2];
+        let (rows, classes) = data(3, 150, &domains, 3);
+        let schema = Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+        let cols: Vec<Vec<u32>> = (0..domains.len()).map(|f| rows.iter().map(|r| r[f]).collect()).collect();
+        let d = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        for combine in [Combine::OneVsRest, Combine::RarestFirst] {
+            for method in [Method::FindRs, Method::Bp] {
+                let f = fit_multiclass(schema.clone(), &d, &classes, 3, combine, &options(method, 1), &Progress::default())
+                    .unwrap();
+                let m = f.model;
+                assert!(m.sets().iter().all(|s| s.rule_set().rules().iter().all(|r| !r.is_free(&schema, 2))));
+                let free = m.without_constraints_on(&[2]).unwrap();
+                assert_eq!((free.combine(), free.set_classes(), free.default_class()), (m.combine(), m.set_classes(), m.default_class()));
+                assert!(free.sets().iter().all(|s| s.rule_set().rules().iter().all(|r| r.is_free(&schema, 2))));
+                let mut unseen = cols.clone();
+                unseen[2] = vec![1; rows.len()];
+                let u = Columns::new(&schema, unseen.iter().map(|c| c.as_slice()).collect()).unwrap();
+                assert_eq!(free.predict(&d), m.predict(&d));
+                assert_eq!(free.predict(&u), m.predict(&d));
+                assert!(m.without_constraints_on(&[4]).is_err());
             }
         }
     }

@@ -70,6 +70,12 @@ impl CoreModel {
         self.inner.with_n_rules(k).map(Self::from_model).map_err(core_err)
     }
 
+    /// The same model with no rule constraining the features `features` (each `?` in every
+    /// rule; docs/semantics.md §2.1).
+    fn without_constraints_on(&self, features: Vec<usize>) -> PyResult<Self> {
+        self.inner.without_constraints_on(&features).map(Self::from_model).map_err(core_err)
+    }
+
     /// BP: rows classified correctly by the top-K vote, for K = 1..=n_rules_found.
     fn pruning_curve(
         &self,

@@ -104,6 +104,12 @@ impl CoreMulticlass {
         findrs_core::multiclass_to_json(&self.inner.voting_only())
     }
 
+    /// The same model with no rule of any class set constraining the features `features`
+    /// (docs/semantics.md §2.1).
+    fn without_constraints_on(&self, features: Vec<usize>) -> PyResult<Self> {
+        self.inner.without_constraints_on(&features).map(Self::from_model).map_err(core_err)
+    }
+
     /// Each class set as a binary model, in combination order.
     fn class_models(&self) -> Vec<CoreModel> {
         self.inner.sets().iter().cloned().map(CoreModel::from_model).collect()
