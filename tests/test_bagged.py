@@ -1,4 +1,4 @@
-"""The bagged vote (docs/semantics.md §11): the majority of its members, on every surface."""
+"""The bagged vote (docs/semantics.md §12): the majority of its members, on every surface."""
 
 from __future__ import annotations
 
@@ -212,3 +212,26 @@ def test_sqlite_agrees_with_predict() -> None:
     con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * df.width)})", df.rows())
     got = [r[-1] for r in con.execute(bag.to_sql(table="t", dialect="sqlite")).fetchall()]
     assert got == bag.predict(df).to_list()
+
+
+def test_command_line_fits_predicts_explains_and_lists_a_bagged_vote(tmp_path, capsys) -> None:
+    from findrs.cli import main
+
+    df = findrs.datasets.tic_tac_toe()
+    csv, out, pred = tmp_path / "t.csv", tmp_path / "bag.json", tmp_path / "p.csv"
+    df.write_csv(csv)
+    assert main(["fit", str(csv), "--target", "class", "--positive", "positive", "--bagged", "3", "--random-state",
+                 "0", "--paper", "-o", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("Bagged vote of 3 findrs models")
+    bag = BaggedModel.from_json(out)
+    assert bag.to_json() == findrs.fit_bagged(df, "class", "positive", n_estimators=3, random_state=0,
+                                              auto=False).to_json()
+    assert main(["predict", str(out), str(csv), "-o", str(pred)]) == 0
+    assert pl.read_csv(pred)["class_predicted"].to_list() == bag.predict(df).to_list()
+    capsys.readouterr()
+    assert main(["explain", str(out), str(csv)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("row 0: class = 'positive'  (3 of 3 members vote 'positive')")
+    assert main(["rules", str(out)]) == 0
+    listed = capsys.readouterr().out
+    assert all(t in listed for t in bag.rules["text"])

@@ -1,5 +1,5 @@
 """A majority vote of findrs models, each fitted on a bootstrap sample of the training rows
-(docs/semantics.md §11).
+(docs/semantics.md §12).
 
 Invariants this module keeps:
 
@@ -54,7 +54,7 @@ def fit_bagged(
 ) -> "BaggedModel":
     """Fits ``n_estimators`` findrs models, each on a stratified bootstrap sample of the rows
     (each class's rows drawn with replacement, as many as it has), and returns their majority
-    vote: the positive label where more than half of them predict it (docs/semantics.md §11).
+    vote: the positive label where more than half of them predict it (docs/semantics.md §12).
 
     Bagging trades readability for accuracy on small or noisy numeric data, where one rule set
     varies a lot with the rows it sees: on wine (89 training rows, 13 numeric columns) one
