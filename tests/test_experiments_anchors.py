@@ -114,3 +114,25 @@ def test_wine_errors_keeps_the_sections_other_scripts_wrote() -> None:
     new = "# Why\n\nnew table\n"
     assert keep_sections(old, new) == f"# Why\n\nnew table\n\n{SECTION}\n\nanchors\n\n{REMEDIES}\n\nremedies\n\n## Conclusion\n\nends\n"
     assert keep_sections("# Why\n\nold table\n", new) == new
+
+
+def test_small_dnf_best_box_is_the_best_pair_by_brute_force() -> None:
+    """experiments.small_dnf's matrix form of the box search equals trying every pair."""
+    import numpy as np
+
+    from experiments.small_dnf import best_box, conditions
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, size=(30, 3)).astype(float)
+    y = rng.random(30) < 0.4
+    C, _ = conditions(X, X)
+    covered = rng.random(30) < 0.2
+    for positive in (True, False):
+        target = y if positive else ~y
+        free = ~covered
+        brute = max(int(((C[i] & C[j] & free & target).sum()) - ((C[i] & C[j] & free & ~target).sum()))
+                    for i in range(len(C)) for j in range(len(C)))
+        i, j, g = best_box(C, y, covered, positive)
+        assert g == brute
+        box = C[i] & C[j] & free
+        assert int((box & target).sum() - (box & ~target).sum()) == brute

@@ -21,6 +21,7 @@ from .polars_floor import check_polars as _check_polars
 _check_polars(_polars.__version__)  # before anything builds a Polars query
 
 from . import datasets
+from .bagged import BaggedModel, fit_bagged
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
 from .config import Config
 from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError, IdentifierWarning
@@ -29,6 +30,6 @@ from .learn import fit
 from .model import ModelPair, RuleSetModel, __version__
 
 __all__ = [
-    "Config", "ContradictionWarning", "ExceptionsModel", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "ModelPair",
-    "RuleSetModel", "__version__", "datasets", "fit",
+    "BaggedModel", "Config", "ContradictionWarning", "ExceptionsModel", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "ModelPair",
+    "RuleSetModel", "__version__", "datasets", "fit", "fit_bagged",
 ]

@@ -17,12 +17,15 @@ import re
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
 import polars as pl
 
 from . import datasets
+from .bagged import FORMAT as _BAGGED_FORMAT
+from .bagged import BaggedModel, fit_bagged
 from .errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
 from .learn import fit
@@ -168,12 +171,24 @@ def _cli_terms(message: str) -> str:
     return _PARAM_RE.sub(lambda m: _CLI_NAMES[m.group(1)] + " ", message)
 
 
-def _load_model(path: str) -> RuleSetModel | ExceptionsModel:
+def _load_model(path: str) -> RuleSetModel | ExceptionsModel | BaggedModel:
     if not Path(path).is_file():
         raise _CLIError(f"model file {path!r} not found")
-    if is_exceptions_document(Path(path).read_text()):
+    text = Path(path).read_text()
+    if is_exceptions_document(text):
         return ExceptionsModel.from_json(Path(path))
+    if _is_bagged_document(text):
+        return BaggedModel.from_json(Path(path))
     return RuleSetModel.from_json(Path(path))
+
+
+def _is_bagged_document(text: str) -> bool:
+    """Whether ``text`` is a JSON object whose format is a bagged vote's (docs/semantics.md §12)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(doc, dict) and doc.get("format") == _BAGGED_FORMAT
 
 
 def _training_schema(model: RuleSetModel) -> dict[str, pl.DataType]:
@@ -254,7 +269,7 @@ def _fit(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.perf_counter()
-        model = fit(
+        model = (partial(fit_bagged, n_estimators=args.bagged) if args.bagged else fit)(
             df,
             args.target,
             _parse_label(df, args.target, args.positive),
@@ -311,6 +326,8 @@ def _explain(args: argparse.Namespace) -> int:
     df = _read_frame(args.data, _training_schema(model), header=args.header)
     if isinstance(model, ExceptionsModel):
         return _explain_exceptions(model, df)
+    if isinstance(model, BaggedModel):
+        return _explain_bagged(model, df)
     table = model.explain(df)
     name = model.target.name
     positive = model.target.positive
@@ -376,8 +393,28 @@ def _explain_exceptions(model: ExceptionsModel, df: pl.DataFrame) -> int:
     return 0
 
 
+def _explain_bagged(model: BaggedModel, df: pl.DataFrame) -> int:
+    """``explain`` of a bagged vote: per row the label, the members' votes and the rules behind
+    them, for and against the positive label."""
+    name = model.target.name
+    table = model.explain(df)
+    lines = []
+    for i, (label, votes, fors, againsts) in enumerate(
+            table.select(f"{name}_predicted", f"{name}_votes", "rules_for", "rules_against").iter_rows()):
+        lines.append(f"row {i}: {name} = {label!r}  ({votes} of {model.n_estimators} members vote "
+                     f"{model.target.positive!r})")
+        for side, texts in (("for", fors), ("against", againsts)):
+            for t in texts:
+                lines.append(f"  {side}: {t}")
+    print("\n".join(lines))
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     model = _load_model(args.model)
+    if isinstance(model, BaggedModel):
+        print(model.to_text(max_rules=None))  # every distinct rule, most shared first
+        return 0
     print(model)
     print()
     if isinstance(model, ExceptionsModel):
@@ -537,6 +574,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "exceptions, the other label's rules at least as precise (docs/semantics.md 9.6); default: "
                         "chosen by the automatic settings' cross-validation (never with --paper); --no-exceptions "
                         "keeps the rules alone")
+    p.add_argument("--bagged", type=_positive_int, default=None, metavar="N",
+                   help="the majority vote of N fits, each on a stratified bootstrap sample of DATA, with the "
+                        "settings above (docs/semantics.md 12; N times the cost of one fit); two classes, or --positive")
     p.add_argument("-o", "--output", required=True, metavar="model.json", help="where to save the model")
     p.set_defaults(run=_fit)
 

@@ -21,6 +21,8 @@ from .encode import check_columns
 from .expressions import Engine, input_schema
 from .learn import Auto, BinEdges, Direction, Encoding, IntervalEnds, Method, Numeric, Pair
 from .learn import fit as _fit
+from .bagged import BaggedModel
+from .bagged import fit_bagged as _fit_bagged
 from .exceptions import ExceptionsModel
 from .model import ModelPair, RuleSetModel
 from .params import DEFAULTS, NOT_GIVEN
@@ -99,7 +101,24 @@ class DataFrameNamespace:
             best_of=best_of, run=run,
         )
 
-    def predict(self, model: RuleSetModel | ExceptionsModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
+    def fit_bagged(self, target: str, positive: Any | None = None, *, n_estimators: int = 25,
+                   random_state: int | None = None, **kwargs: Any) -> BaggedModel:
+        """:func:`findrs.fit_bagged` on this frame: the majority vote of ``n_estimators``
+        findrs models fitted on stratified bootstrap samples (``kwargs``: :func:`findrs.fit`'s
+        keywords, given to each member).
+
+        Raises:
+            FindRSInputError: as :func:`findrs.fit_bagged`.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> df.findrs.fit_bagged("class", "positive", n_estimators=3, random_state=0).n_estimators
+            3
+        """
+        return _fit_bagged(self._df, target, positive, n_estimators=n_estimators, random_state=random_state, **kwargs)
+
+    def predict(self, model: RuleSetModel | ExceptionsModel | BaggedModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
         """The frame with a prediction column (default name ``<target>_predicted``).
 
         Raises:
@@ -117,7 +136,7 @@ class DataFrameNamespace:
             expr = model.predict_expr(engine=engine)
         return self._df.with_columns(expr.alias(name) if name else expr)
 
-    def explain(self, model: RuleSetModel | ExceptionsModel, *, top: int | None = None) -> pl.DataFrame:
+    def explain(self, model: RuleSetModel | ExceptionsModel | BaggedModel, *, top: int | None = None) -> pl.DataFrame:
         """The frame with the prediction, the decision value, its strength, the fired rules (ids
         and texts) and the nearest rule with its failed conditions, as
         :meth:`RuleSetModel.explain` gives them.
@@ -206,7 +225,24 @@ class LazyFrameNamespace:
             best_of=best_of, run=run,
         )
 
-    def predict(self, model: RuleSetModel | ExceptionsModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
+    def fit_bagged(self, target: str, positive: Any | None = None, *, n_estimators: int = 25,
+                   random_state: int | None = None, **kwargs: Any) -> BaggedModel:
+        """:func:`findrs.fit_bagged` on this query (collected once): the majority vote of ``n_estimators``
+        findrs models fitted on stratified bootstrap samples (``kwargs``: :func:`findrs.fit`'s
+        keywords, given to each member).
+
+        Raises:
+            FindRSInputError: as :func:`findrs.fit_bagged`.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> df.lazy().findrs.fit_bagged("class", "positive", n_estimators=3, random_state=0).n_estimators
+            3
+        """
+        return _fit_bagged(self._lf.collect(), target, positive, n_estimators=n_estimators, random_state=random_state, **kwargs)
+
+    def predict(self, model: RuleSetModel | ExceptionsModel | BaggedModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
         """The query with a prediction column added (lazy; streams). The columns are checked
         first, so a missing one raises the same error as in :meth:`RuleSetModel.predict`.
 
@@ -225,7 +261,7 @@ class LazyFrameNamespace:
             expr = model.predict_expr(engine=engine)
         return self._lf.with_columns(expr.alias(name) if name else expr)
 
-    def explain(self, model: RuleSetModel | ExceptionsModel, *, top: int | None = None) -> pl.LazyFrame:
+    def explain(self, model: RuleSetModel | ExceptionsModel | BaggedModel, *, top: int | None = None) -> pl.LazyFrame:
         """The query with the prediction, the decision value, its strength, the fired rules (ids
         and texts) and the nearest rule with its failed conditions (as
         :meth:`RuleSetModel.explain`).
