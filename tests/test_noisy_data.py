@@ -516,6 +516,29 @@ def test_the_default_sample_grows_above_16000_rows() -> None:
     assert findrs.fit(df, "y", True, auto=False).params["cv_rows"] is None  # nothing cross-validated
 
 
+# docs/semantics.md §9.4: share tolerances 0.05 apart when the cross-validation uses more than
+# 10,000 rows (the 12,000-row sample of a frame of over 16,000 rows), 0.1 apart otherwise.
+def test_the_tolerance_grid_is_finer_when_the_cross_validation_has_the_rows() -> None:
+    from findrs.auto import LARGE_ROWS, TOLERANCES, TOLERANCES_LARGE, tolerances
+
+    assert TOLERANCES == (0, 0.1, 0.2, 0.3, 0.4)
+    assert TOLERANCES_LARGE == (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+    assert tolerances(LARGE_ROWS) == TOLERANCES and tolerances(LARGE_ROWS + 1) == TOLERANCES_LARGE
+    rng = np.random.default_rng(2)
+    n = 20_000
+    df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
+        y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
+
+    def tried(frame: pl.DataFrame, **kw) -> list:
+        m = findrs.fit(frame, "y", True, tolerance="auto", auto=False, random_state=0, **kw)
+        return sorted({float(t) for t in m.cv_results["tolerance"].to_list()})  # the table shows them as text
+
+    assert tried(df) == [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4]  # a 12,000-row sample
+    assert tried(df, cv_rows=8_000) == [0, 0.1, 0.2, 0.3, 0.4]
+    assert tried(df.head(16_000)) == [0, 0.1, 0.2, 0.3, 0.4]  # its 8,000-row sample
+    assert tried(df.head(12_000), cv_rows=None) == [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4]
+
+
 @pytest.mark.parametrize("value", ["AUTO", "all", ""])
 def test_a_cv_rows_word_other_than_auto_names_the_choices(value: str) -> None:
     with pytest.raises(findrs.FindRSInputError, match=r'cv_rows must be .*None \(every row\) or "auto"') as e:

@@ -31,6 +31,11 @@ TOLERANCES: tuple[int | float, ...] = (0, 0.1, 0.2, 0.3, 0.4)
 """Tolerance candidates: ``0`` is the paper's count, a float the largest share of negatives among
 the training rows a rule covers."""
 
+TOLERANCES_LARGE: tuple[int | float, ...] = (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+"""Tolerance candidates when the cross-validation uses more than :data:`LARGE_ROWS` rows: shares
+0.05 apart, which that many held-out rows tell apart (docs/semantics.md §9.4; on Adult's
+24,420-row training parts +.0014 over six seeds, ``results/adult-holdout.md``)."""
+
 SUPPORTS: tuple[int, ...] = (0, 2, 3, 5, 10, 20, 50, 100, 200, 500)
 """Support candidates, kept when at most a twentieth of the positives (0 and 2 always)."""
 
@@ -65,27 +70,41 @@ def supports(n_positives: int) -> list[int]:
     return [s for s in SUPPORTS if s <= top]
 
 
+def tolerances(cv_rows_used: int) -> tuple[int | float, ...]:
+    """The tolerance candidates of a cross-validation that uses ``cv_rows_used`` rows (its
+    sample, or every training row): :data:`TOLERANCES`, or the finer :data:`TOLERANCES_LARGE`
+    above :data:`LARGE_ROWS` rows, the same line as :func:`default_folds` (docs/semantics.md
+    §9.4).
+
+    Example:
+        >>> tolerances(8_000), len(tolerances(12_000))
+        ((0, 0.1, 0.2, 0.3, 0.4), 9)
+    """
+    return TOLERANCES_LARGE if cv_rows_used > LARGE_ROWS else TOLERANCES
+
+
 def candidates(params: Mapping[str, Any], *, n_positives: int, n_negatives: int) -> list[dict[str, Any]]:
     """Every combination of the values to try, one dict per candidate with a value for each of
     :data:`~findrs.params.AUTOMATIC` (a fixed parameter appears with its one value). Order:
     simpler first (AV before OH, lower tolerance, less support, the positive class, the
     paper's rules before simplified ones, the automatic K). ``n_positives`` and ``n_negatives`` count the training rows of the positive
-    label and of the others.
+    label and of the others that the cross-validation uses (its sample): above
+    :data:`LARGE_ROWS` of them the tolerances are 0.05 apart (:func:`tolerances`).
 
     A share tolerance at least the share of the other class would accept the rule that covers
     every row (its precision is the described class's share); such a candidate is left out (a
     tolerance given explicitly is always used).
     """
     auto = {k: isinstance(params[k], str) and params[k] == ("cv" if k == "n_rules" else "auto") for k in AUTOMATIC}
+    total = n_positives + n_negatives
     axes = {
         "encoding": ("av", "oh") if auto["encoding"] else (params["encoding"],),
-        "tolerance": TOLERANCES if auto["tolerance"] else (params["tolerance"],),
+        "tolerance": tolerances(total) if auto["tolerance"] else (params["tolerance"],),
         "min_support": tuple(supports(n_positives)) if auto["min_support"] else (params["min_support"],),
         "direction": ("positive", "negative") if auto["direction"] else (params["direction"],),
         "simplify": (False, True) if auto["simplify"] else (params["simplify"],),
         "n_rules": RULE_COUNTS if auto["n_rules"] else (params["n_rules"],),
     }
-    total = n_positives + n_negatives
     out = []
     for values in itertools.product(*axes.values()):
         c = dict(zip(axes, values))

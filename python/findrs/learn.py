@@ -109,7 +109,7 @@ def fit(
             the training rows the generalized rule covers, so every rule has training
             precision at least ``1 - epsilon`` (a positive whose identical training rows fail
             that makes no rule; docs/semantics.md §9.1; ``0.0`` is ``0``). ``"auto"``: chosen among ``0, 0.1,
-            0.2, 0.3, 0.4``.
+            0.2, 0.3, 0.4``, or ``0, 0.05, ..., 0.4`` when the cross-validation uses over 10,000 rows.
         min_support: each run drops (before prune) every rule covering fewer than this many
             training positives, so no rule stands for one, possibly mislabelled, positive
             (docs/semantics.md §9.2); ``0`` (the default) and ``1`` drop nothing. ``"auto"``:
