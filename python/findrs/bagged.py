@@ -24,7 +24,7 @@ import os
 import warnings
 from pathlib import Path
 from types import EllipsisType
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import polars as pl
@@ -35,7 +35,7 @@ from .encode import check_columns
 from .errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
 from .frames import as_polars
-from .model import RuleSetModel, _is_file, _parse_dtype
+from .model import RuleSetModel, _is_file, prediction_expr
 from .sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
 from .target import Target, binarize
 
@@ -234,6 +234,12 @@ class BaggedModel:
         check_columns(df, self.encoders)
         return df
 
+    def _column(self, data: Any, expr: Callable[[], pl.Expr]) -> pl.Series:
+        """``expr()`` (built for ``data``'s schema, as the plugin needs) evaluated on ``data``."""
+        df = self._frame(data)
+        with expressions.input_schema(df.schema):
+            return df.select(expr()).to_series()
+
     def votes_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
         """The members predicting the positive label, per row, as a ``UInt32`` Polars
         expression named ``<target>_votes`` (``engine`` as :meth:`predict_expr`).
@@ -272,17 +278,7 @@ class BaggedModel:
             >>> df.lazy().with_columns(bag.predict_expr()).collect()["class_predicted"][0]
             'positive'
         """
-        mask = self.votes_expr(engine=engine) * 2 > self.n_estimators
-        name = self.target.name
-        if not labels:
-            return mask.alias(f"{name}_is_positive")
-        if self.target.negative is None:
-            return mask.alias(f"{name}_predicted")
-        out = pl.when(mask).then(pl.lit(self.target.positive)).otherwise(pl.lit(self.target.negative))
-        dtype = _parse_dtype(self.target.dtype)
-        if dtype is not None:
-            out = out.cast(dtype)
-        return out.alias(f"{name}_predicted")
+        return prediction_expr(self.votes_expr(engine=engine) * 2 > self.n_estimators, self.target, labels)
 
     def to_expr(self) -> pl.Expr:
         """The prediction mask (``<target>_is_positive``) in plain Polars, no plugin.
@@ -309,9 +305,7 @@ class BaggedModel:
             >>> bag.predict(df.head(1), labels=False).to_list()
             [True]
         """
-        df = self._frame(data)
-        with expressions.input_schema(df.schema):
-            return df.select(self.predict_expr(labels=labels)).to_series().alias(self.target.name)
+        return self._column(data, lambda: self.predict_expr(labels=labels)).alias(self.target.name)
 
     def votes(self, data: Any) -> pl.Series:
         """Per row, how many members predict the positive label (``UInt32``, named ``votes``).
@@ -326,9 +320,7 @@ class BaggedModel:
             >>> bag.votes(df.head(1)).to_list()
             [3]
         """
-        df = self._frame(data)
-        with expressions.input_schema(df.schema):
-            return df.select(self.votes_expr()).to_series().alias("votes")
+        return self._column(data, self.votes_expr).alias("votes")
 
     def decision_function(self, data: Any) -> pl.Series:
         """The share of members predicting the positive label, minus 1/2 (``Float64``, named

@@ -46,7 +46,7 @@ from .encode import FeatureEncoder, check_columns
 from .errors import FindRSInputError
 from .auto import table as auto_table
 from .frames import as_polars
-from .model import RuleSetModel, _is_file, _parse_dtype
+from .model import RuleSetModel, _is_file, prediction_expr
 from .sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
 from .target import Target
 
@@ -312,14 +312,7 @@ class ExceptionsModel:
             'positive'
         """
         mask = self._mask_plugin() if expressions.check_engine(engine) else self._mask_compiled()
-        name = self.target.name
-        if not labels:
-            return mask.alias(f"{name}_is_positive")
-        out = pl.when(mask).then(pl.lit(self.target.positive)).otherwise(pl.lit(self.target.negative))
-        dtype = _parse_dtype(self.target.dtype)
-        if dtype is not None:
-            out = out.cast(dtype)
-        return out.alias(f"{name}_predicted")
+        return prediction_expr(mask, self.target, labels)
 
     def to_expr(self) -> pl.Expr:
         """The prediction mask (``<target>_is_positive``) in plain Polars, no plugin: each rule

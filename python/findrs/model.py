@@ -834,16 +834,7 @@ class RuleSetModel:
             mask = self._plugin("findrs_predict")
         else:
             mask = expressions.compiled_mask(self.vote, self.encoders)
-        name = self.target.name
-        if not labels:
-            return mask.alias(f"{name}_is_positive")
-        if self.target.negative is None:
-            return mask.alias(f"{name}_predicted")
-        out = pl.when(mask).then(pl.lit(self.target.positive)).otherwise(pl.lit(self.target.negative))
-        dtype = _parse_dtype(self.target.dtype)
-        if dtype is not None:
-            out = out.cast(dtype)
-        return out.alias(f"{name}_predicted")
+        return prediction_expr(mask, self.target, labels)
 
     def decision_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
         """:meth:`decision_function` as a ``Float64`` Polars expression named
@@ -1958,6 +1949,22 @@ def _is_file(text: str) -> bool:
         return Path(text).is_file()
     except (OSError, ValueError):
         return False
+
+
+def prediction_expr(mask: pl.Expr, target: Target, labels: bool) -> pl.Expr:
+    """A binary model's prediction from its "is positive" ``mask``: the mask named
+    ``<target>_is_positive`` (``labels=False``), or the labels named ``<target>_predicted`` in
+    the target's dtype (a one-vs-rest target's labels are the mask)."""
+    name = target.name
+    if not labels:
+        return mask.alias(f"{name}_is_positive")
+    if target.negative is None:
+        return mask.alias(f"{name}_predicted")
+    out = pl.when(mask).then(pl.lit(target.positive)).otherwise(pl.lit(target.negative))
+    dtype = _parse_dtype(target.dtype)
+    if dtype is not None:
+        out = out.cast(dtype)
+    return out.alias(f"{name}_predicted")
 
 
 def _parse_dtype(text: str) -> pl.DataType | None:
