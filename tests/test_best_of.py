@@ -163,3 +163,20 @@ def test_bad_combinations_are_refused(noisy: pl.DataFrame) -> None:
     multi = noisy.with_columns(pl.Series("class", (["a", "b", "c"] * noisy.height)[: noisy.height]))
     with pytest.raises(FindRSInputError, match="multiclass"):
         findrs.fit(multi, "class", best_of=3, random_state=0)
+
+
+def test_large_frames_keep_the_best_of_fewer_runs(noisy: pl.DataFrame, monkeypatch) -> None:
+    """docs/semantics.md §5.3: the final fit makes at most BEST_OF_ROW_RUNS run-rows (20 runs up
+    to 100,000 rows, 1 from 2,000,000); the model is then the fit with that best_of."""
+    import findrs.params
+    from findrs.params import BEST_OF_ROW_RUNS, auto_best_of
+
+    assert BEST_OF_ROW_RUNS == 2_000_000
+    assert [auto_best_of(n) for n in (1, 100_000, 100_001, 540_456, 1_000_000, 2_026_710)] == [20, 20, 19, 3, 2, 1]
+    monkeypatch.setattr(findrs.params, "BEST_OF_ROW_RUNS", 3 * noisy.height + 1)  # this frame is "large"
+    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", exceptions=False)
+    assert m.params["best_of"] == 3 and len(m._best_of) == 3
+    given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
+                                        "numeric", "bin_edges", "interval_ends")}
+    again = findrs.fit(noisy, "class", True, random_state=2, auto=False, best_of=3, **given)
+    assert again.rules.equals(m.rules) and again.params["run"] == m.params["run"]

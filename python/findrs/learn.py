@@ -19,7 +19,7 @@ from .frames import as_polars
 from .model import FoldCoder, ModelPair, RuleSetModel
 from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import AUTO_BEST_OF, DEFAULTS, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
+from .params import DEFAULTS, auto_best_of, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
 from .target import binarize, class_indices
 from . import auto as _auto_mod
@@ -229,8 +229,9 @@ def fit(
             training rows correctly, a tie to the earliest (docs/semantics.md §5.3; the model
             records the run kept as ``params["run"]`` and every run's rows right). ``None``
             (the default): 1 with ``auto=False`` or ``method`` BO/BP (the paper's single run),
-            :data:`findrs.params.AUTO_BEST_OF` for the final FIND-RS fit of automatic settings
-            (the cross-validation scores one run per candidate). ``1``: one run.
+            :data:`findrs.params.AUTO_BEST_OF` (20) for the final FIND-RS fit of automatic settings
+            (the cross-validation scores one run per candidate), fewer on frames of over 100,000
+            rows (:func:`findrs.params.auto_best_of`). ``1``: one run.
         run: FIND-RS: present the positives in the order of run ``run`` of ``random_state``
             (default ``0``, the paper's FIND-RS); ``fit(..., run=model.params["run"])`` with a
             model's other settings refits the run a ``best_of`` fit kept.
@@ -410,7 +411,7 @@ def fit(
             f"leave chunks None")
     if best_of is None and params["auto"] and params["method"] == "find-rs" and multi is None:
         # docs/semantics.md §5.3: the final fit of automatic settings keeps the best of several runs.
-        params = {**params, "best_of": AUTO_BEST_OF}
+        params = {**params, "best_of": auto_best_of(df.height)}
     encoders = fit_encoders(
         df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"],
         bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
