@@ -584,7 +584,11 @@ def test_the_measurement_script_runs_at_smoke_size(tmp_path, data_dir) -> None:
                 "RIPPER raw"):
         assert f"| {row} | 0.9" in text, row
     raw = pl.read_csv(out.with_suffix(".raw.csv"))
-    assert raw.height == 16 and set(raw["dataset"]) == {"banknote"}
+    assert raw.height == 19 and set(raw["dataset"]) == {"banknote"}
+    # The bagged vote (docs/semantics.md §12): its three rows, each with its distinct rules.
+    for row in ("findrs bagged", "findrs bagged, bins", "findrs bagged, interval"):
+        assert f"| {row} | 0.9" in text, row
+        assert raw.filter(pl.col("model") == row)["rules"][0] >= 1
     assert "at least LR's on " in text and "the other learners of axis-aligned rules: CART raw 0.9" in text
     assert "**banknote: holds** under " in text or "**banknote: does not hold** under any row above." in text
     assert "- banknote, not a fit findrs makes today: `findrs default` with bins or intervals chosen after the vote" in text

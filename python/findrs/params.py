@@ -208,6 +208,9 @@ def auto_best_of(n_rows: int) -> int:
     and one run of a 2,000,000-row noisy frame costs about as much as the whole cross-validation,
     so twenty runs there multiplied the fit's cost by seven.
 
+    Raises:
+        TypeError: ``n_rows`` is not a number (the fit passes the frame's height).
+
     Example:
         >>> auto_best_of(32_561), auto_best_of(100_000), auto_best_of(540_456), auto_best_of(2_026_710)
         (20, 20, 3, 1)
