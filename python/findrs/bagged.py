@@ -35,7 +35,7 @@ from .encode import check_columns
 from .errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
 from .frames import as_polars
-from .model import RuleSetModel, _is_file, prediction_expr
+from .model import RuleSetModel, prediction_expr, source_text
 from .sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
 from .target import Target, binarize
 
@@ -101,9 +101,6 @@ def fit_bagged(
     if isinstance(method, str) and "+" in method:
         raise FindRSInputError(f"method={method!r} returns a pair of models; a bagged vote takes one method per "
                                f"member: 'find-rs', 'bo', 'bp' or None")
-    for key in ("data", "target", "positive"):
-        if key in kwargs:
-            raise FindRSInputError(f"{key} is given twice")
     df = as_polars(data)
     y, tgt = binarize(df, target, positive)
     seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else int(random_state)
@@ -127,7 +124,7 @@ def fit_bagged(
 
 class BaggedModel:
     """The majority vote of findrs models fitted on bootstrap samples (docs/semantics.md
-    §11): the positive label where more than half of :attr:`members` predict it. Build one
+    §12): the positive label where more than half of :attr:`members` predict it. Build one
     with :func:`findrs.fit_bagged`.
 
     Attributes:
@@ -483,14 +480,8 @@ class BaggedModel:
             >>> findrs.BaggedModel.from_json(bag.to_json()).n_estimators
             3
         """
-        if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
-            text = Path(source).read_text()
-        elif isinstance(source, str):
-            text = source
-        else:
-            raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
         try:
-            doc = json.loads(text)
+            doc = json.loads(source_text(source))
         except json.JSONDecodeError as e:
             raise FindRSInputError(f"bagged model JSON: not JSON ({e})") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -571,10 +562,7 @@ def _voting_texts(m: Member) -> list[tuple[str, Any]]:
         r = m.rules
         return [(text, m.target.positive if kind == "rule" else m.target.negative)
                 for text, kind in zip(r["text"].to_list(), r["kind"].to_list())]
-    r = m.rules
-    if "kept" in r.columns:
-        r = r.filter(pl.col("kept"))
-    return [(text, m.target.positive) for text in r["text"].to_list()]
+    return [(text, m.target.positive) for text in m.rules.filter(pl.col("kept"))["text"].to_list()]
 
 
 def _settings_summary(members: Sequence[Member]) -> str:

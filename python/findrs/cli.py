@@ -29,7 +29,7 @@ from .bagged import BaggedModel, fit_bagged
 from .errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
 from .learn import fit
-from .model import RuleSetModel
+from .model import RuleSetModel, document_format
 from .params import NOT_GIVEN
 from .multiclass import COMBINATIONS, DEFAULT
 
@@ -177,18 +177,9 @@ def _load_model(path: str) -> RuleSetModel | ExceptionsModel | BaggedModel:
     text = Path(path).read_text()
     if is_exceptions_document(text):
         return ExceptionsModel.from_json(Path(path))
-    if _is_bagged_document(text):
+    if document_format(text) == _BAGGED_FORMAT:
         return BaggedModel.from_json(Path(path))
     return RuleSetModel.from_json(Path(path))
-
-
-def _is_bagged_document(text: str) -> bool:
-    """Whether ``text`` is a JSON object whose format is a bagged vote's (docs/semantics.md §12)."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        return False
-    return isinstance(doc, dict) and doc.get("format") == _BAGGED_FORMAT
 
 
 def _training_schema(model: RuleSetModel) -> dict[str, pl.DataType]:

@@ -46,7 +46,7 @@ from .encode import FeatureEncoder, check_columns
 from .errors import FindRSInputError
 from .auto import table as auto_table
 from .frames import as_polars
-from .model import RuleSetModel, _is_file, prediction_expr
+from .model import RuleSetModel, document_format, prediction_expr, source_text
 from .sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
 from .target import Target
 
@@ -62,11 +62,7 @@ def is_exceptions_document(text: str) -> bool:
         >>> is_exceptions_document('{"format": "findrs-exceptions"}'), is_exceptions_document("{}")
         (True, False)
     """
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and doc.get("format") == FORMAT
+    return document_format(text) == FORMAT
 
 
 def exception_matrix(P: int, N: int, ar: Sequence[int], br: Sequence[int], as_: Sequence[int],
@@ -660,14 +656,8 @@ class ExceptionsModel:
             >>> findrs.ExceptionsModel.from_json(m.to_json()).n_rules == m.n_rules
             True
         """
-        if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
-            text = Path(source).read_text()
-        elif isinstance(source, str):
-            text = source
-        else:
-            raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
         try:
-            doc = json.loads(text)
+            doc = json.loads(source_text(source))
         except json.JSONDecodeError as e:
             raise FindRSInputError(f"rules-with-exceptions JSON: not JSON ({e})") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:

@@ -1477,14 +1477,9 @@ class RuleSetModel:
             >>> findrs.RuleSetModel.from_json(m.to_json()).rules["text"][0]
             'top_left = x and top_middle = x and top_right = x'
         """
-        if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
-            text = Path(source).read_text()
-        elif isinstance(source, str):
-            text = source
-            if not text.lstrip().startswith(("{", "[", '"')) and not text.strip()[:1].isdigit():
-                raise FindRSInputError(f"{source!r} is neither a findrs model file nor findrs model JSON")
-        else:
-            raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
+        text = source_text(source)
+        if text is source and not text.lstrip().startswith(("{", "[", '"')) and not text.strip()[:1].isdigit():
+            raise FindRSInputError(f"{source!r} is neither a findrs model file nor findrs model JSON")
         try:
             core, sections = _core.CoreModel.load(text)
         except ValueError as e:
@@ -1940,6 +1935,31 @@ def _value_key(v: Any) -> Any:
     if isinstance(v, (list, dict)):
         return ("json", json.dumps(v))
     return (type(v).__name__, v)
+
+
+def source_text(source: Any) -> str:
+    """The JSON text a ``from_json`` reads: a file's text for a path (a path-like, or a string
+    naming an existing file), else the string itself.
+
+    Raises:
+        FindRSInputError: ``source`` is neither a string nor a path.
+        OSError: the file cannot be read.
+    """
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
+        return Path(source).read_text()
+    if isinstance(source, str):
+        return source
+    raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
+
+
+def document_format(text: str) -> Any:
+    """The ``format`` of the JSON object ``text`` (``"findrs-exceptions"``, ``"findrs-bagged"``),
+    ``None`` for a plain model's document or text that is not a JSON object."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc.get("format") if isinstance(doc, dict) else None
 
 
 def _is_file(text: str) -> bool:
