@@ -70,7 +70,7 @@ def main() -> None:
           f"{'anchor eager':>12} {'lazy':>7} {'streaming':>9} | {'plugin lazy':>11}")
     for name, encoding, tolerance in MODELS:
         df = load_uci(name, data_dir)
-        model = df.findrs.fit("class", method="bo", T=args.T, encoding=encoding, tolerance=tolerance, random_state=0)
+        model = df.findrs.fit("class", method="bo", random_state=0, settings=dict(T=args.T, encoding=encoding, tolerance=tolerance))
         label = f"{name} {encoding.upper()} {model.n_rules} rules"
         ours, anchor, plugin = model.to_expr(), anchor_expr(model), model.predict_expr(labels=False)
         for rows in args.rows:

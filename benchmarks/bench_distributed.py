@@ -58,7 +58,7 @@ def one(args: argparse.Namespace) -> dict:
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
     if args.mode == "local":
-        model = findrs.fit(df, "class", n_jobs=2, **kw)
+        model = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(n_jobs=2, **kw)))
         workers_mb = None
     else:
         import joblib
@@ -68,7 +68,7 @@ def one(args: argparse.Namespace) -> dict:
             with distributed.Client(cluster) as client:
                 t0 = time.perf_counter()  # the cluster's start-up is not the fit's
                 with joblib.parallel_backend("dask"):
-                    model = findrs.fit(df, "class", n_jobs=1, chunks=2, **kw)
+                    model = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(n_jobs=1, **kw, settings=dict(chunks=2))))
                 seconds = time.perf_counter() - t0
                 rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
                 workers_mb = max(rss.values()) / 1024

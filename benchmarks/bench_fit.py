@@ -91,7 +91,7 @@ def main() -> int:
         tau = TOLERANCE.get(name, 0)
         big = train.height > 20000
         repeat = 1 if (big and T > 1) else 3 if big else 15
-        fit = lambda: findrs.fit(train, "class", method=args.method, T=T, tolerance=tau, random_state=0, n_jobs=args.n_jobs)  # noqa: E731
+        fit = lambda: findrs.fit(train, "class", method=args.method, random_state=0, n_jobs=args.n_jobs, settings=dict(T=T, tolerance=tau))  # noqa: E731
         fit()  # warm-up (first Polars calls, thread pool start)
         t_fit, model = timed(fit, repeat)
         t_core, _ = timed(core_only(train, args.method, T, tau, args.n_jobs), repeat)
@@ -104,7 +104,7 @@ def main() -> int:
         print(f"\nconnect-4 {args.method} fit time against training rows (rows sampled with seed 0)")
         for n in (4000, 8000, 16000, 33000, 67557):
             train = df.sample(n=min(n, df.height), seed=0)
-            t, m = timed(lambda: findrs.fit(train, "class", method=args.method, T=T, random_state=0, n_jobs=args.n_jobs), 1)
+            t, m = timed(lambda: findrs.fit(train, "class", method=args.method, random_state=0, n_jobs=args.n_jobs, settings=dict(T=T)), 1)
             print(f"  {train.height:>6} training rows: {t:8.2f} s, {m.n_rules_found} rules, K {m.n_rules}", flush=True)
     if args.memory:
         code = (

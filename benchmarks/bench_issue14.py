@@ -77,8 +77,8 @@ def main() -> int:
     c4 = load_uci("connect-4", data_dir)
     train, _ = train_test_split(c4, 0.5, 0)
     bp = dict(method="bp", T=100, random_state=0, auto=False)
-    wall, _, model = timed(lambda: findrs.fit(train, "class", **bp))
-    wall1, cpu1, _ = timed(lambda: findrs.fit(train, "class", n_jobs=1, **bp))
+    wall, _, model = timed(lambda: findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(**bp))))
+    wall1, cpu1, _ = timed(lambda: findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(n_jobs=1, **bp))))
     print(f"connect-4 BP100 fit ({train.height:,} rows): {wall:.2f} s wall on {os.cpu_count()} cores; "
           f"{cpu1:.1f} CPU-s with n_jobs=1 ({wall1:.1f} s wall); {load()}")
 
@@ -97,7 +97,7 @@ def main() -> int:
         bo_and_bp(train, wall)
     adult, _ = load_adult(Path(data_dir))
     for encoding in ("av", "oh"):
-        t, cpu, m = timed(lambda: findrs.fit(adult, "class", encoding=encoding, **bp))
+        t, cpu, m = timed(lambda: findrs.fit(adult, "class", **findrs.settings.fit_keywords(dict(**bp, settings=dict(encoding=encoding)))))
         print(f"Adult BP100 fit ({adult.height:,} rows), {encoding.upper()}: {t:.2f} s wall on {os.cpu_count()} cores "
               f"({cpu:.1f} CPU-s), {m.n_rules:,} voting rules; {load()}")
     if args.cold_build:
@@ -106,8 +106,8 @@ def main() -> int:
 
 
 def bo_and_bp(train: pl.DataFrame, wall: float) -> None:
-    t_pair, _, _ = timed(lambda: findrs.fit(train, "class", method="bo+bp", T=100, random_state=0, auto=False))
-    t_bo, _, _ = timed(lambda: findrs.fit(train, "class", method="bo", T=100, random_state=0, auto=False))
+    t_pair, _, _ = timed(lambda: findrs.fit(train, "class", method="bo+bp", random_state=0, auto=False, settings=dict(T=100)))
+    t_bo, _, _ = timed(lambda: findrs.fit(train, "class", method="bo", random_state=0, auto=False, settings=dict(T=100)))
     print(f"\nBO and BP of connect-4: method='bo+bp' {t_pair:.2f} s; separate fits {t_bo + wall:.2f} s "
           f"(BO {t_bo:.2f} + BP {wall:.2f}); {load()}")
 

@@ -139,7 +139,7 @@ def main() -> int:
 
     df = load_uci("connect-4", data_dir)
     train, _ = train_test_split(df, 0.5, 0)
-    t_fit, model = timed(lambda: findrs.fit(train, "class", method="bp", T=args.T, random_state=0), 1)
+    t_fit, model = timed(lambda: findrs.fit(train, "class", method="bp", random_state=0, settings=dict(T=args.T)), 1)
     print(f"BP{args.T} on connect-4: fit {t_fit:.1f} s, {model.n_rules_found:,} rules, K = {model.n_rules:,} (auto); "
           f"polars {pl.__version__}, {os.cpu_count()} cores\n")
 

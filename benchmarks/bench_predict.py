@@ -85,7 +85,7 @@ def main() -> int:
 
     df = load_uci("connect-4", data_dir)
     train, _ = train_test_split(df, 0.5, 0)
-    t_fit, model = timed(lambda: findrs.fit(train, "class", method="bp", T=args.T, random_state=0, auto=False))
+    t_fit, model = timed(lambda: findrs.fit(train, "class", method="bp", random_state=0, auto=False, settings=dict(T=args.T)))
     full = model.with_n_rules(model.n_rules_found)
     print(f"BP{args.T} on connect-4: fit {t_fit:.1f} s, K = {model.n_rules} (auto) of {model.n_rules_found} rules; "
           f"polars {pl.__version__}, {os.cpu_count()} cores")

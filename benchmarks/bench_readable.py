@@ -126,8 +126,8 @@ def main() -> int:
             variants: list[dict[str, Any]] = [{}] + ([{"simplify": True}] if args.simplify else [])
             fitted = []
             for extra in variants:
-                fitted.append(findrs_cell(findrs.fit(train, "class", random_state=0, **extra), test, True))
-                bp = findrs.fit(train, "class", method="bp", T=100, random_state=0, **extra)
+                fitted.append(findrs_cell(findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(random_state=0, **extra))), test, True))
+                bp = findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(method="bp", random_state=0, **extra, settings=dict(T=100))))
                 fitted.append(findrs_cell(bp, test, False))
         cells += fitted
         cells.append(ripper_cell(train, test))

@@ -47,7 +47,7 @@ def sha(model) -> str:
 
 
 def digest(name: str, train, **kw) -> None:
-    model = findrs.fit(train, "class", random_state=0, auto=False, **kw)
+    model = findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(random_state=0, auto=False, **kw)))
     h = sha(model)
     args = " ".join(f"{k}={v}" for k, v in kw.items())
     print(f"{name:12s} {args:55s} rules {len(model.rules):7d} sha256 {h}", flush=True)
@@ -77,8 +77,8 @@ def kind_digests(data_dir: str) -> None:
         "adult default": lambda: findrs.fit(adult, "class", True, random_state=0),
         "car default": lambda: findrs.fit(car, "class", random_state=0),
         "ttt bagged": lambda: findrs.fit_bagged(ttt, "class", True, n_estimators=5, random_state=0),
-        "vote bo+bp": lambda: findrs.fit(vote, "class", True, method="bo+bp", T=10, random_state=0, auto=False),
-        "vote budget": lambda: findrs.fit(vote, "class", True, method="bp", T=10, max_rules=3, random_state=0, auto=False),
+        "vote bo+bp": lambda: findrs.fit(vote, "class", True, method="bo+bp", random_state=0, auto=False, settings=dict(T=10)),
+        "vote budget": lambda: findrs.fit(vote, "class", True, method="bp", max_rules=3, random_state=0, auto=False, settings=dict(T=10)),
     }
     for name, fit in fits.items():
         model = fit()

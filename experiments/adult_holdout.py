@@ -145,8 +145,7 @@ def _refit(scale: Callable[[int, int, int], int]) -> Callable[[pl.DataFrame, int
         rec = m._cv
         s = rec["candidates"][rec["chosen"]]["min_support"]
         kw = {k: m.params[k] for k in SETTINGS}
-        return findrs.fit(train, "class", True, random_state=seed, method="find-rs", auto=False,
-                          min_support=scale(s, train.height, rec["sampled"]), **kw)
+        return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="find-rs", auto=False, **kw, settings=dict(min_support=scale(s, train.height, rec["sampled"])))))
     return fit
 
 
@@ -172,7 +171,7 @@ def _kw(**kw: Any) -> Callable[[pl.DataFrame, int], Any]:
     def fit(train: pl.DataFrame, seed: int) -> Any:
         import findrs
 
-        return findrs.fit(train, "class", True, random_state=seed, **kw)
+        return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
     return fit
 
 
@@ -240,9 +239,9 @@ def _pair(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            pos = findrs.fit(train, "class", True, random_state=seed, direction="positive")
+            pos = findrs.fit(train, "class", True, random_state=seed, settings=dict(direction="positive"))
             _POS_TIME[seed] = (time.perf_counter() - t, time.process_time() - c)
-            neg = findrs.fit(train, "class", True, random_state=seed, direction="negative")
+            neg = findrs.fit(train, "class", True, random_state=seed, settings=dict(direction="negative"))
         _PAIRS.clear()
         _PAIRS[key] = (pos, neg, time.perf_counter() - t, time.process_time() - c)
     return _PAIRS[key]
@@ -315,8 +314,7 @@ def _exceptions(own_cv: bool) -> Callable[[pl.DataFrame, int], Any]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            neg = findrs.fit(train, "class", True, random_state=seed, method="find-rs", direction="negative",
-                             auto=own_cv, **kw)
+            neg = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="find-rs", auto=own_cv, **kw, settings=dict(direction="negative"))))
         if neg.encoders != pos.encoders:
             raise AssertionError("the <=50K set's encoders differ from the >50K set's")
         return _Exceptions(pos, neg, float(train["class"].mean()), secs + time.perf_counter() - t,
@@ -335,8 +333,7 @@ def _ovr_shared(train: pl.DataFrame, seed: int) -> Any:
     t, c = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        neg = findrs.fit(train, "class", True, random_state=seed, method="find-rs", auto=False, direction="negative",
-                         min_support=pos.params["min_support"], **kw)
+        neg = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="find-rs", auto=False, **kw, settings=dict(direction="negative", min_support=pos.params["min_support"]))))
     secs += time.perf_counter() - t
     cpu += time.process_time() - c
     return _Both(pos, neg, float(train["class"].mean()), "ovr", secs, cpu)
@@ -397,11 +394,10 @@ def _bo_of(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            base = findrs.fit(train, "class", True, random_state=seed, best_of=1)  # run 0 (before §5.3's default)
+            base = findrs.fit(train, "class", True, random_state=seed, settings=dict(best_of=1))  # run 0 (before §5.3's default)
             kw = {k: base.params[k] for k in SETTINGS}
             t1, c1 = time.perf_counter(), time.process_time()
-            bo = findrs.fit(train, "class", True, random_state=seed, method="bo", T=RUNS_T, auto=False,
-                            min_support=base.params["min_support"], **kw)
+            bo = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="bo", auto=False, **kw, settings=dict(T=RUNS_T, min_support=base.params["min_support"]))))
         secs, cpu = time.perf_counter() - t, time.process_time() - c
         _BO_ONLY[seed] = (time.perf_counter() - t1, time.process_time() - c1)
         print(json.dumps({"seed": seed, "method": f"bo{RUNS_T}-fit-only", "secs": round(_BO_ONLY[seed][0], 1),
@@ -482,7 +478,7 @@ def _exc_of(train: pl.DataFrame, seed: int) -> tuple[Any, float, float]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            exc = findrs.fit(train, "class", True, random_state=seed, exceptions=True, best_of=1)
+            exc = findrs.fit(train, "class", True, random_state=seed, settings=dict(exceptions=True, best_of=1))
         _EXC.clear()
         _EXC[key] = (exc, time.perf_counter() - t, time.process_time() - c)
     return _EXC[key]
@@ -522,7 +518,7 @@ def _second_stage(k: int, pairs: int | None = None, **kw: Any) -> Callable[[pl.D
 
         learn._choose_exceptions = choose
         try:
-            return findrs.fit(train, "class", True, random_state=seed, **kw)
+            return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
         finally:
             learn._choose_exceptions = old
     return fit

@@ -116,7 +116,7 @@ def _row(train: pl.DataFrame, test: pl.DataFrame, label: str, **kw: Any) -> dict
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        model = findrs.fit_bagged(train, "class", n_estimators=bagged, **kw) if bagged else findrs.fit(train, "class", **kw)
+        model = findrs.fit_bagged(train, "class", n_estimators=bagged, **findrs.settings.fit_keywords(dict(**kw))) if bagged else findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(**kw)))
         seconds = time.perf_counter() - t
     if bagged:
         return _bagged_row(model, test, label, seconds)
@@ -530,7 +530,7 @@ def curves(datasets: list[str], data_dir: str, n: int, command: str) -> str:
             for seed, train, test in splits(ds, data_dir, n):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    model = findrs.fit(train, "class", method="bp", T=100, random_state=seed, **kw)
+                    model = findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(method="bp", random_state=seed, **kw, settings=dict(T=100))))
                 a = model.pruning_curve(train, test)["test_accuracy"].to_numpy()
                 for k in CURVE_KS:
                     acc[k].append(float(a[min(k, len(a)) - 1]))
@@ -583,13 +583,13 @@ def wine_errors(data_dir: str, n: int, command: str) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for label, kw in settings:
-                m = findrs.fit(train, "class", random_state=seed, **kw)
+                m = findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
                 preds[label], rules[label] = m.predict(test).to_numpy(), [*rules[label], float(m.n_rules)]
                 if label == "findrs default":
                     default = m
             gap.append(_gap_split(seed, train, test, default))
             for label, kw in zip(labels[len(settings):], ({}, {"method": "bo", "T": 100})):
-                m = findrs.fit(train3, "class", random_state=seed, **kw)
+                m = findrs.fit(train3, "class", **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
                 preds[label], rules[label] = m.predict(test3).to_numpy() == 2, [*rules[label], float(m.n_rules)]
             _, _, oh_tr, oh_te = _bin_matrices(train, test)
             cart_tr, cart_te, _, _ = _raw_matrices(train, test)
@@ -654,9 +654,9 @@ def _gap_split(seed: int, train: pl.DataFrame, test: pl.DataFrame, default: Any)
     for kind in ("bins", "interval"):
         right = 0
         for a, b in StratifiedKFold(5, shuffle=True, random_state=seed).split(np.zeros(len(y)), y):
-            m = findrs.fit(train[a], "class", random_state=seed, numeric=kind)
+            m = findrs.fit(train[a], "class", random_state=seed, settings=dict(numeric=kind))
             right += int((m.predict(train[b]).to_numpy() == y[b]).sum())
-        nested[kind], fits[kind] = right / len(y), findrs.fit(train, "class", random_state=seed, numeric=kind)
+        nested[kind], fits[kind] = right / len(y), findrs.fit(train, "class", random_state=seed, settings=dict(numeric=kind))
     pick = "interval" if nested["interval"] > nested["bins"] else "bins"
     out.update({"nested_bins": nested["bins"], "nested_interval": nested["interval"], "nested_pick": pick,
                 "nested_accuracy": fits[pick].score(test), "nested_rules": fits[pick].n_rules,
@@ -666,7 +666,7 @@ def _gap_split(seed: int, train: pl.DataFrame, test: pl.DataFrame, default: Any)
     # a tie to the smaller K).
     best = None
     for k in VOTE_RULES:
-        m = findrs.fit(train, "class", random_state=seed, method="bp", T=VOTE_T, n_rules=k, numeric="interval")
+        m = findrs.fit(train, "class", random_state=seed, method="bp", settings=dict(T=VOTE_T, n_rules=k, numeric="interval"))
         score = (float(m.cv_results.filter(pl.col("chosen"))["cv_accuracy"][0]), -k)
         if best is None or score > best[0]:
             best = (score, m)

@@ -92,7 +92,7 @@ def _findrs_fit(train: pl.DataFrame, method: str, T: int, combine: str, seed: in
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        return findrs.fit(train, "class", method=method, T=T, multiclass=combine, random_state=seed, n_jobs=1)
+        return findrs.fit(train, "class", method=method, random_state=seed, n_jobs=1, settings=dict(T=T, multiclass=combine))
 
 
 def _size(model) -> tuple[int, int]:

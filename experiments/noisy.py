@@ -205,7 +205,7 @@ def _edges_cv(train: pl.DataFrame, seed: int, extra: dict) -> tuple[Any, dict]:
     best = None
     for how in ("uniform", "supervised"):
         kw = dict(extra, bin_edges=how)
-        model = findrs.fit(train, "class", True, random_state=seed, **kw)
+        model = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
         cv = model.cv_results.filter(pl.col("chosen"))["cv_accuracy"][0]
         if best is None or cv > best[0]:
             best = (cv, model, kw)
@@ -244,7 +244,7 @@ def exc_auto(train: pl.DataFrame, seed: int) -> tuple[Any, dict]:
     exc_cv = sum(c[0] for c in counts)
     info.update(exc_cv=exc_cv, won=exc_cv > info["plain_cv"])
     if info["won"]:
-        model = findrs.fit(train, "class", True, random_state=seed, exceptions=True)
+        model = findrs.fit(train, "class", True, random_state=seed, settings=dict(exceptions=True))
         r = rec["candidates"][pick[0]]
         if any(model.params[k] != r[k] for k in ("encoding", "tolerance", "simplify")):
             raise AssertionError("exceptions=True's rules are not the candidate scored")
@@ -265,7 +265,7 @@ def run_findrs(method: str, ds: str, train: pl.DataFrame, test: pl.DataFrame, se
             kw = {}
         else:
             kw = FINDRS[method](ds)
-            model = findrs.fit(train, "class", True, random_state=seed, **kw)
+            model = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
     secs = time.perf_counter() - t
     if isinstance(model, findrs.ExceptionsModel):  # the rules and the exception rules that override one
         used = sorted({s for e in model.exceptions_of for s in e})

@@ -87,7 +87,7 @@ def _fit(train: pl.DataFrame, seed: int, **kw: Any) -> Any:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return findrs.fit(train, "class", random_state=seed, **kw)
+        return findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
 
 
 def _right(model: Any, frame: pl.DataFrame) -> int:

@@ -111,8 +111,10 @@ def _fit(frame: pl.DataFrame, method: str, encoding: str, tau: int, T: int, seed
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContradictionWarning)
         # auto=False: the paper's algorithm (the library's default chooses settings by CV).
-        fitted = findrs.fit(frame, "class", method="bo+bp" if method in ("bo", "bp") else method, encoding=encoding,
-                            tolerance=tau, T=T, random_state=seed, n_jobs=1, auto=False)
+        fitted = findrs.fit(
+            frame, "class", method="bo+bp" if method in ("bo", "bp") else method, random_state=seed,
+            n_jobs=1, auto=False, settings=dict(encoding=encoding, tolerance=tau, T=T),
+        )
     seconds = time.perf_counter() - t0
     if method not in ("bo", "bp"):
         return fitted, seconds

@@ -72,8 +72,10 @@ def main() -> None:
                         t0 = time.perf_counter()
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-                            m = findrs.fit(train, "class", method=method, T=100, random_state=split,
-                                           simplify=simplify, auto=False)
+                            m = findrs.fit(
+                                train, "class", method=method, random_state=split, auto=False,
+                                settings=dict(T=100, simplify=simplify),
+                            )
                         sec = time.perf_counter() - t0
                         lens = m.rules.head(m.n_rules)["constraints"].list.len()
                         w.writerow([ds, split, method, simplify, f"{lens.mean():.4f}", m.n_rules,

@@ -81,8 +81,7 @@ def test_exceptions_with_the_best_run_predict_as_the_model_of_that_run(
     assert by_model.pick == int(np.flatnonzero(right == right.max())[0])
     for m in (by_rules, by_model):
         kw = {k: m.base.params[k] for k in SETTINGS}
-        rules = findrs.fit(train, "class", True, random_state=0, auto=False, run=m.pick,
-                           min_support=m.base.params["min_support"], **kw)
+        rules = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=0, auto=False, **kw, settings=dict(run=m.pick, min_support=m.base.params["min_support"]))))
         built = findrs.ExceptionsModel(rules, m.exc.exception_model)
         for frame in (train, test):
             np.testing.assert_array_equal(m.predict(frame), built.predict(frame, labels=False).to_numpy())
@@ -115,8 +114,7 @@ def test_second_stage_scores_its_contenders_as_fits_on_the_sample(monkeypatch: p
         for what, right, cv_right, _ in plain:
             c = STAGE2["candidates"][what[1]]
             assert cv_right == sum(c["correct"])
-            m = findrs.fit(sample, "class", True, auto=False, method="find-rs", random_state=fold_seed(0, folds),
-                           **{k: c[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")})
+            m = findrs.fit(sample, "class", True, **findrs.settings.fit_keywords(dict(auto=False, method="find-rs", random_state=fold_seed(0, folds), **{k: c[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")})))
             assert int((m.predict(outside) == outside["class"]).sum()) == right
         # The winner: no contender has more rows right but a pair that left no model with exceptions.
         won = next(s for s in stage if str(s[0]) == STAGE2["winner"])

@@ -44,7 +44,7 @@ def _expect(call: Callable[[], Any], *fragments: str) -> FindRSInputError:
 
 
 def fit(df: pl.DataFrame = MONKS, target: str = "class", positive: Any = None, **kw: Any) -> Callable[[], Any]:
-    return lambda: findrs.fit(df, target, positive, **{"auto": False, **kw})
+    return lambda: findrs.fit(df, target, positive, **findrs.settings.fit_keywords(dict(**{"auto": False, **kw})))
 
 
 def test_error_is_a_value_error() -> None:
@@ -72,7 +72,7 @@ TARGET_CASES = {
         ["'y'"],
     ),
     "an unknown multiclass combination": (
-        lambda: findrs.fit(pl.DataFrame({"a": [1, 2, 3], "y": ["r", "g", "b"]}), "y", multiclass="vote", auto=False),
+        lambda: findrs.fit(pl.DataFrame({"a": [1, 2, 3], "y": ["r", "g", "b"]}), "y", auto=False, settings=dict(multiclass="vote")),
         ["multiclass", "'vote'", "'frequent-first'"],
     ),
     "target with nulls": (
@@ -200,8 +200,8 @@ def test_parameter_errors(kwargs: dict[str, Any], fragments: list[str]) -> None:
 
 @pytest.mark.parametrize(("kwargs", "fragments"), PARAM_CASES[:11], ids=[repr(k) for k, _ in PARAM_CASES[:11]])
 def test_parameter_errors_through_namespaces(kwargs: dict[str, Any], fragments: list[str]) -> None:
-    _expect(lambda: MONKS.findrs.fit("class", **kwargs, auto=False), *fragments)
-    _expect(lambda: MONKS.lazy().findrs.fit("class", **kwargs, auto=False), *fragments)
+    _expect(lambda: MONKS.findrs.fit("class", **findrs.settings.fit_keywords(dict(**kwargs, auto=False))), *fragments)
+    _expect(lambda: MONKS.lazy().findrs.fit("class", **findrs.settings.fit_keywords(dict(**kwargs, auto=False))), *fragments)
 
 
 # --------------------------------------------------------------------------- #
@@ -211,12 +211,12 @@ def test_parameter_errors_through_namespaces(kwargs: dict[str, Any], fragments: 
 
 @pytest.fixture(scope="module")
 def small_model() -> RuleSetModel:
-    return findrs.fit(SMALL, "label", "yes", shuffle=False, auto=False)
+    return findrs.fit(SMALL, "label", "yes", auto=False, settings=dict(shuffle=False))
 
 
 @pytest.fixture(scope="module")
 def bp_model() -> RuleSetModel:
-    return findrs.fit(MONKS, "class", method="bp", T=5, random_state=0, auto=False)
+    return findrs.fit(MONKS, "class", method="bp", random_state=0, auto=False, settings=dict(T=5))
 
 
 @pytest.mark.parametrize("method", ["predict", "decision_function", "explain"])
@@ -283,7 +283,7 @@ def test_pruning_curve_errors(small_model: RuleSetModel, bp_model: RuleSetModel)
 
 @pytest.fixture(scope="module")
 def model_dict() -> dict[str, Any]:
-    m = findrs.fit(MONKS, "class", method="bo", T=3, random_state=0, auto=False)
+    m = findrs.fit(MONKS, "class", method="bo", random_state=0, auto=False, settings=dict(T=3))
     return json.loads(m.to_json())
 
 

@@ -56,8 +56,10 @@ def test_the_vote_is_the_members_majority_on_every_surface(df, n, method, direct
     """Plugin, compiled expression, SQL, votes and decision all count the members' own
     predictions of the positive label (members describing the negative label included), on
     the training rows and on rows with unseen values and nulls."""
-    bag = findrs.fit_bagged(df, "y", n_estimators=n, random_state=seed, auto=False, method=method, T=5,
-                            direction=direction)
+    bag = findrs.fit_bagged(
+        df, "y", n_estimators=n, random_state=seed, auto=False, method=method,
+        settings=dict(T=5, direction=direction),
+    )
     assert bag.n_estimators == n and len(bag.members) == n
     _check_surfaces(bag, df)
     _check_surfaces(bag, perturbed(df, seed))
@@ -76,7 +78,7 @@ def test_automatic_members_exceptions_and_json_round_trip() -> None:
 
 def test_exceptions_members_vote_for_their_rules() -> None:
     df = findrs.datasets.tic_tac_toe()
-    bag = findrs.fit_bagged(df, "class", "positive", n_estimators=3, random_state=0, exceptions=True, auto=False)
+    bag = findrs.fit_bagged(df, "class", "positive", n_estimators=3, random_state=0, auto=False, settings=dict(exceptions=True))
     assert all(isinstance(m, findrs.ExceptionsModel) for m in bag.members)
     _check_surfaces(bag, df)
     ex = bag.explain(df)
@@ -129,8 +131,10 @@ def test_same_seed_same_model_whatever_the_threads() -> None:
 
 def test_explain_counts_the_rules_behind_the_votes() -> None:
     df = findrs.datasets.tic_tac_toe()
-    bag = findrs.fit_bagged(df, "class", "positive", n_estimators=4, random_state=2, auto=False,
-                            direction="negative")
+    bag = findrs.fit_bagged(
+        df, "class", "positive", n_estimators=4, random_state=2, auto=False,
+        settings=dict(direction="negative"),
+    )
     ex = bag.explain(df)
     assert ex.columns == ["class_predicted", "class_votes", "rules_for", "rules_against"]
     assert ex["class_votes"].to_list() == bag.votes(df).to_list()

@@ -61,7 +61,7 @@ def _fit(df: pl.DataFrame, target: str, params: dict[str, Any], **kw: Any) -> Ru
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", ContradictionWarning)
         try:
-            model = findrs.fit(df, target, n_jobs=1, **params, **kw, auto=False)
+            model = findrs.fit(df, target, **findrs.settings.fit_keywords(dict(n_jobs=1, **params, **kw, auto=False)))
         except FindRSInputError as e:
             assert any(r in str(e) for r in FINE_REFUSALS), e
             TOTALS[f"fits refused ({next(r for r in FINE_REFUSALS if r in str(e))})"] += 1
@@ -89,7 +89,7 @@ def test_every_path_agrees_on_every_generated_model(data) -> None:
         TOTALS["path comparisons"] += len(p.masks) + len(p.votes)
     if params["method"] != "find-rs" and data.draw(st.integers(0, 3)) == 0:
         # Determinism: the thread count never changes the model.
-        again = findrs.fit(df, target, n_jobs=2, **params, auto=False)
+        again = findrs.fit(df, target, **findrs.settings.fit_keywords(dict(n_jobs=2, **params, auto=False)))
         assert again.to_json() == model.to_json()
         TOTALS["thread-count comparisons"] += 1
 
@@ -105,7 +105,7 @@ def test_bad_inputs_raise_only_findrs_input_errors(data) -> None:
             warnings.simplefilter("ignore", ContradictionWarning)
             # Documented: n_rules with a method that votes with every rule warns, not raises.
             warnings.filterwarnings("ignore", r"n_rules=\S+ is ignored by method=", UserWarning)
-            model = findrs.fit(df, target, **params, auto=False)
+            model = findrs.fit(df, target, **findrs.settings.fit_keywords(dict(**params, auto=False)))
     except FindRSInputError as e:
         TOTALS[f"bad inputs refused ({type(e).__name__})"] += 1
         TOTALS[f"refused: {what.split(' ')[0]}"] += 1

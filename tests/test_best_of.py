@@ -37,8 +37,8 @@ def test_the_kept_run_is_the_first_with_the_most_training_rows_right(noisy: pl.D
     later = 0
     for seed in range(6):
         T = 6
-        m = findrs.fit(noisy, "class", True, best_of=T, random_state=seed, **PAPERS)
-        alone = [findrs.fit(noisy, "class", True, run=t, random_state=seed, **PAPERS) for t in range(T)]
+        m = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **PAPERS, settings=dict(best_of=T))))
+        alone = [findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **PAPERS, settings=dict(run=t)))) for t in range(T)]
         right = [_right(a, noisy) for a in alone]
         assert m._best_of == right
         assert m.params["run"] == right.index(max(right))  # the earliest of the best
@@ -49,7 +49,7 @@ def test_the_kept_run_is_the_first_with_the_most_training_rows_right(noisy: pl.D
         assert kept.rules.equals(m.rules)
         assert kept.params["run"] == m.params["run"] and kept.params["best_of"] == 1
         # Runs 0..T are a BO fit's.
-        bo = findrs.fit(noisy, "class", True, method="bo", T=T, random_state=seed, **PAPERS)
+        bo = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(method="bo", random_state=seed, **PAPERS, settings=dict(T=T))))
         texts = bo.rules["text"].to_list()
         for t, ids in enumerate(bo.vote.runs):
             assert sorted(texts[i] for i in ids) == sorted(alone[t].rules["text"].to_list())
@@ -58,19 +58,19 @@ def test_the_kept_run_is_the_first_with_the_most_training_rows_right(noisy: pl.D
 
 def test_run_zero_is_kept_on_consistent_data_at_tau_0() -> None:
     df = findrs.datasets.tic_tac_toe()
-    m = findrs.fit(df, "class", "positive", auto=False, best_of=5, random_state=3)
+    m = findrs.fit(df, "class", "positive", auto=False, random_state=3, settings=dict(best_of=5))
     one = findrs.fit(df, "class", "positive", auto=False, random_state=3)
     assert m._best_of == [df.height] * 5 and m.params["run"] == 0
     assert m.rules.equals(one.rules)
 
 
 def test_the_same_run_for_any_thread_count(noisy: pl.DataFrame) -> None:
-    fits = [findrs.fit(noisy, "class", True, best_of=7, random_state=4, n_jobs=n, **PAPERS) for n in (1, 2, 3)]
+    fits = [findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=4, n_jobs=n, **PAPERS, settings=dict(best_of=7)))) for n in (1, 2, 3)]
     assert len({f.to_json() for f in fits}) == 1
 
 
 def test_model_files_keep_and_check_the_choice(noisy: pl.DataFrame) -> None:
-    m = findrs.fit(noisy, "class", True, best_of=6, random_state=0, **PAPERS)
+    m = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=0, **PAPERS, settings=dict(best_of=6))))
     t = m.params["run"]
     assert t > 0
     back = findrs.RuleSetModel.from_json(m.to_json())
@@ -102,7 +102,7 @@ def test_model_files_keep_and_check_the_choice(noisy: pl.DataFrame) -> None:
 
 
 def test_one_run_files_are_written_as_before_and_load_as_one_run(noisy: pl.DataFrame) -> None:
-    m = findrs.fit(noisy, "class", True, random_state=0, **PAPERS)
+    m = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=0, **PAPERS)))
     core, sections = findrs.model._core.CoreModel.load(m.to_json())
     d = {k: json.loads(v) for k, v in sections}
     assert "run" not in d["params"] and "best_of" not in d["params"]  # written as before §5.3
@@ -114,11 +114,11 @@ def test_the_defaults_runs_extend_fewer_runs_so_its_model_is_as_right_on_the_tra
     # AUTO_BEST_OF runs are the first runs of any larger count and extend any smaller one
     # (runs 0..T, each its own order): the default's model is at least as right on the
     # training rows as the best of 10 (the default before issue 12's branch adult33) and of 1.
-    m = findrs.fit(noisy, "class", True, random_state=3, method="find-rs", exceptions=False)
+    m = findrs.fit(noisy, "class", True, random_state=3, method="find-rs", settings=dict(exceptions=False))
     given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
                                         "numeric", "bin_edges", "interval_ends")}
     for fewer in (10, 2):
-        few = findrs.fit(noisy, "class", True, random_state=3, auto=False, best_of=fewer, **given)
+        few = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=3, auto=False, **given, settings=dict(best_of=fewer))))
         assert few._best_of == m._best_of[:fewer]
         assert max(m._best_of) >= max(few._best_of)
         if m.params["run"] < fewer:  # the same run wins among the first runs
@@ -129,19 +129,20 @@ def test_the_defaults_runs_extend_fewer_runs_so_its_model_is_as_right_on_the_tra
 
 def test_the_default_keeps_the_best_of_several_runs_and_the_papers_one(noisy: pl.DataFrame) -> None:
     # exceptions=False: the plain rules (the default may choose exceptions here, §9.6).
-    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", exceptions=False)
+    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", settings=dict(exceptions=False))
     assert m.params["best_of"] == AUTO_BEST_OF and len(m._best_of) == AUTO_BEST_OF
     # The model is the fit of the chosen settings given with that best_of.
     given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
                                         "numeric", "bin_edges", "interval_ends")}
-    again = findrs.fit(noisy, "class", True, random_state=2, auto=False, best_of=AUTO_BEST_OF, **given)
+    again = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=2, auto=False, **given, settings=dict(best_of=AUTO_BEST_OF))))
     assert again.rules.equals(m.rules) and again.params["run"] == m.params["run"]
-    assert findrs.fit(noisy, "class", True, random_state=2, method="find-rs", best_of=1,
-                       exceptions=False)._best_of is None
+    assert findrs.fit(
+        noisy, "class", True, random_state=2, method="find-rs", settings=dict(best_of=1, exceptions=False),
+    )._best_of is None
     paper = findrs.fit(noisy, "class", True, random_state=2, auto=False)
     assert (paper.params["run"], paper.params["best_of"]) == (0, 1) and paper._best_of is None
     # exceptions=True: the rules are the best run's, the exception rules one run.
-    exc = findrs.fit(noisy, "class", True, random_state=2, exceptions=True)
+    exc = findrs.fit(noisy, "class", True, random_state=2, settings=dict(exceptions=True))
     assert exc.rules_model.rules.equals(m.rules) and exc.rules_model.params["run"] == m.params["run"]
     assert exc.exception_model.params["best_of"] == 1 and exc.exception_model.params["run"] == 0
     loaded = findrs.ExceptionsModel.from_json(exc.to_json())
@@ -159,10 +160,10 @@ def test_bad_combinations_are_refused(noisy: pl.DataFrame) -> None:
     ]
     for kw, message in cases:
         with pytest.raises(FindRSInputError, match=message):
-            findrs.fit(noisy, "class", True, random_state=0, **kw)
+            findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=0, **kw)))
     multi = noisy.with_columns(pl.Series("class", (["a", "b", "c"] * noisy.height)[: noisy.height]))
     with pytest.raises(FindRSInputError, match="multiclass"):
-        findrs.fit(multi, "class", best_of=3, random_state=0)
+        findrs.fit(multi, "class", random_state=0, settings=dict(best_of=3))
 
 
 def test_large_frames_keep_the_best_of_fewer_runs(noisy: pl.DataFrame, monkeypatch) -> None:
@@ -174,9 +175,9 @@ def test_large_frames_keep_the_best_of_fewer_runs(noisy: pl.DataFrame, monkeypat
     assert BEST_OF_ROW_RUNS == 2_000_000
     assert [auto_best_of(n) for n in (1, 100_000, 100_001, 540_456, 1_000_000, 2_026_710)] == [20, 20, 19, 3, 2, 1]
     monkeypatch.setattr(findrs.params, "BEST_OF_ROW_RUNS", 3 * noisy.height + 1)  # this frame is "large"
-    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", exceptions=False)
+    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", settings=dict(exceptions=False))
     assert m.params["best_of"] == 3 and len(m._best_of) == 3
     given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
                                         "numeric", "bin_edges", "interval_ends")}
-    again = findrs.fit(noisy, "class", True, random_state=2, auto=False, best_of=3, **given)
+    again = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=2, auto=False, **given, settings=dict(best_of=3))))
     assert again.rules.equals(m.rules) and again.params["run"] == m.params["run"]

@@ -146,7 +146,7 @@ def _frame(n: int = 300, seed: int = 0) -> pl.DataFrame:
 @pytest.mark.parametrize("method", ["find-rs", "bp"])
 def test_predictions_expressions_sql_and_files_agree(how: str, method: str) -> None:
     train, test = _frame(300, 0), _frame(200, 1)
-    model = findrs.fit(train, "y", bin_edges=how, method=method, T=10, random_state=0, tolerance=0.1)
+    model = findrs.fit(train, "y", method=method, random_state=0, settings=dict(bin_edges=how, T=10, tolerance=0.1))
     assert model.params["bin_edges"] == how
     _all_forms_agree(model, test)
     check_sqlite(model, test)
@@ -177,14 +177,14 @@ def test_older_files_and_default_read_as_equal_width() -> None:
 
 def test_bad_bin_edges_is_refused() -> None:
     with pytest.raises(FindRSInputError, match="bin_edges"):
-        findrs.fit(_frame(), "y", bin_edges="kmeans")
+        findrs.fit(_frame(), "y", settings=dict(bin_edges="kmeans"))
 
 
 @settings(max_examples=25, deadline=None)
 @given(df=frames(allow_float=True, other_dtypes=True, max_rows=40))
 def test_forms_agree_on_random_frames(df: pl.DataFrame) -> None:
     for how in ("quantile", "supervised"):
-        model = findrs.fit(df, "y", bin_edges=how, random_state=1, auto=False)
+        model = findrs.fit(df, "y", random_state=1, auto=False, settings=dict(bin_edges=how))
         _all_forms_agree(model, pl.concat([df, perturbed(df, 3)]))
         codes = encode_frame(df, model.encoders)
         assert all(len(c) == df.height for c in codes)
@@ -195,7 +195,7 @@ def test_forms_agree_on_random_frames(df: pl.DataFrame) -> None:
 # tests/test_intervals.py).
 def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     train = _frame(400, 0)
-    model = findrs.fit(train, "y", random_state=0, numeric="bins", method="find-rs")  # no vote (§9.5)
+    model = findrs.fit(train, "y", random_state=0, method="find-rs", settings=dict(numeric="bins"))  # no vote (§9.5)
     assert model.params["auto"][-1] == "bin_edges"
     table = model.cv_results
     assert set(table["bin_edges"]) == {"uniform", "supervised"}
@@ -207,8 +207,7 @@ def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     # It is the model a fit with that placement and the chosen settings given gives.
     how = model.params["bin_edges"]
     chosen_settings = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")}
-    fixed = findrs.fit(train, "y", random_state=0, bin_edges=how, numeric="bins", method="find-rs", auto=False,
-                       **chosen_settings)
+    fixed = findrs.fit(train, "y", **findrs.settings.fit_keywords(dict(random_state=0, method="find-rs", auto=False, **chosen_settings, settings=dict(bin_edges=how, numeric="bins"))))
     assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
     # Its candidates are those of the placement's own cross-validation: every row's codes for
     # uniform bins, each fold's own supervised edges (tests/test_fold_edges.py).
@@ -233,7 +232,7 @@ def test_cross_validation_without_a_final_fit_is_the_fits_record(how: str) -> No
     y = train["y"].to_numpy()
     enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
     codes = encode_frame(train, enc)
-    model = findrs.fit(train, "y", random_state=3, bin_edges=how, numeric="bins", method="find-rs")
+    model = findrs.fit(train, "y", random_state=3, method="find-rs", settings=dict(bin_edges=how, numeric="bins"))
     # A supervised placement, given too, is scored on each fold's own cuts (docs/semantics.md §9.4).
     coder = fold_coder(train, enc, codes, y, 10) if how == "supervised" else None
     rec = RuleSetModel._cross_validate(codes, y, enc, {**model.params, "auto": model.params["auto"],
@@ -252,8 +251,10 @@ def test_the_final_fit_from_the_record_is_the_fit_that_cross_validates_again(how
     enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
     codes = encode_frame(train, enc)
     coder = fold_coder(train, enc, codes, y, 10) if how == "supervised" else None
-    model = findrs.fit(train, "y", random_state=2, bin_edges=how, numeric="bins", method="find-rs", cv_rows=cv_rows,
-                       exceptions=False)  # the FIND-RS model of the record (rules with exceptions may win here)
+    model = findrs.fit(
+        train, "y", random_state=2, method="find-rs",
+        settings=dict(bin_edges=how, numeric="bins", cv_rows=cv_rows, exceptions=False),
+    )  # the FIND-RS model of the record (rules with exceptions may win here)
     params = {**model.params, **{k: "auto" for k in model.params["auto"]}}
     rec = RuleSetModel._cross_validate(codes, y, enc, params, None, None, fold_codes=coder)
     target = _described(model.target, model.params["direction"] == "negative")  # the fit's own
@@ -269,17 +270,17 @@ def test_the_final_fit_from_the_record_is_the_fit_that_cross_validates_again(how
     forced = RuleSetModel._fit_auto(codes, y, enc, target, params, None, None, coder, record=tweaked)
     assert forced._cv["chosen"] == other and forced._cv["candidates"] == tweaked["candidates"]
     c = rec["candidates"][other]
-    fixed = findrs.fit(train, "y", random_state=2, bin_edges=how, numeric="bins", method="find-rs", auto=False,
-                       encoding=c["encoding"], tolerance=c["tolerance"], direction=c["direction"],
-                       simplify=c["simplify"],
-                       min_support=scaled_support(c["min_support"], train.height, rec["sampled"]))
+    fixed = findrs.fit(
+        train, "y", random_state=2, method="find-rs", auto=False,
+        settings=dict(bin_edges=how, numeric="bins", encoding=c["encoding"], tolerance=c["tolerance"], direction=c["direction"], simplify=c["simplify"], min_support=scaled_support(c["min_support"], train.height, rec["sampled"])),
+    )
     assert fixed.rules.equals(forced.rules)
 
 
 def test_edges_choice_does_not_depend_on_threads() -> None:
     train = _frame(300, 2)
-    one = findrs.fit(train, "y", random_state=5, n_jobs=1, numeric="bins")
-    two = findrs.fit(train, "y", random_state=5, n_jobs=2, numeric="bins")
+    one = findrs.fit(train, "y", random_state=5, n_jobs=1, settings=dict(numeric="bins"))
+    two = findrs.fit(train, "y", random_state=5, n_jobs=2, settings=dict(numeric="bins"))
     assert one.params == two.params and one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results)
 
 
@@ -293,7 +294,7 @@ def test_no_binned_column_or_paper_settings_means_uniform_and_no_extra_cv() -> N
 
 
 def test_a_file_whose_chosen_edges_disagree_is_refused() -> None:
-    model = findrs.fit(_frame(400, 0), "y", random_state=0, numeric="bins")
+    model = findrs.fit(_frame(400, 0), "y", random_state=0, settings=dict(numeric="bins"))
     data = json.loads(model.to_json())
     other = "uniform" if model.params["bin_edges"] == "supervised" else "supervised"
     data["params"]["bin_edges"] = other

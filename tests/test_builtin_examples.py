@@ -33,7 +33,7 @@ def _line_of(text: str) -> frozenset[str]:
 # docs/semantics.md §3: one run in row order on tic-tac-toe finds exactly the 8 winning lines for x.
 def test_tic_tac_toe_finds_the_eight_lines() -> None:
     df = tic_tac_toe()
-    model = findrs.fit(df, "class", "positive", shuffle=False, auto=False)
+    model = findrs.fit(df, "class", "positive", auto=False, settings=dict(shuffle=False))
     assert model.n_rules == 8
     found = {_line_of(t) for t in model.rules["text"]}
     assert found == {frozenset(SQUARES[i] for i in line) for line in LINES}
@@ -48,7 +48,7 @@ def test_tic_tac_toe_finds_the_eight_lines() -> None:
 # per winning line.
 def test_tic_tac_toe_oh_rules_are_the_eight_lines() -> None:
     df = tic_tac_toe()
-    model = findrs.fit(df, "class", "positive", shuffle=False, encoding="oh", auto=False)
+    model = findrs.fit(df, "class", "positive", auto=False, settings=dict(shuffle=False, encoding="oh"))
     assert model.score(df) == 1.0
     lines = set()
     for cons in model.rules["constraints"].to_list():
@@ -68,7 +68,7 @@ def test_tic_tac_toe_any_order_finds_the_eight_lines() -> None:
 def test_tic_tac_toe_generalizes_to_the_test_half() -> None:
     train, test = train_test_split(tic_tac_toe())
     assert (train.height, test.height) == (479, 479)
-    model = findrs.fit(train, "class", "positive", shuffle=False, auto=False)
+    model = findrs.fit(train, "class", "positive", auto=False, settings=dict(shuffle=False))
     assert {_line_of(t) for t in model.rules["text"]} == {frozenset(SQUARES[i] for i in line) for line in LINES}
     assert model.score(test) == 1.0
     assert model.score(train) == 1.0
@@ -77,16 +77,16 @@ def test_tic_tac_toe_generalizes_to_the_test_half() -> None:
 def test_tic_tac_toe_ensembles() -> None:
     train, test = train_test_split(tic_tac_toe())
     for method in ("bo", "bp"):
-        model = findrs.fit(train, "class", "positive", method=method, T=10, random_state=0, auto=False)
+        model = findrs.fit(train, "class", "positive", method=method, random_state=0, auto=False, settings=dict(T=10))
         assert model.score(test) == 1.0
-    bp = findrs.fit(train, "class", "positive", method="bp", T=10, random_state=0, auto=False)
+    bp = findrs.fit(train, "class", "positive", method="bp", random_state=0, auto=False, settings=dict(T=10))
     # Every run finds the 8 lines, so each has weight T and they are the top 8.
     assert bp.rules["weight"].to_list()[:8] == [10] * 8
     assert {_line_of(t) for t in bp.rules["text"][:8]} == {frozenset(SQUARES[i] for i in line) for line in LINES}
 
 
 def test_str_of_tic_tac_toe_model() -> None:
-    model = findrs.fit(tic_tac_toe(), "class", "positive", shuffle=False, auto=False)
+    model = findrs.fit(tic_tac_toe(), "class", "positive", auto=False, settings=dict(shuffle=False))
     lines = str(model).splitlines()
     assert lines[0] == "FIND-RS (AV, tolerance 0): class = 'positive'"
     assert lines[1] == "positive when any of these 8 rules holds:"
@@ -108,7 +108,7 @@ def _threshold_frame() -> pl.DataFrame:
 # semantics §1: a Float column is cut into `bins` equal-width bins learned on the training data.
 def test_float_column_is_binned() -> None:
     df = _threshold_frame()
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False))
     (enc,) = model.encoders
     assert enc.kind == "binned"
     np.testing.assert_allclose(enc.edges, np.linspace(0.0, 10.0, 11))
@@ -128,7 +128,7 @@ def test_float_column_is_binned() -> None:
 # interval only "where that says exactly the same thing", and "x >= 5" rejects a null x.
 def test_interval_text_is_exact_for_an_unseen_null() -> None:
     df = _threshold_frame()
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False))
     null_row = pl.DataFrame({"x": [None]}, schema={"x": pl.Float64})
     assert model.predict(null_row, labels=False).to_numpy().tolist() == [True]  # docs/semantics.md §2
     (text,) = model.rules["text"].to_list()
@@ -137,7 +137,7 @@ def test_interval_text_is_exact_for_an_unseen_null() -> None:
 
 def test_float_column_is_binned_av() -> None:
     df = _threshold_frame()
-    model = findrs.fit(df, "y", encoding="av", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="av", shuffle=False))
     # AV cannot merge bins: one `lo <= x < hi` rule per positive bin (the last one open).
     assert model.rules["text"].to_list() == [
         "5 <= x < 6", "6 <= x < 7", "7 <= x < 8", "8 <= x < 9", "x >= 9",
@@ -148,14 +148,14 @@ def test_float_column_is_binned_av() -> None:
 @pytest.mark.parametrize("bins", [2, 10, 20])
 def test_bins_parameter(bins: int) -> None:
     df = _threshold_frame()
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, bins=bins, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False, bins=bins))
     assert len(model.encoders[0].edges) == bins + 1
     assert model.encoders[0].domain_size == bins
 
 
 def test_many_valued_int_column_is_binned_few_valued_is_not() -> None:
     df = pl.DataFrame({"n": list(range(100)), "k": [i % 3 for i in range(100)], "y": [i >= 50 for i in range(100)]})
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False))
     assert [e.kind for e in model.encoders] == ["binned", "categorical"]
     # semantics §1: an integer column's edges are whole numbers (the paper's 49.5 bins 50 up);
     # semantics §2: an unseen null passes, as `not in` says.
@@ -168,7 +168,7 @@ def test_float_column_with_nulls_and_nan() -> None:
     x = [0.0, 1.0, 2.0, 3.0, None, float("nan"), 8.0, 9.0, 10.0]
     y = [False, False, False, False, True, True, True, True, True]
     df = pl.DataFrame({"x": x, "y": y})
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False))
     (enc,) = model.encoders
     assert enc.values[-1] is None  # NaN and null are the same value: null
     assert model.score(df) == 1.0
@@ -190,7 +190,7 @@ def _null_frame() -> pl.DataFrame:
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_rule_can_say_a_equals_null(encoding: str) -> None:
     df = _null_frame()
-    model = findrs.fit(df, "y", encoding=encoding, shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding=encoding, shuffle=False))
     assert model.rules["text"].to_list() == ["a = null"]
     assert model.rules["constraints"].to_list() == [[{"feature": "a", "values": ["null"]}]]
     assert model.encoders[0].values == ("p", "q", None)
@@ -211,7 +211,7 @@ def test_null_in_int_and_string_features(encoding: str) -> None:
             "y": [True, True, False, False, False, False],
         }
     )
-    model = findrs.fit(df, "y", encoding=encoding, shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding=encoding, shuffle=False))
     assert model.rules["text"].to_list() == ["a = u and n = null"]
     assert model.predict(pl.DataFrame({"a": ["u", "u"], "n": [None, 1]}), labels=False).to_numpy().tolist() == [True, False]
 
@@ -219,7 +219,7 @@ def test_null_in_int_and_string_features(encoding: str) -> None:
 def test_null_excluded_by_oh_set() -> None:
     # OH: S = {p, q} of the domain {p, q, null}: `a not in {null}`, read `a is not null`.
     df = pl.DataFrame({"a": ["p", "q", None], "y": [True, True, False]})
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False))
     assert model.rules["text"].to_list() == ["a is not null"]
     assert model.predict(pl.DataFrame({"a": ["p", None, "new"]}), labels=False).to_numpy().tolist() == [True, False, True]
 
@@ -252,12 +252,12 @@ def test_docstring_examples(module: str, tmp_path, monkeypatch) -> None:
 # text and the constraints column must not render them the same way.
 def test_null_and_the_string_null_read_differently() -> None:
     df = pl.DataFrame({"a": ["null", None, "x", "null", None, "x"], "y": [True, False, False, True, False, False]})
-    model = findrs.fit(df, "y", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False))
     assert model.encoders[0].values == ("null", "x", None)
     (text,) = model.rules["text"].to_list()
     assert reference.rules_of(model) == [[(0, [0])]]  # the string "null"
     df2 = pl.DataFrame({"a": [None, "x", "null", None], "y": [True, False, False, True]})
-    model2 = findrs.fit(df2, "y", shuffle=False, auto=False)
+    model2 = findrs.fit(df2, "y", auto=False, settings=dict(shuffle=False))
     assert reference.rules_of(model2) == [[(0, [2])]]  # the real null
     (text2,) = model2.rules["text"].to_list()
     assert text != text2, f"both rules read {text!r}"

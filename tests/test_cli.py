@@ -148,7 +148,7 @@ def _reference_fired(model: RuleSetModel, df: pl.DataFrame) -> list[list[int]]:
 def test_explain_table_is_spec2_coverage(method) -> None:
     # What `findrs explain` prints comes from model.explain; check it against semantics §2 directly.
     train, test = train_test_split(tic_tac_toe())
-    model = findrs.fit(train, "class", "positive", method=method, encoding="oh", T=10, random_state=0, auto=False)
+    model = findrs.fit(train, "class", "positive", method=method, random_state=0, auto=False, settings=dict(encoding="oh", T=10))
     test = test.with_columns(pl.when(pl.int_range(pl.len()) % 7 == 0).then(pl.lit("?")).otherwise(pl.col("top_left")).alias("top_left"))
     table = model.explain(test)
     assert table["class_predicted"].to_list() == model.predict(test).to_list()

@@ -57,9 +57,9 @@ def _slow_bp(model: RuleSetModel, df: pl.DataFrame, k: int | None = None) -> tup
 @given(df=frames(), seed=st.integers(0, 2**63 - 1), encoding=st.sampled_from(["av", "oh"]), tau=st.integers(0, 2))
 def test_T1_ensembles_equal_one_run(df: pl.DataFrame, seed: int, encoding: str, tau: int) -> None:
     kw = dict(encoding=encoding, tolerance=tau, random_state=seed, shuffle=True)
-    single = findrs.fit(df, "y", method="find-rs", **kw, auto=False)
-    bo = findrs.fit(df, "y", method="bo", T=1, **kw, auto=False)
-    bp = findrs.fit(df, "y", method="bp", T=1, n_rules=None, **kw, auto=False)
+    single = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method="find-rs", **kw, auto=False)))
+    bo = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method="bo", **kw, auto=False, settings=dict(T=1))))
+    bp = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method="bp", **kw, auto=False, settings=dict(T=1, n_rules=None))))
     other = perturbed(df, seed % 2**32)
     for frame in (df, other):
         expected = single.predict(frame, labels=False).to_numpy()
@@ -76,7 +76,7 @@ def test_T1_on_monks() -> None:
     for seed in range(3):
         single = findrs.fit(df, "class", random_state=seed, auto=False)
         for method, extra in (("bo", {}), ("bp", {"n_rules": None})):
-            ens = findrs.fit(df, "class", method=method, T=1, random_state=seed, **extra, auto=False)
+            ens = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(method=method, random_state=seed, **extra, auto=False, settings=dict(T=1))))
             np.testing.assert_array_equal(ens.predict(df, labels=False).to_numpy(), single.predict(df, labels=False).to_numpy())
 
 
@@ -95,7 +95,7 @@ def test_T1_on_monks() -> None:
     T=st.integers(1, 9),
 )
 def test_bp_all_rules_is_weighted_vote(df: pl.DataFrame, seed: int, encoding: str, tau: int, T: int) -> None:
-    model = findrs.fit(df, "y", method="bp", T=T, n_rules=None, encoding=encoding, tolerance=tau, random_state=seed, auto=False)
+    model = findrs.fit(df, "y", method="bp", random_state=seed, auto=False, settings=dict(T=T, n_rules=None, encoding=encoding, tolerance=tau))
     assert model.n_rules == model.n_rules_found
     weights = model.rules["weight"].to_list()
     # Ranked by alpha, descending; alphas between 1 and T.
@@ -117,8 +117,8 @@ def test_bp_all_rules_is_weighted_vote(df: pl.DataFrame, seed: int, encoding: st
 @SETTINGS
 @given(df=frames(), seed=st.integers(0, 2**32), T=st.integers(1, 7), encoding=st.sampled_from(["av", "oh"]))
 def test_bo_is_majority_vote_of_runs_and_bp_weights_count_runs(df: pl.DataFrame, seed: int, T: int, encoding: str) -> None:
-    bo = findrs.fit(df, "y", method="bo", T=T, encoding=encoding, random_state=seed, auto=False)
-    bp = findrs.fit(df, "y", method="bp", T=T, n_rules=None, encoding=encoding, random_state=seed, auto=False)
+    bo = findrs.fit(df, "y", method="bo", random_state=seed, auto=False, settings=dict(T=T, encoding=encoding))
+    bp = findrs.fit(df, "y", method="bp", random_state=seed, auto=False, settings=dict(T=T, n_rules=None, encoding=encoding))
     runs = [list(r) for r in bo.vote.runs]
     assert len(runs) == T
     # The same unique rules, ranked the same, with alpha = number of runs holding the rule.
@@ -144,7 +144,7 @@ def test_bo_tie_is_negative() -> None:
     # T = 2: a row covered by exactly one run's rules has 1 vote = T/2: negative.
     df = findrs.datasets.monks(2)
     train, _ = findrs.datasets.train_test_split(df)
-    model = findrs.fit(train, "class", method="bo", T=2, random_state=0, auto=False)
+    model = findrs.fit(train, "class", method="bo", random_state=0, auto=False, settings=dict(T=2))
     cov = _coverage(model, df)
     runs = [list(r) for r in model.vote.runs]
     votes = np.array([sum(cov[i, run].any() for run in runs) for i in range(cov.shape[0])])
@@ -158,12 +158,12 @@ def test_bo_tie_is_negative() -> None:
 @SETTINGS
 @given(df=frames(), seed=st.integers(0, 2**32), T=st.integers(1, 9), data=st.data())
 def test_bp_top_k_uses_gamma_k_threshold(df: pl.DataFrame, seed: int, T: int, data) -> None:
-    model = findrs.fit(df, "y", method="bp", T=T, n_rules=None, random_state=seed, auto=False)
+    model = findrs.fit(df, "y", method="bp", random_state=seed, auto=False, settings=dict(T=T, n_rules=None))
     k = data.draw(st.integers(1, model.n_rules_found))
     top = model.with_n_rules(k)
     assert top.n_rules == k and top.n_rules_found == model.n_rules_found
     assert top.rules["kept"].to_list() == [i < k for i in range(model.n_rules_found)]
-    fixed = findrs.fit(df, "y", method="bp", T=T, n_rules=k, random_state=seed, auto=False)
+    fixed = findrs.fit(df, "y", method="bp", random_state=seed, auto=False, settings=dict(T=T, n_rules=k))
     assert fixed.to_json() == RuleSetModel.from_json(fixed.to_json()).to_json()
     for frame in (df, perturbed(df, seed)):
         expected, sums = _slow_bp(model, frame, k)
@@ -208,21 +208,21 @@ def _check_auto_k(model: RuleSetModel, train: pl.DataFrame, target: str, ratio: 
 def test_auto_k_on_monks(problem: int, ratio: float) -> None:
     df = findrs.datasets.monks(problem)
     train, _ = findrs.datasets.train_test_split(df)
-    model = findrs.fit(train, "class", method="bp", T=15, random_state=problem, accuracy_ratio=ratio, auto=False)
+    model = findrs.fit(train, "class", method="bp", random_state=problem, auto=False, settings=dict(T=15, accuracy_ratio=ratio))
     _check_auto_k(model, train, "class", ratio)
 
 
 @SETTINGS
 @given(df=frames(min_rows=20), seed=st.integers(0, 2**32), ratio=st.sampled_from([0.5, 0.8, 0.9, 0.99, 1.0]))
 def test_auto_k_random(df: pl.DataFrame, seed: int, ratio: float) -> None:
-    model = findrs.fit(df, "y", method="bp", T=7, random_state=seed, accuracy_ratio=ratio, auto=False)
+    model = findrs.fit(df, "y", method="bp", random_state=seed, auto=False, settings=dict(T=7, accuracy_ratio=ratio))
     _check_auto_k(model, df, "y", ratio)
 
 
 def test_pruning_curve_with_test_frame() -> None:
     df = findrs.datasets.tic_tac_toe()
     train, test = findrs.datasets.train_test_split(df)
-    model = findrs.fit(train, "class", "positive", method="bp", T=10, random_state=0, auto=False)
+    model = findrs.fit(train, "class", "positive", method="bp", random_state=0, auto=False, settings=dict(T=10))
     curve = model.pruning_curve(train, test)
     assert curve.columns == ["K", "train_accuracy", "test_accuracy"]
     for k in (1, model.n_rules, model.n_rules_found):
@@ -238,9 +238,9 @@ def test_pruning_curve_with_test_frame() -> None:
 @pytest.mark.parametrize("method", ["bo", "bp"])
 def test_n_jobs_does_not_change_the_model(method: str) -> None:
     df = findrs.datasets.monks(2)
-    one = findrs.fit(df, "class", method=method, T=20, random_state=11, n_jobs=1, auto=False)
-    two = findrs.fit(df, "class", method=method, T=20, random_state=11, n_jobs=2, auto=False)
-    default = findrs.fit(df, "class", method=method, T=20, random_state=11, auto=False)
+    one = findrs.fit(df, "class", method=method, random_state=11, n_jobs=1, auto=False, settings=dict(T=20))
+    two = findrs.fit(df, "class", method=method, random_state=11, n_jobs=2, auto=False, settings=dict(T=20))
+    default = findrs.fit(df, "class", method=method, random_state=11, auto=False, settings=dict(T=20))
     assert one.to_json() == two.to_json() == default.to_json()
 
 
@@ -257,7 +257,7 @@ def test_ensembles_consistent_on_consistent_data(df: pl.DataFrame, seed: int, T:
     y = labels_of(df)
     for method in ("bo", "bp"):
         extra = {"n_rules": None} if method == "bp" else {}
-        model = findrs.fit(df, "y", method=method, T=T, tolerance=0, encoding=encoding, random_state=seed, **extra, auto=False)
+        model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=seed, **extra, auto=False, settings=dict(T=T, tolerance=0, encoding=encoding))))
         np.testing.assert_array_equal(model.predict(df, labels=False).to_numpy(), y)
 
 
@@ -273,7 +273,7 @@ def test_decision_function_sign_matches_predict(df: pl.DataFrame, seed: int, T: 
     other = perturbed(df, seed)
     for method in ("find-rs", "bo", "bp"):
         for encoding in ("av", "oh"):
-            model = findrs.fit(df, "y", method=method, T=T, n_rules=n_rules, encoding=encoding, random_state=seed, auto=False)
+            model = findrs.fit(df, "y", method=method, random_state=seed, auto=False, settings=dict(T=T, n_rules=n_rules, encoding=encoding))
             for frame in (df, other):
                 score = model.decision_function(frame)
                 assert score.dtype == pl.Float64 and score.len() == frame.height
@@ -284,14 +284,14 @@ def test_decision_function_sign_matches_predict(df: pl.DataFrame, seed: int, T: 
 
 def test_decision_function_find_rs_values() -> None:
     df = findrs.datasets.tic_tac_toe()
-    model = findrs.fit(df, "class", "positive", shuffle=False, auto=False)
+    model = findrs.fit(df, "class", "positive", auto=False, settings=dict(shuffle=False))
     score = model.decision_function(df).to_numpy()
     assert set(np.unique(score).tolist()) <= {-0.5, 0.5}
 
 
 def test_str_lists_kept_rules() -> None:
     df = findrs.datasets.monks(1)
-    model = findrs.fit(df, "class", method="bp", T=10, random_state=0, auto=False)
+    model = findrs.fit(df, "class", method="bp", random_state=0, auto=False, settings=dict(T=10))
     text = str(model)
     assert text.startswith("FIND-RS-BP (AV, tolerance 0, T=10): class = 1")
     kept = model.rules.filter(pl.col("kept"))

@@ -40,7 +40,7 @@ def noisy() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 @pytest.fixture(scope="module")
 def model(noisy) -> ExceptionsModel:
-    m = findrs.fit(noisy[0], "class", "positive", exceptions=True, random_state=0, auto=False, tolerance=0.2)
+    m = findrs.fit(noisy[0], "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True, tolerance=0.2))
     assert isinstance(m, ExceptionsModel)
     assert any(m.exceptions_of), "the fixture must have exceptions to test them"
     return m
@@ -135,14 +135,14 @@ def test_sql_and_expressions_agree_with_predict(df: pl.DataFrame, tolerance, see
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m = findrs.fit(df, "y", True, exceptions=True, random_state=seed, auto=False, tolerance=tolerance)
+            m = findrs.fit(df, "y", True, random_state=seed, auto=False, settings=dict(exceptions=True, tolerance=tolerance))
     except FindRSInputError as e:
         assume("leaves no rule" not in str(e) and "no rule" not in str(e))
         raise
     if not isinstance(m, ExceptionsModel):  # no rule has an exception: the fit is the rules alone
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            plain = findrs.fit(df, "y", True, random_state=seed, auto=False, tolerance=tolerance)
+            plain = findrs.fit(df, "y", True, random_state=seed, auto=False, settings=dict(tolerance=tolerance))
         assert m.to_json() == plain.to_json()
         return
     assert any(m.exceptions_of)
@@ -210,8 +210,8 @@ def test_print_lists_rules_with_their_exceptions(model) -> None:
 
 
 def test_automatic_settings_choose_the_exception_rules_own(noisy) -> None:
-    m = findrs.fit(noisy[0], "class", "positive", exceptions=True, random_state=0)
-    plain = findrs.fit(noisy[0], "class", "positive", random_state=0, direction="positive")
+    m = findrs.fit(noisy[0], "class", "positive", random_state=0, settings=dict(exceptions=True))
+    plain = findrs.fit(noisy[0], "class", "positive", random_state=0, settings=dict(direction="positive"))
     # The rules are the model the same fit gives without exceptions.
     assert m.rules_model.rules["text"].to_list() == plain.rules["text"].to_list()
     assert m.exception_model.cv_results is not None
@@ -236,9 +236,9 @@ def test_bad_input_names_the_fix(noisy) -> None:
         data = kw.pop("data", train)
         positive = kw.pop("positive", "positive")
         with pytest.raises(FindRSInputError, match=message):
-            findrs.fit(data, "class", positive, **{"exceptions": True, "auto": False, **kw})
+            findrs.fit(data, "class", positive, **findrs.settings.fit_keywords(dict(**{"exceptions": True, "auto": False, **kw})))
     with pytest.raises(FindRSInputError, match="exceptions must be True, False or 'auto'"):
-        findrs.fit(train, "class", "positive", exceptions=1, auto=False)
+        findrs.fit(train, "class", "positive", auto=False, settings=dict(exceptions=1))
 
 
 def test_sklearn_classifier(noisy) -> None:
@@ -246,8 +246,8 @@ def test_sklearn_classifier(noisy) -> None:
 
     train, test = noisy
     X, y = train.drop("class"), train["class"]
-    clf = FindRSClassifier(exceptions=True, auto=False, tolerance=0.2, random_state=0).fit(X, y)
-    assert isinstance(clf.model_, ExceptionsModel) and clf.get_params()["exceptions"] is True
+    clf = FindRSClassifier(auto=False, random_state=0, settings=dict(exceptions=True, tolerance=0.2)).fit(X, y)
+    assert isinstance(clf.model_, ExceptionsModel) and clf.get_params()["settings"]["exceptions"] is True
     pred = clf.predict(test.drop("class"))
     proba = clf.predict_proba(test.drop("class"))
     assert ((proba[:, 1] > 0.5) == (pred == "positive")).all()

@@ -34,7 +34,7 @@ def _train(name: str, noise: float, seed: int = 0) -> pl.DataFrame:
 def _fit(df: pl.DataFrame, seed: int, **kw: object) -> RuleSetModel | ExceptionsModel:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return findrs.fit(df, "class", True, random_state=seed, **kw)
+        return findrs.fit(df, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
 
 
 def _variant(df: pl.DataFrame, plain: RuleSetModel):

@@ -39,8 +39,10 @@ def _conditions(m: ExceptionsModel) -> int:
 def test_fired_matrix_is_each_rules_cover(df: pl.DataFrame, encoding: str, tolerance: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = findrs.fit(df, "y", True, auto=False, method="find-rs", encoding=encoding, tolerance=tolerance,
-                       random_state=0)
+        m = findrs.fit(
+            df, "y", True, auto=False, method="find-rs", random_state=0,
+            settings=dict(encoding=encoding, tolerance=tolerance),
+        )
     rows = codes_of(df, m)
     fired = m._fired_matrix([np.array(c, dtype=np.uint32) for c in zip(*rows)])
     domains = domains_of(m)

@@ -74,8 +74,7 @@ def test_the_default_refitted_from_its_cv_row_is_the_default(data_dir) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             m = findrs.fit(train, "class", random_state=seed)
-            again = findrs.fit(train, "class", random_state=seed,
-                               **settings_of(m.cv_results.filter(pl.col("chosen")).row(0, named=True)))
+            again = findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(random_state=seed, **settings_of(m.cv_results.filter(pl.col("chosen")).row(0, named=True)))))
         assert again.n_rules == m.n_rules and again.params["method"] == m.params["method"]
         assert np.array_equal(again.predict(train).to_numpy(), m.predict(train).to_numpy())
         assert np.array_equal(again.predict(test).to_numpy(), m.predict(test).to_numpy())

@@ -43,7 +43,7 @@ def test_plugin_compiled_and_predict_agree_on_the_paper_datasets(data_dir, name,
     if name == "connect-4":
         train, test = train.head(3000), test.head(3000)
         extra = {**extra, "T": min(extra.get("T", 1), 5)}
-    model = findrs.fit(train, "class", method=method, tolerance=TOLERANCE.get(name, 0), random_state=0, **extra, auto=False)
+    model = findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(method=method, random_state=0, **extra, auto=False, settings=dict(tolerance=TOLERANCE.get(name, 0)))))
     _all_forms_agree(model, test)
 
 
@@ -52,13 +52,13 @@ def test_plugin_compiled_and_predict_agree_on_the_paper_datasets(data_dir, name,
 def test_forms_agree_on_random_frames_with_unseen_values(df: pl.DataFrame) -> None:
     for method, extra in METHODS:
         for encoding in ("av", "oh"):
-            model = findrs.fit(df, "y", method=method, encoding=encoding, random_state=1, **extra, auto=False)
+            model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=1, **extra, auto=False, settings=dict(encoding=encoding))))
             _all_forms_agree(model, pl.concat([df, perturbed(df, 3)]))
 
 
 def test_streaming_equals_eager_and_group_by_works() -> None:
     df = findrs.datasets.monks(2)
-    model = df.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0, auto=False)
+    model = df.findrs.fit("class", method="bp", random_state=0, auto=False, settings=dict(T=20, tolerance=1))
     big = pl.concat([df] * 50).with_row_index("i")
     for engine in ("plugin", "compiled"):
         lazy = big.lazy().with_columns(model.predict_expr(engine=engine), model.decision_expr(engine=engine))
@@ -82,7 +82,7 @@ def test_the_vote_view_holds_the_voting_rules_only() -> None:
     # Exporters print model.vote: the voting rules only (a big BP model keeps every rule
     # found), with their weights, in rule order.
     df = findrs.datasets.monks(2)
-    full = df.findrs.fit("class", method="bp", T=20, random_state=0, n_rules=None, auto=False)
+    full = df.findrs.fit("class", method="bp", random_state=0, auto=False, settings=dict(T=20, n_rules=None))
     model = full.with_n_rules(5)
     everything = reference.rules_of(full)
     assert len(everything) > 5 == len(model.vote.rules)
@@ -93,7 +93,7 @@ def test_the_vote_view_holds_the_voting_rules_only() -> None:
 
 def test_namespaces_on_dataframe_and_lazyframe() -> None:
     df = findrs.datasets.tic_tac_toe()
-    model = df.findrs.fit("class", "positive", shuffle=False, auto=False)
+    model = df.findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
     eager = df.findrs.predict(model)
     lazy = df.lazy().findrs.predict(model).collect(engine="streaming")
     assert_frame_equal(eager, lazy)
@@ -113,7 +113,7 @@ def test_namespaces_on_dataframe_and_lazyframe() -> None:
 def test_explain_lists_exactly_the_rules_that_cover_the_row(df: pl.DataFrame) -> None:
     for method, extra in METHODS:
         for encoding in ("av", "oh"):
-            model = findrs.fit(df, "y", method=method, encoding=encoding, random_state=2, **extra, auto=False)
+            model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=2, **extra, auto=False, settings=dict(encoding=encoding))))
             data = pl.concat([df, perturbed(df, 5)])
             ex = model.explain(data)
             rules = reference.rules_of(model)[: model.n_rules]
@@ -134,7 +134,7 @@ def test_explain_lists_exactly_the_rules_that_cover_the_row(df: pl.DataFrame) ->
 
 def test_explain_top_keeps_the_heaviest() -> None:
     df = findrs.datasets.monks(2)
-    model = df.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0, auto=False)
+    model = df.findrs.fit("class", method="bp", random_state=0, auto=False, settings=dict(T=20, tolerance=1))
     full = model.explain(df)["fired_rules"].to_list()
     top = model.explain(df, top=2)["fired_rules"].to_list()
     assert top == [f[:2] for f in full]
@@ -144,7 +144,7 @@ def test_explain_top_keeps_the_heaviest() -> None:
 
 def test_expression_errors_are_clear() -> None:
     df = findrs.datasets.tic_tac_toe()
-    model = df.findrs.fit("class", "positive", shuffle=False, auto=False)
+    model = df.findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
     with pytest.raises(findrs.FindRSInputError, match="top_left"):
         df.drop("top_left").lazy().findrs.predict(model)
     with pytest.raises(findrs.FindRSInputError, match="engine"):
@@ -187,7 +187,7 @@ def test_string_enum_and_categorical_inputs_predict_the_same(case, method, encod
     never seen in training included (docs/semantics.md §2), eagerly and in the streaming engine."""
     train, test, categories = case
     name, extra = method
-    model = findrs.fit(train, "y", method=name, encoding=encoding, random_state=0, **extra, auto=False)
+    model = findrs.fit(train, "y", **findrs.settings.fit_keywords(dict(method=name, random_state=0, **extra, auto=False, settings=dict(encoding=encoding))))
     truth = test.select(model.predict_expr(labels=False, engine="compiled")).to_series()
     fired = test.select(model.explain_expr()).to_series() if hasattr(model, "explain_expr") else None
     # Polars 1.32 on: a Categorical of its own categories too (eager prediction reads its codes).
@@ -210,7 +210,7 @@ def test_plugin_errors_reach_python_as_polars_errors() -> None:
     from polars.plugins import register_plugin_function
 
     df = findrs.datasets.tic_tac_toe()
-    model = df.findrs.fit("class", "positive", shuffle=False, auto=False)
+    model = df.findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
     lib = Path(findrs.__file__).parent
 
     def run(args, kwargs) -> None:
@@ -237,7 +237,7 @@ def test_plugin_outputs_have_the_dtypes_their_fields_declare(rows: int) -> None:
     ``model.predict``, ``model.decision_function`` and the multiclass ``predict``, empty frames
     included."""
     df = findrs.datasets.tic_tac_toe()
-    model = df.findrs.fit("class", "positive", shuffle=False, auto=False)
+    model = df.findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
     three = df.with_columns(
         pl.when(pl.col("top_left") == "b").then(pl.lit("blank")).otherwise(pl.col("class")).alias("class")
     )

@@ -101,13 +101,13 @@ def test_a_missing_column_has_the_same_message_lazily_as_eagerly() -> None:
 def test_n_rules_without_bp_warns_and_names_the_fix(method: str) -> None:
     df = findrs.datasets.tic_tac_toe()
     with pytest.warns(UserWarning, match=rf"n_rules=3 is ignored by method='{method}'") as rec:
-        model = findrs.fit(df, "class", "positive", method=method, T=3, n_rules=3, random_state=0, auto=False)
+        model = findrs.fit(df, "class", "positive", method=method, random_state=0, auto=False, settings=dict(T=3, n_rules=3))
     assert "method='bp'" in str(rec[0].message) and "max_rules=3" in str(rec[0].message)
     assert model.n_rules == 8 if method == "find-rs" else True
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         findrs.fit(df, "class", "positive", random_state=0, auto=False)  # the default says nothing
-        findrs.fit(df, "class", "positive", method="bp", T=3, n_rules=3, random_state=0, auto=False)
+        findrs.fit(df, "class", "positive", method="bp", random_state=0, auto=False, settings=dict(T=3, n_rules=3))
 
 
 # --------------------------------------------------------------------------- the command line
@@ -219,7 +219,7 @@ def test_estimator_names_the_target_after_a_named_series_and_has_verbose(capsys)
         assert str(clf.model_).splitlines()[0] == f"FIND-RS (AV, tolerance 0): {name} = 'positive'"
         assert clf.model_.target.name == name
     assert capsys.readouterr().err == ""
-    FindRSClassifier(method="bp", T=20, random_state=0, verbose=True, auto=False).fit(X, y)
+    FindRSClassifier(method="bp", random_state=0, verbose=True, auto=False, settings=dict(T=20)).fit(X, y)
     assert "20/20" in capsys.readouterr().err
 
 
@@ -256,7 +256,7 @@ def test_verbose_fit_prints_one_final_line_without_tqdm(monkeypatch, capsys) -> 
     monkeypatch.setitem(sys.modules, "tqdm", None)
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     assert isinstance(progress_bar(), PlainProgress)
-    findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True, auto=False)
+    findrs.fit(findrs.datasets.monks(2), "class", method="bp", random_state=0, verbose=True, auto=False, settings=dict(T=30, tolerance=1))
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.count("30/30 runs") == 1 and "elapsed" in err
 
@@ -266,6 +266,6 @@ def test_verbose_fit_uses_tqdm_when_installed(capsys) -> None:
     from findrs.progress import TqdmProgress
 
     assert isinstance(progress_bar(), TqdmProgress)
-    findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True, auto=False)
+    findrs.fit(findrs.datasets.monks(2), "class", method="bp", random_state=0, verbose=True, auto=False, settings=dict(T=30, tolerance=1))
     err = capsys.readouterr().err
     assert "30/30" in err and err.count("\n") == 1

@@ -28,7 +28,7 @@ FEATURES = ["gain", "hours", "kind"]
 def _fit_quietly(df: pl.DataFrame, **kw: object) -> RuleSetModel:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return findrs.fit(df, "y", **kw)
+        return findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw)))
 
 
 def _supervised_candidates(model: RuleSetModel) -> list[dict]:
@@ -172,7 +172,7 @@ def test_with_a_sample_each_fold_learns_its_edges_from_every_row_but_its_held_ou
         asked.append(rows.copy())
         return coder(rows)
 
-    params = {**findrs.fit(train, "y", random_state=6, auto=False, numeric="bins").params, "cv_rows": 150,
+    params = {**findrs.fit(train, "y", random_state=6, auto=False, settings=dict(numeric="bins")).params, "cv_rows": 150,
               "auto": ["tolerance"], "tolerance": "auto", "cv": 3, "cv_T": 1, "bin_edges": "supervised"}
     rec = RuleSetModel._cross_validate(encode_frame(train, enc), y, enc, params, None, None, fold_codes=spy)
     assert rec["sampled"] < train.height

@@ -27,7 +27,7 @@ METHODS = ["find-rs", "bo", "bp"]
 def _fit(df: pl.DataFrame, target: str, **kw: Any) -> findrs.RuleSetModel:
     kw.setdefault("random_state", 0)
     kw.setdefault("T", 7)
-    return findrs.fit(df, target, n_jobs=1, **kw, auto=False)
+    return findrs.fit(df, target, **findrs.settings.fit_keywords(dict(n_jobs=1, **kw, auto=False)))
 
 
 # ------------------------------------------------------------------------- item 1
@@ -171,7 +171,7 @@ def test_bad_feature_lists_and_targets_are_refused_at_fit(what: str, kw: dict, t
     if target is not None:
         df = df.with_columns(target)
     with pytest.raises(FindRSInputError, match=match):
-        findrs.fit(df, "y", **kw, auto=False)
+        findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, auto=False)))
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_integers_beyond_64_bits_predict_on_every_path() -> None:
 def test_pandas_integer_column_that_met_a_nan_still_predicts() -> None:
     pd = pytest.importorskip("pandas")
     train = pd.DataFrame({"a": [1, 2, 1, 2, 3], "b": ["x", "y", "x", "x", "y"], "y": [True, False, True, False, True]})
-    model = findrs.fit(train, "y", shuffle=False, auto=False)
+    model = findrs.fit(train, "y", auto=False, settings=dict(shuffle=False))
     later = pd.DataFrame({"a": [1, 2, np.nan, 3, 2.0], "b": ["x", "y", "x", "y", "x"]})
     assert later["a"].dtype == np.float64
     want = model.predict(pl.DataFrame({"a": [1, 2, None, 3, 2], "b": later["b"].tolist()}))

@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent(
     df = df.with_columns(y=pl.Series(rng.random(n) < 0.5))
     print("ready", flush=True)
     try:
-        findrs.fit(df, "y", method="bp", T=100000, random_state=0, n_jobs=1)
+        findrs.fit(df, "y", method="bp", random_state=0, n_jobs=1, settings={"T": 100000})
     except KeyboardInterrupt:
         print("interrupted", flush=True)
         sys.exit(0)

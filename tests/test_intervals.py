@@ -192,7 +192,8 @@ def con():
 @given(df=interval_frames(), ends=st.sampled_from(ENDS), method=st.sampled_from(["find-rs", "bo", "bp"]), tau=st.integers(0, 2))
 def test_every_path_agrees_with_predict_and_the_stated_semantics(con, df, ends, method, tau) -> None:
     model = findrs.fit(
-        df, "y", method=method, T=7, tolerance=tau, bins=2, numeric="interval", interval_ends=ends, random_state=3, auto=False
+        df, "y", method=method, random_state=3, auto=False,
+        settings=dict(T=7, tolerance=tau, bins=2, numeric="interval", interval_ends=ends),
     )
     check_all_paths(model, probe_frame(df, model, 5), con)
 
@@ -306,10 +307,10 @@ def model_rules(model: RuleSetModel) -> list[list[tuple]]:
 @settings(max_examples=80, deadline=None)
 @given(df=interval_frames(), encoding=st.sampled_from(["av", "oh"]), tau=st.integers(0, 2))
 def test_find_rs_over_intervals_is_algorithm_1_on_the_values(df, encoding, tau) -> None:
-    model = findrs.fit(df, "y", encoding=encoding, tolerance=tau, shuffle=False, bins=2, numeric="interval", interval_ends="tight", auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding=encoding, tolerance=tau, shuffle=False, bins=2, numeric="interval", interval_ends="tight"))
     assert model_rules(model) == plain_find_rs(df, model, encoding, tau)
     # midpoint ends change where unseen values fall, never the rules.
-    mid = findrs.fit(df, "y", encoding=encoding, tolerance=tau, shuffle=False, bins=2, numeric="interval", interval_ends="midpoint", auto=False)
+    mid = findrs.fit(df, "y", auto=False, settings=dict(encoding=encoding, tolerance=tau, shuffle=False, bins=2, numeric="interval", interval_ends="midpoint"))
     assert model_rules(mid) == model_rules(model)
 
 
@@ -319,7 +320,7 @@ def test_interval_models_are_consistent_with_the_training_data(df, ends, seed) -
     """Tolerance 0, no contradictions: every training row is predicted as labelled, and every
     voting rule covers no training negative (docs/semantics.md §3, §11)."""
     for method in ("find-rs", "bo"):
-        model = findrs.fit(df, "y", method=method, T=5, bins=2, numeric="interval", interval_ends=ends, random_state=seed, auto=False)
+        model = findrs.fit(df, "y", method=method, random_state=seed, auto=False, settings=dict(T=5, bins=2, numeric="interval", interval_ends=ends))
         assert model.contradictions == 0
         assert model.predict(df, labels=False).to_list() == df["y"].to_list()
         assert model.rules["train_negatives"].max() == 0
@@ -331,16 +332,16 @@ def test_null_semantics() -> None:
     values) and passes only a feature the rule leaves free; null seen in training is a value of
     its own that a rule allows or not (``x is null``, ``or x is null``); NaN is null."""
     df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 10.0, 11.0], "y": [True, True, False, False, True, True]})
-    m = findrs.fit(df, "y", shuffle=False, numeric="interval", interval_ends="tight", auto=False)
+    m = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, numeric="interval", interval_ends="tight"))
     assert m.rules["text"].to_list() == ["x <= 2", "x >= 10"]
     probe = pl.DataFrame({"x": [None, math.nan, 2.0, 2.5, 9.5, 12.0, -5.0]})
     assert m.predict(probe, labels=False).to_list() == [False, False, True, False, False, True, True]
-    mid = findrs.fit(df, "y", shuffle=False, numeric="interval", interval_ends="midpoint", auto=False)
+    mid = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, numeric="interval", interval_ends="midpoint"))
     assert mid.rules["text"].to_list() == ["x < 2.5", "x >= 7"]
     assert mid.predict(probe, labels=False).to_list() == [False, False, True, False, True, True, True]
 
     with_null = pl.DataFrame({"x": [1.0, None, 3.0, 4.0, 11.0, 2.0], "y": [True, True, False, False, True, True]})
-    m = findrs.fit(with_null, "y", shuffle=False, numeric="interval", interval_ends="tight", auto=False)
+    m = findrs.fit(with_null, "y", auto=False, settings=dict(shuffle=False, numeric="interval", interval_ends="tight"))
     assert m.rules["text"].to_list() == ["(x <= 2 or x is null)", "x >= 11"]
     nulls = pl.DataFrame({"x": [None, math.nan, 11.0, 10.0]})
     assert m.predict(nulls, labels=False).to_list() == [True, True, True, False]
@@ -350,7 +351,7 @@ def test_null_semantics() -> None:
 
     # A null negative identical to a null positive: a contradiction, and `x is null` alone.
     both = pl.DataFrame({"x": [1.0, None, 3.0, None, 2.0], "y": [True, True, False, False, True]})
-    m = findrs.fit(both, "y", shuffle=False, numeric="interval", interval_ends="tight", auto=False)
+    m = findrs.fit(both, "y", auto=False, settings=dict(shuffle=False, numeric="interval", interval_ends="tight"))
     assert m.contradictions == 2
     assert m.rules["text"].to_list() == ["x <= 2", "x is null"]
 
@@ -374,12 +375,12 @@ def test_rules_read_as_intervals_on_banknote(data_dir) -> None:
     from experiments.uci import load_uci
 
     train, test = findrs.datasets.train_test_split(load_uci("banknote", data_dir), 0.5, 0)
-    m = train.findrs.fit("class", numeric="interval", interval_ends="tight", random_state=0, auto=False)
+    m = train.findrs.fit("class", random_state=0, auto=False, settings=dict(numeric="interval", interval_ends="tight"))
     first = m.rules["text"][0]
     assert " <= variance <= " in first and " and " in first, first
     assert "intervals (tight ends)" in str(m)
     for ends in ENDS:
-        model = train.findrs.fit("class", numeric="interval", interval_ends=ends, random_state=0, auto=False)
+        model = train.findrs.fit("class", random_state=0, auto=False, settings=dict(numeric="interval", interval_ends=ends))
         assert model.score(test) > 0.94
         assert model.n_rules < 15
 
@@ -406,7 +407,7 @@ def test_default_cross_validates_bins_against_intervals_and_records_it(data_dir)
     # On this half intervals cross-validate better than either bin placement.
     assert model.params["numeric"] == "interval" and all(e.kind != "binned" for e in model.encoders)
     # It is the model a fit with numeric="interval" given gives, with the same candidates.
-    fixed = findrs.fit(train, "class", random_state=1, numeric="interval", method="find-rs")
+    fixed = findrs.fit(train, "class", random_state=1, method="find-rs", settings=dict(numeric="interval"))
     assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
     part = table.filter(pl.col("numeric") == "interval").drop("numeric", "bin_edges")
     assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))
@@ -445,7 +446,7 @@ def test_no_cv_or_no_binned_column_means_the_given_or_paper_numeric() -> None:
     df = pl.DataFrame({"x": [0.1, 0.7, 0.3, 0.9, 0.2, 0.8, 0.25, 0.75], "y": [False, True] * 4})
     paper = findrs.fit(df, "y", random_state=0, auto=False)
     assert paper.params["numeric"] == "bins" and paper.cv_results is None
-    given_ = findrs.fit(df, "y", random_state=0, numeric="interval")
+    given_ = findrs.fit(df, "y", random_state=0, settings=dict(numeric="interval"))
     assert given_.params["numeric"] == "interval" and "numeric" not in given_.params["auto"]
     assert "numeric" not in given_.cv_results.columns
     monks = findrs.fit(findrs.datasets.monks(1), "class", random_state=0)  # no binned column
@@ -464,7 +465,7 @@ def _interval_model() -> RuleSetModel:
             "y": [True, True, False, False, True, False],
         }
     )
-    return findrs.fit(df, "y", shuffle=False, bins=3, numeric="interval", interval_ends="midpoint", auto=False)
+    return findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, bins=3, numeric="interval", interval_ends="midpoint"))
 
 
 def test_json_keeps_interval_features_and_checks_them() -> None:
@@ -498,7 +499,7 @@ def test_json_keeps_interval_features_and_checks_them() -> None:
 
 
 def test_a_file_without_the_new_parameters_reads_as_bins() -> None:
-    m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", shuffle=False, auto=False)
+    m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", auto=False, settings=dict(shuffle=False))
     doc = json.loads(m.to_json())
     del doc["params"]["numeric"], doc["params"]["interval_ends"]
     again = RuleSetModel.from_json(json.dumps(doc))
@@ -516,7 +517,7 @@ def test_zero_one_floats_and_few_integers_are_categorical() -> None:
         }
     )
     for numeric in ("bins", "interval"):
-        m = findrs.fit(df, "y", shuffle=False, numeric=numeric, auto=False)
+        m = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, numeric=numeric))
         kinds = {e.name: (e.kind, e.family, e.values) for e in m.encoders}
         assert kinds == {"onehot": ("categorical", "float", (0.0, 1.0, None)), "level": ("categorical", "integer", (1, 2, 3))}
         assert m.rules["text"].to_list() == ["onehot = 1", "onehot = null and level = 2"]
@@ -532,26 +533,26 @@ def test_an_identifier_column_draws_a_warning_naming_it() -> None:
     df = pl.DataFrame({"id": list(range(100, 140)), "code": [f"c{i}" for i in range(40)], "g": ["a", "b"] * 20,
                        "w": np.linspace(0, 1, 40), "y": [True, False] * 20})
     with pytest.warns(IdentifierWarning) as caught:
-        findrs.fit(df, "y", shuffle=False, features=["id", "code", "g", "w"], auto=False)
+        findrs.fit(df, "y", features=["id", "code", "g", "w"], auto=False, settings=dict(shuffle=False))
     named = sorted(str(w.message).split("'")[1] for w in caught)
     assert named == ["code", "id"]  # not the float measurement, not the repeated strings
     with warnings.catch_warnings():
         warnings.simplefilter("error", IdentifierWarning)
-        findrs.fit(df.head(10), "y", shuffle=False, features=["id", "g"], auto=False)  # too few rows to tell
+        findrs.fit(df.head(10), "y", features=["id", "g"], auto=False, settings=dict(shuffle=False))  # too few rows to tell
 
 
 def test_interval_input_errors() -> None:
     df = pl.DataFrame({"x": [1.0, math.inf, 3.0, 4.0], "y": [True, False, True, False]})
     with pytest.raises(FindRSInputError, match="'x' holds an infinity"):
-        findrs.fit(df, "y", numeric="interval", auto=False)
-    findrs.fit(df, "y", numeric="bins", auto=False)  # infinities fall into the end bins
+        findrs.fit(df, "y", auto=False, settings=dict(numeric="interval"))
+    findrs.fit(df, "y", auto=False, settings=dict(numeric="bins"))  # infinities fall into the end bins
     with pytest.raises(FindRSInputError, match="numeric must be one of"):
-        findrs.fit(df, "y", numeric="intervals", auto=False)
+        findrs.fit(df, "y", auto=False, settings=dict(numeric="intervals"))
     with pytest.raises(FindRSInputError, match="interval_ends must be one of"):
-        findrs.fit(df, "y", interval_ends="wide", auto=False)
+        findrs.fit(df, "y", auto=False, settings=dict(interval_ends="wide"))
     # An all-null float column is an interval feature with null as its only value.
     nulls = pl.DataFrame({"x": [None, None, None], "z": [1.5, 2.5, 3.5], "y": [True, False, True]}, schema_overrides={"x": pl.Float64})
-    m = findrs.fit(nulls, "y", numeric="interval", shuffle=False, auto=False)
+    m = findrs.fit(nulls, "y", auto=False, settings=dict(numeric="interval", shuffle=False))
     assert m.encoders[0].kind == "interval" and m.encoders[0].domain_size == 0
     assert m.predict(nulls, labels=False).to_list() == [True, False, True]
 
@@ -562,7 +563,7 @@ def test_sklearn_and_cli_take_the_parameters(tmp_path) -> None:
 
     X = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 1.0], [4.0, 0.5], [5.0, 3.0], [6.0, 2.0]])
     y = np.array([1, 1, 0, 0, 1, 0])
-    clf = FindRSClassifier(method="find-rs", numeric="interval", interval_ends="tight", random_state=0, auto=False).fit(X, y)
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False, settings=dict(numeric="interval", interval_ends="tight")).fit(X, y)
     assert clf.model_.params["numeric"] == "interval" and clf.score(X, y) == 1.0
     assert all(e.kind == "interval" for e in clf.model_.encoders)
     path = tmp_path / "d.csv"
@@ -621,7 +622,7 @@ def test_huge_integers_round_trip() -> None:
     writes them as floats and loads back."""
     big = 2**60
     df = pl.DataFrame({"n": [big, big + 4096, big + 8192, 1, 2, 3] * 4, "y": [True, True, False, False, True, False] * 4})
-    m = findrs.fit(df, "y", shuffle=False, numeric="interval", bins=2, auto=False)
+    m = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, numeric="interval", bins=2))
     assert m.encoders[0].kind == "interval" and m.encoders[0].family == "float"
     again = RuleSetModel.from_json(m.to_json())
     assert again.predict(df, labels=False).to_list() == m.predict(df, labels=False).to_list()

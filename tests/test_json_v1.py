@@ -57,9 +57,8 @@ def test_v1_file_loads_and_predicts_as_a_fresh_fit(file: str, data_dir: Path) ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
         fresh = findrs.fit(
-            train, "class", method=p["method"], encoding=p["encoding"], tolerance=p["tolerance"],
-            shuffle=p["shuffle"], random_state=p["random_state"], bins=p["bins"], T=p["T"],
-            n_rules=p["n_rules"] if p["method"] == "bp" else "auto", accuracy_ratio=p["accuracy_ratio"], auto=False,
+            train, "class", method=p["method"], random_state=p["random_state"], auto=False,
+            settings=dict(encoding=p["encoding"], tolerance=p["tolerance"], shuffle=p["shuffle"], bins=p["bins"], T=p["T"], n_rules=p["n_rules"] if p["method"] == "bp" else "auto", accuracy_ratio=p["accuracy_ratio"]),
         )
     assert (loaded.method, loaded.T, loaded.n_rules, loaded.n_rules_found) == (
         fresh.method, fresh.T, fresh.n_rules, fresh.n_rules_found

@@ -18,7 +18,7 @@ from findrs import FindRSInputError, RuleSetModel
 
 def _bp_model() -> RuleSetModel:
     df = findrs.datasets.monks(1)
-    return df.findrs.fit("class", method="bp", T=10, random_state=0, n_rules=None, auto=False)
+    return df.findrs.fit("class", method="bp", random_state=0, auto=False, settings=dict(T=10, n_rules=None))
 
 
 def test_votes_beyond_32_bits_are_exact_everywhere() -> None:
@@ -50,7 +50,7 @@ def test_votes_beyond_32_bits_are_exact_everywhere() -> None:
 def _empty_rule_model() -> tuple[RuleSetModel, pl.DataFrame]:
     # Two positives with different values and tolerance 1: the first rule generalizes to TRUE.
     df = pl.DataFrame({"a": ["x", "y", "z"], "y": [True, True, False]})
-    model = findrs.fit(df, "y", tolerance=1, shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(tolerance=1, shuffle=False))
     assert model.rules["text"].to_list() == ["TRUE"]
     return model, df
 
@@ -77,8 +77,8 @@ def test_bins_out_of_range_are_refused(bins: int) -> None:
     # issue 10 item 9: bins=1 made every text unprintable; 2**31 ran out of memory.
     df = pl.DataFrame({"x": [0.5, 1.5, 2.5, 3.5], "y": [True, False, True, False]})
     with pytest.raises(FindRSInputError, match="bins"):
-        findrs.fit(df, "y", bins=bins, auto=False)
-    assert findrs.fit(df, "y", bins=2, auto=False).to_json()
+        findrs.fit(df, "y", auto=False, settings=dict(bins=bins))
+    assert findrs.fit(df, "y", auto=False, settings=dict(bins=2)).to_json()
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,7 @@ def test_bins_out_of_range_are_refused(bins: int) -> None:
 def test_all_null_features_round_trip(column: pl.Series) -> None:
     # issue 10 item 10: a feature's value family is stored, so an all-null column reads back.
     df = pl.DataFrame({"a": ["x", "y", "x", "z"], "y": [True, False, True, False]}).with_columns(column)
-    model = findrs.fit(df, "y", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False))
     back = RuleSetModel.from_json(model.to_json())
     assert back.encoders == model.encoders
     assert [e.family for e in back.encoders] == [e.family for e in model.encoders]
@@ -133,7 +133,7 @@ def test_the_vote_view_is_what_predict_computes() -> None:
     # decision value is votes / scale - offset.
     df = findrs.datasets.monks(2)
     for method in ("find-rs", "bo", "bp"):
-        m = df.findrs.fit("class", method=method, T=9, random_state=1, encoding="oh", auto=False)
+        m = df.findrs.fit("class", method=method, random_state=1, auto=False, settings=dict(T=9, encoding="oh"))
         v = m.vote
         fired = m.explain(df)["fired_rules"].to_list()
         votes = np.array([sum(w for g, w in zip(v.groups, v.group_weights) if set(g) & set(f)) for f in fired])
@@ -145,7 +145,7 @@ def test_the_vote_view_is_what_predict_computes() -> None:
 def test_categorical_targets_predict_the_same_dtype_eagerly_and_lazily() -> None:
     # issue 10 ("Also"): one prediction path, so one dtype.
     df = findrs.datasets.tic_tac_toe().with_columns(pl.col("class").cast(pl.Categorical))
-    m = df.findrs.fit("class", "positive", shuffle=False, auto=False)
+    m = df.findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
     eager = m.predict(df)
     lazy = df.lazy().select(m.predict_expr()).collect(engine="streaming").to_series()
     assert eager.dtype == lazy.dtype == pl.Categorical

@@ -205,8 +205,8 @@ def test_predictions_are_training_classes_and_every_path_agrees(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
         model = findrs.fit(
-            df, "y", method=method, T=5, encoding=encoding, tolerance=tolerance, multiclass=combine,
-            random_state=seed, n_jobs=1, auto=False,
+            df, "y", method=method, random_state=seed, n_jobs=1, auto=False,
+            settings=dict(T=5, encoding=encoding, tolerance=tolerance, multiclass=combine),
         )
     classes = sorted(set(df["y"].to_list()))
     assert model.classes == classes and model.multiclass == combine
@@ -229,7 +229,7 @@ def test_tolerance_zero_decision_lists_are_right_on_consistent_training_rows(df:
     # does one-vs-rest, where no other set covers the row (docs/semantics.md §10).
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        model = findrs.fit(df, "y", multiclass=combine, random_state=0, auto=False)
+        model = findrs.fit(df, "y", random_state=0, auto=False, settings=dict(multiclass=combine))
     # Contradictions are on codes (docs/semantics.md §1): two numbers in one bin are equal.
     rows = codes_of(df, model)
     classes_of: dict[tuple[int, ...], set] = {}
@@ -271,8 +271,8 @@ def test_multiclass_over_interval_features(df: pl.DataFrame, method: str, combin
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
         warnings.simplefilter("ignore", findrs.IdentifierWarning)
         model = findrs.fit(
-            df, "y", method=method, T=5, tolerance=tolerance, bins=2, numeric="interval", interval_ends=ends,
-            multiclass=combine, random_state=1, n_jobs=1, auto=False,
+            df, "y", method=method, random_state=1, n_jobs=1, auto=False,
+            settings=dict(T=5, tolerance=tolerance, bins=2, numeric="interval", interval_ends=ends, multiclass=combine),
         )
     assert model.classes == sorted(set(df["y"].to_list())) and model.multiclass == combine
     assert all(m.encoders == model.encoders for m in model.class_models)
@@ -314,19 +314,19 @@ def test_uncovered_rows_and_ties_follow_the_combination() -> None:
         "y": ["a", "a", "a", "a", "b", "b", "b", "c", "c"],
     })
     unseen = pl.DataFrame({"x": ["new"], "z": ["p"]})
-    got = {c: findrs.fit(df, "y", multiclass=c, shuffle=False, auto=False).predict(unseen).item() for c in COMBOS}
+    got = {c: findrs.fit(df, "y", auto=False, settings=dict(multiclass=c, shuffle=False)).predict(unseen).item() for c in COMBOS}
     # No rule covers an unseen x: one-vs-rest gives the most frequent class, a decision list its
     # default (the rarest class for frequent-first, the most frequent for rarest-first).
     assert got == {"one-vs-rest": "a", "frequent-first": "c", "rarest-first": "a"}
     # OH rules of one-vs-rest: x not in {...} lets the unseen value pass every set's rule: a tie of
     # equal scores, won by the most frequent class.
-    m = findrs.fit(df, "y", multiclass="one-vs-rest", encoding="oh", shuffle=False, auto=False)
+    m = findrs.fit(df, "y", auto=False, settings=dict(multiclass="one-vs-rest", encoding="oh", shuffle=False))
     assert m.predict(unseen).item() == plain_classes(m, unseen)[0]
 
 
 def test_positive_keeps_one_against_the_rest() -> None:
     df = pl.DataFrame({"x": ["a", "b", "c", "a"], "y": ["r", "g", "b", "r"]})
-    m = findrs.fit(df, "y", "r", shuffle=False, auto=False)
+    m = findrs.fit(df, "y", "r", auto=False, settings=dict(shuffle=False))
     assert m.classes is None and m.multiclass is None and m.positive == "r"
     assert m.predict(df).to_list() == [True, False, False, True]
     assert "classes" not in m.to_json() and "combine" not in m.to_json()
@@ -334,7 +334,7 @@ def test_positive_keeps_one_against_the_rest() -> None:
 
 def test_binary_only_and_multiclass_only_members_say_so() -> None:
     df = pl.DataFrame({"x": ["a", "b", "c", "a"], "y": ["r", "g", "b", "r"]})
-    m = findrs.fit(df, "y", method="bp", T=3, random_state=0, auto=False)
+    m = findrs.fit(df, "y", method="bp", random_state=0, auto=False, settings=dict(T=3))
     for call in (
         lambda: m.vote,
         lambda: m.predict(df, labels=False),
@@ -359,7 +359,7 @@ def test_model_files_are_checked() -> None:
     import json
 
     df = pl.DataFrame({"x": ["a", "b", "c", "a"], "y": ["r", "g", "b", "r"]})
-    m = findrs.fit(df, "y", multiclass="frequent-first", random_state=0, auto=False)
+    m = findrs.fit(df, "y", random_state=0, auto=False, settings=dict(multiclass="frequent-first"))
     d = json.loads(m.to_json())
     assert d["target"]["classes"] == ["b", "g", "r"] and d["model"]["combine"]["rule"] == "frequent-first"
     assert [s["class"] for s in d["model"]["rule_sets"]] == [2, 0]
@@ -396,7 +396,7 @@ def test_uci_every_surface_with_all_classes(data_dir, name: str, tmp_path: Path,
     X_test = test.drop("class")
     for method in ("find-rs", "bp"):
         for combine in COMBOS:
-            model = train.findrs.fit("class", method=method, T=10, random_state=0, multiclass=combine, n_jobs=1, auto=False)
+            model = train.findrs.fit("class", method=method, random_state=0, n_jobs=1, auto=False, settings=dict(T=10, multiclass=combine))
             assert model.classes == classes and len(model.class_models) == len(classes) - (combine != "one-vs-rest")
             want = check_every_path(model, X_test, sql=method == "find-rs" or name != "connect-4")
             if name != "connect-4":
@@ -412,7 +412,7 @@ def test_uci_every_surface_with_all_classes(data_dir, name: str, tmp_path: Path,
     # scikit-learn: classes_ and predict_proba over every class.
     from findrs.sklearn import FindRSClassifier
 
-    clf = FindRSClassifier(T=10, random_state=0, n_jobs=1, auto=False).fit(train.drop("class").to_pandas(), train["class"].to_numpy())
+    clf = FindRSClassifier(random_state=0, n_jobs=1, auto=False, settings=dict(T=10)).fit(train.drop("class").to_pandas(), train["class"].to_numpy())
     assert clf.classes_.tolist() == classes
     proba = clf.predict_proba(X_test.to_pandas())
     assert proba.shape == (test.height, len(classes)) and np.allclose(proba.sum(axis=1), 1.0)
@@ -449,7 +449,8 @@ def test_wine_with_interval_features_on_every_surface(data_dir, ends: str) -> No
     X_test = test.drop("class")
     for method, combine in (("find-rs", "frequent-first"), ("bp", "one-vs-rest"), ("bp", "rarest-first")):
         model = train.findrs.fit(
-            "class", method=method, T=10, random_state=0, multiclass=combine, numeric="interval", interval_ends=ends, n_jobs=1, auto=False
+            "class", method=method, random_state=0, n_jobs=1, auto=False,
+            settings=dict(T=10, multiclass=combine, numeric="interval", interval_ends=ends),
         )
         assert all(e.kind == "interval" for e in model.encoders)
         want = check_every_path(model, X_test)
@@ -461,7 +462,7 @@ def test_wine_with_interval_features_on_every_surface(data_dir, ends: str) -> No
 def test_namespaces_explain_and_print_with_classes() -> None:
     df = pl.DataFrame({"x": ["a", "b", "c", "a", "b"], "z": [1, 2, 1, 2, 1], "y": ["r", "g", "b", "r", "g"]})
     for combine in COMBOS:
-        m = df.findrs.fit("y", multiclass=combine, shuffle=False, auto=False)
+        m = df.findrs.fit("y", auto=False, settings=dict(multiclass=combine, shuffle=False))
         lazy = df.lazy().findrs.predict(m).collect(engine="streaming")
         assert lazy["y_predicted"].to_list() == m.predict(df).to_list() == ["r", "g", "b", "r", "g"]
         explained = df.findrs.explain(m, top=1)
@@ -506,7 +507,7 @@ def test_auto_picks_the_combination_with_the_most_held_out_rows_right() -> None:
         right = 0
         for f in range(3):
             part, held = df.filter(pl.Series(folds != f)), df.filter(pl.Series(folds == f))
-            fold_model = findrs.fit(part, "y", multiclass=combine, random_state=11, auto=False)
+            fold_model = findrs.fit(part, "y", random_state=11, auto=False, settings=dict(multiclass=combine))
             right += int((fold_model.predict(held) == held["y"]).sum())
         assert right == correct, combine
     best = table.sort("correct", descending=True, maintain_order=True)["multiclass"][0]
@@ -519,7 +520,7 @@ def test_auto_picks_the_combination_with_the_most_held_out_rows_right() -> None:
     m = findrs.fit(tiny, "y", random_state=0, auto=False)
     assert m.combination_cv is None and m.multiclass == multiclass.COMBINATIONS[0]
     # Given combinations record no cross-validation.
-    assert findrs.fit(df, "y", multiclass="one-vs-rest", auto=False).combination_cv is None
+    assert findrs.fit(df, "y", auto=False, settings=dict(multiclass="one-vs-rest")).combination_cv is None
 
 
 def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
@@ -536,7 +537,7 @@ def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
     m = findrs.fit(df, "y", random_state=2)
     table = m.numeric_cv
     assert table is not None and table["folds"].to_list() == [3, 3]
-    explicit = {k: findrs.fit(df, "y", random_state=2, numeric=k) for k in ("bins", "interval")}
+    explicit = {k: findrs.fit(df, "y", random_state=2, settings=dict(numeric=k)) for k in ("bins", "interval")}
     assert table["correct"].to_list() == [explicit[k].combination_cv["correct"].max() for k in ("bins", "interval")]
     counts = dict(zip(table["numeric"], table["correct"]))
     winner = "interval" if counts["interval"] > counts["bins"] else "bins"
@@ -550,12 +551,13 @@ def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
     # Kept by the model file, deterministic; a given combination counts only itself.
     assert RuleSetModel.from_json(m.to_json()).numeric_cv.equals(table)
     assert findrs.fit(df, "y", random_state=2).to_json() == m.to_json()
-    assert findrs.fit(df, "y", random_state=2, method="bp", T=5, n_jobs=1).to_json() == findrs.fit(
-        df, "y", random_state=2, method="bp", T=5, n_jobs=2).to_json()
-    ovr = findrs.fit(df, "y", random_state=2, multiclass="one-vs-rest")
+    assert findrs.fit(df, "y", random_state=2, method="bp", n_jobs=1, settings=dict(T=5)).to_json() == findrs.fit(
+        df, "y", random_state=2, method="bp", n_jobs=2, settings=dict(T=5),
+    ).to_json()
+    ovr = findrs.fit(df, "y", random_state=2, settings=dict(multiclass="one-vs-rest"))
     assert ovr.combination_cv is None and ovr.numeric_cv is not None
     assert ovr.numeric_cv["correct"].to_list() == [
-        findrs.fit(df, "y", random_state=2, numeric=k).combination_cv.filter(pl.col("multiclass") == "one-vs-rest")["correct"].item()
+        findrs.fit(df, "y", random_state=2, settings=dict(numeric=k)).combination_cv.filter(pl.col("multiclass") == "one-vs-rest")["correct"].item()
         for k in ("bins", "interval")
     ]
     # A tie goes to bins: 11 float values, each a bin of its own, classes cut between them.

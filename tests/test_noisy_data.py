@@ -5,6 +5,7 @@ their model files."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import polars as pl
@@ -31,13 +32,18 @@ METHODS = ("find-rs", "bo", "bp")
 def test_share_tolerance_bounds_each_rule_precision(df: pl.DataFrame, eps: float, method: str, encoding: str,
                                                    seed: int) -> None:
     try:
-        model = findrs.fit(df, "y", method=method, T=5, encoding=encoding, tolerance=eps, random_state=seed,
-                           n_rules=None, auto=False)
+        model = findrs.fit(
+            df, "y", method=method, random_state=seed, auto=False,
+            settings=dict(T=5, encoding=encoding, tolerance=eps, n_rules=None),
+        )
     except FindRSInputError as e:
         assert f"tolerance = {eps} leaves no rule" in str(e)
         features = [c for c in df.columns if c != "y"]
         own = df.group_by(features).agg(n=(~pl.col("y")).sum(), p=pl.col("y").sum()).filter(pl.col("p") > 0)
-        assert (own["n"] > eps * (own["n"] + own["p"])).all()
+        # The share test in the core's exact arithmetic (docs/semantics.md §9.1): n * 2^32 <= e (n + p),
+        # e = floor(epsilon * 2^32); a float product would pass a group at exactly the share.
+        e = math.floor(eps * 2**32)
+        assert all(n * 2**32 > e * (n + p) for n, p in zip(own["n"].to_list(), own["p"].to_list()))
         return
     rules = model.rules
     for i, (p, n) in enumerate(zip(rules["train_positives"], rules["train_negatives"])):
@@ -50,10 +56,10 @@ def test_share_leaves_out_a_positive_whose_own_rows_fail() -> None:
     df = pl.DataFrame({"a": ["x", "x", "x", "x", "y", "y", "z"], "b": ["u", "u", "u", "u", "v", "w", "v"],
                        "y": [True, False, False, False, True, True, False]})
     kw = dict(method="find-rs", shuffle=False, auto=False, encoding="av")
-    share = findrs.fit(df, "y", tolerance=0.2, **kw)
+    share = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, settings=dict(tolerance=0.2))))
     assert share.predict(df.filter(pl.col("a") == "x").head(1), labels=False).to_list() == [False]
     assert (share.rules["train_negatives"] == 0).all()
-    paper = findrs.fit(df, "y", tolerance=0, **kw)
+    paper = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, settings=dict(tolerance=0))))
     assert paper.predict(df.filter(pl.col("a") == "x").head(1), labels=False).to_list() == [True]
 
 
@@ -61,8 +67,8 @@ def test_share_leaves_out_a_positive_whose_own_rows_fail() -> None:
 @SETTINGS
 @given(df=frames(), seed=st.integers(0, 2**32), method=st.sampled_from(METHODS))
 def test_zero_share_is_the_paper(df: pl.DataFrame, seed: int, method: str) -> None:
-    a = findrs.fit(df, "y", method=method, T=5, tolerance=0, random_state=seed, auto=False)
-    b = findrs.fit(df, "y", method=method, T=5, tolerance=0.0, random_state=seed, auto=False)
+    a = findrs.fit(df, "y", method=method, random_state=seed, auto=False, settings=dict(T=5, tolerance=0))
+    b = findrs.fit(df, "y", method=method, random_state=seed, auto=False, settings=dict(T=5, tolerance=0.0))
     assert a.rules.drop("id").equals(b.rules.drop("id"))
     assert a.params["tolerance"] == b.params["tolerance"] == 0
 
@@ -75,7 +81,7 @@ def test_zero_share_is_the_paper(df: pl.DataFrame, seed: int, method: str) -> No
 def test_min_support(df: pl.DataFrame, s: int, method: str, tol, seed: int) -> None:
     kw = dict(method=method, T=5, tolerance=tol, random_state=seed, n_rules=None)
     try:
-        model = findrs.fit(df, "y", min_support=s, **kw, auto=False)
+        model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, auto=False, settings=dict(min_support=s))))
     except FindRSInputError as e:
         # Or, under a share, every positive's own rows fail it and no rule is made (§9.1).
         share = isinstance(tol, float) and s <= 1 and f"tolerance = {tol} leaves no rule" in str(e)
@@ -83,7 +89,7 @@ def test_min_support(df: pl.DataFrame, s: int, method: str, tol, seed: int) -> N
         return
     assert (model.rules["train_positives"] >= s).all()
     if s <= 1:
-        plain = findrs.fit(df, "y", **kw, auto=False)
+        plain = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, auto=False)))
         assert model.rules.equals(plain.rules)
 
 
@@ -92,9 +98,9 @@ def test_min_support(df: pl.DataFrame, s: int, method: str, tol, seed: int) -> N
 @SETTINGS
 @given(df=frames(max_rows=80), s=st.integers(2, 5), shuffle=st.booleans(), seed=st.integers(0, 2**32))
 def test_min_support_keeps_supported_coverage(df: pl.DataFrame, s: int, shuffle: bool, seed: int) -> None:
-    plain = findrs.fit(df, "y", shuffle=shuffle, random_state=seed, auto=False)
+    plain = findrs.fit(df, "y", random_state=seed, auto=False, settings=dict(shuffle=shuffle))
     try:
-        supported = findrs.fit(df, "y", shuffle=shuffle, random_state=seed, min_support=s, auto=False)
+        supported = findrs.fit(df, "y", random_state=seed, auto=False, settings=dict(shuffle=shuffle, min_support=s))
     except FindRSInputError:
         return
     y = labels_of(df)
@@ -115,8 +121,8 @@ def test_min_support_keeps_supported_coverage(df: pl.DataFrame, s: int, shuffle:
 @given(df=frames(), method=st.sampled_from(METHODS), seed=st.integers(0, 2**32))
 def test_negative_direction_is_the_other_class(df: pl.DataFrame, method: str, seed: int) -> None:
     d = df.with_columns(pl.when(pl.col("y")).then(pl.lit("yes")).otherwise(pl.lit("no")).alias("y"))
-    neg = findrs.fit(d, "y", "yes", direction="negative", method=method, T=5, random_state=seed, auto=False)
-    other = findrs.fit(d, "y", "no", method=method, T=5, random_state=seed, auto=False)
+    neg = findrs.fit(d, "y", "yes", method=method, random_state=seed, auto=False, settings=dict(direction="negative", T=5))
+    other = findrs.fit(d, "y", "no", method=method, random_state=seed, auto=False, settings=dict(T=5))
     assert neg.target.positive == "no" and neg.target.negative == "yes"
     assert neg.rules.equals(other.rules)
     assert neg.predict(d).to_list() == other.predict(d).to_list()
@@ -126,16 +132,16 @@ def test_negative_direction_is_the_other_class(df: pl.DataFrame, method: str, se
 def test_direction_needs_two_classes() -> None:
     df = pl.DataFrame({"a": ["x", "y", "z", "x"], "y": ["p", "q", "r", "p"]})
     with pytest.raises(FindRSInputError, match="exactly two classes"):
-        findrs.fit(df, "y", "p", direction="negative", auto=False)
+        findrs.fit(df, "y", "p", auto=False, settings=dict(direction="negative"))
     with pytest.raises(FindRSInputError, match="direction must be"):
-        findrs.fit(df, "y", "p", direction="up", auto=False)
+        findrs.fit(df, "y", "p", auto=False, settings=dict(direction="up"))
 
 
 @pytest.mark.parametrize("bad", [1.0, -0.1, 1.5, float("nan"), "0.1", True, None])
 def test_bad_tolerance_is_refused(bad) -> None:
     df = findrs.datasets.tic_tac_toe()
     with pytest.raises(FindRSInputError, match="tolerance"):
-        findrs.fit(df, "class", "positive", tolerance=bad, auto=False)
+        findrs.fit(df, "class", "positive", auto=False, settings=dict(tolerance=bad))
 
 
 # --------------------------------------------------------------------------- #
@@ -154,10 +160,10 @@ def test_auto_table_and_choice(df: pl.DataFrame, method: str, seed: int) -> None
     y = labels_of(df)
     if min(y.sum(), (~y).sum()) < 2:
         with pytest.raises(FindRSInputError, match="cross-validation"):
-            findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO, auto=False)
+            findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=seed, **AUTO, auto=False, settings=dict(T=5))))
         return
     kw = dict(n_rules="cv") if method == "bp" else {}
-    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, **AUTO, **kw, auto=False)
+    model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=seed, **AUTO, **kw, auto=False, settings=dict(T=5))))
     table = model.cv_results
     params = {**AUTO, "simplify": False, "n_rules": "cv" if kw else None}
     cands = findrs.auto.candidates(params, n_positives=int(y.sum()), n_negatives=int((~y).sum()))
@@ -171,9 +177,10 @@ def test_auto_table_and_choice(df: pl.DataFrame, method: str, seed: int) -> None
     assert model.params["auto"] == ["encoding", "tolerance", "min_support", "direction"] + (["n_rules"] if kw else [])
 
     def fixed(c: dict) -> findrs.RuleSetModel:
-        return findrs.fit(df, "y", method=method, T=5, random_state=seed, encoding=c["encoding"],
-                          tolerance=c["tolerance"], min_support=c["min_support"], direction=c["direction"],
-                          n_rules=c["n_rules"], auto=False, best_of=model.params["best_of"])
+        return findrs.fit(
+            df, "y", method=method, random_state=seed, auto=False,
+            settings=dict(T=5, encoding=c["encoding"], tolerance=c["tolerance"], min_support=c["min_support"], direction=c["direction"], n_rules=c["n_rules"], best_of=model.params["best_of"]),
+        )
 
     # The chosen candidate is the best by held-out rows right, then fewer conditions, then order,
     # among those whose fit on all rows keeps a rule: every better one leaves none.
@@ -195,15 +202,15 @@ def test_auto_is_deterministic_for_any_thread_count(df: pl.DataFrame, seed: int)
     y = labels_of(df)
     if min(y.sum(), (~y).sum()) < 2:
         return
-    a = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=1, n_rules="cv", **AUTO, auto=False)
-    b = findrs.fit(df, "y", method="bp", T=6, random_state=seed, n_jobs=3, n_rules="cv", **AUTO, auto=False)
+    a = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method="bp", random_state=seed, n_jobs=1, **AUTO, auto=False, settings=dict(T=6, n_rules="cv"))))
+    b = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method="bp", random_state=seed, n_jobs=3, **AUTO, auto=False, settings=dict(T=6, n_rules="cv"))))
     assert a.to_json() == b.to_json()
     assert a.cv_results.equals(b.cv_results)
 
 
 def test_auto_model_prints_and_round_trips() -> None:
     df = findrs.datasets.monks(3)
-    model = findrs.fit(df, "class", method="bp", T=10, random_state=0, n_rules="cv", **AUTO, auto=False)
+    model = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(method="bp", random_state=0, **AUTO, auto=False, settings=dict(T=10, n_rules="cv"))))
     text = str(model)
     assert "chosen by 5-fold cross-validation" in text
     back = findrs.RuleSetModel.from_json(model.to_json())
@@ -215,23 +222,23 @@ def test_auto_model_prints_and_round_trips() -> None:
 def test_auto_parameters_are_checked() -> None:
     df = findrs.datasets.tic_tac_toe()
     with pytest.raises(FindRSInputError, match="needs method='bp'"):
-        findrs.fit(df, "class", "positive", n_rules="cv", auto=False)
+        findrs.fit(df, "class", "positive", auto=False, settings=dict(n_rules="cv"))
     with pytest.raises(FindRSInputError, match="cv must be"):
-        findrs.fit(df, "class", "positive", tolerance="auto", cv=1, auto=False)
+        findrs.fit(df, "class", "positive", auto=False, settings=dict(tolerance="auto", cv=1))
     with pytest.raises(FindRSInputError, match="encoding must be"):
-        findrs.fit(df, "class", "positive", encoding="best", auto=False)
+        findrs.fit(df, "class", "positive", auto=False, settings=dict(encoding="best"))
 
 
 def test_auto_true_means_every_unset_setting_is_auto() -> None:
     df = findrs.datasets.monks(2)
     a = findrs.fit(df, "class", auto=True, random_state=3, method="find-rs")
-    b = findrs.fit(df, "class", random_state=3, **AUTO, simplify="auto", auto=False)
+    b = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(random_state=3, **AUTO, auto=False, settings=dict(simplify="auto"))))
     assert a.to_json() == b.to_json() and "method" not in b.params["auto"]  # the vote needs auto=True (§9.5)
     # auto=True is the default.
     assert findrs.fit(df, "class", random_state=3, method="find-rs").to_json() == a.to_json()
     assert findrs.fit(df, "class", random_state=3).to_json() == findrs.fit(df, "class", auto=True, random_state=3).to_json()
     # An explicit value stays fixed.
-    c = findrs.fit(df, "class", auto=True, encoding="oh", random_state=3)
+    c = findrs.fit(df, "class", auto=True, random_state=3, settings=dict(encoding="oh"))
     assert c.encoding == "oh" and "encoding" not in c.params["auto"]
     # Without auto, the defaults are the paper's.
     d = findrs.fit(df, "class", random_state=3, auto=False)
@@ -248,7 +255,7 @@ def test_auto_true_on_one_class_against_the_rest_keeps_the_direction() -> None:
     model = findrs.fit(df, "y", "p", auto=True, random_state=0)
     assert model.params["direction"] == "positive" and "direction" not in model.params["auto"]
     with pytest.raises(FindRSInputError, match="exactly two classes"):
-        findrs.fit(df, "y", "p", direction="auto", auto=False)
+        findrs.fit(df, "y", "p", auto=False, settings=dict(direction="auto"))
 
 
 # --------------------------------------------------------------------------- #
@@ -258,8 +265,7 @@ def test_auto_true_on_one_class_against_the_rest_keeps_the_direction() -> None:
 
 @pytest.fixture(scope="module")
 def auto_model() -> findrs.RuleSetModel:
-    return findrs.fit(findrs.datasets.monks(2), "class", method="bp", T=6, random_state=1, n_rules="cv", cv=3,
-                      **AUTO, auto=False)
+    return findrs.fit(findrs.datasets.monks(2), "class", **findrs.settings.fit_keywords(dict(method="bp", random_state=1, **AUTO, auto=False, settings=dict(T=6, n_rules="cv", cv=3))))
 
 
 def test_model_file_records_the_new_parameters_and_the_cross_validation(auto_model) -> None:
@@ -278,7 +284,7 @@ def test_model_file_records_the_new_parameters_and_the_cross_validation(auto_mod
     moved = auto_model.with_n_rules(1)
     assert findrs.RuleSetModel.from_json(moved.to_json()).cv_results.equals(auto_model.cv_results)
     # A share tolerance stays a float, a count an int.
-    share = findrs.fit(findrs.datasets.monks(2), "class", tolerance=0.25, min_support=2, random_state=0, auto=False)
+    share = findrs.fit(findrs.datasets.monks(2), "class", random_state=0, auto=False, settings=dict(tolerance=0.25, min_support=2))
     loaded = findrs.RuleSetModel.from_json(share.to_json())
     assert loaded.params["tolerance"] == 0.25 and isinstance(loaded.params["tolerance"], float)
     assert loaded.params["min_support"] == 2 and loaded.cv_results is None
@@ -343,7 +349,7 @@ def test_a_record_that_contradicts_the_params_is_refused(auto_model, key: str) -
     with pytest.raises(FindRSInputError, match=f"chosen candidate has {key}"):
         findrs.RuleSetModel.from_json(json.dumps(bad))
     # A fixed setting must be the same in every candidate.
-    fixed = findrs.fit(findrs.datasets.monks(2), "class", random_state=1, tolerance="auto", cv=3, auto=False)
+    fixed = findrs.fit(findrs.datasets.monks(2), "class", random_state=1, auto=False, settings=dict(tolerance="auto", cv=3))
     d = json.loads(fixed.to_json())
     bad = _edited(d, "cv.candidates.0.encoding", "oh")
     with pytest.raises(FindRSInputError, match="fixed at 'av'"):
@@ -362,8 +368,8 @@ def test_classifier_with_the_other_direction_refers_to_classes_1(method: str) ->
 
     df = findrs.datasets.monks(2)
     X, y = df.drop("class").to_numpy(), df["class"].to_numpy()
-    neg = FindRSClassifier(method=method, T=6, direction="negative", random_state=0, auto=False).fit(X, y)
-    pos = FindRSClassifier(method=method, T=6, random_state=0, auto=False).fit(X, y)
+    neg = FindRSClassifier(method=method, random_state=0, auto=False, settings=dict(T=6, direction="negative")).fit(X, y)
+    pos = FindRSClassifier(method=method, random_state=0, auto=False, settings=dict(T=6)).fit(X, y)
     assert neg.model_.positive == neg.classes_[0] and pos.model_.positive == pos.classes_[1]
     pred, d, p = neg.predict(X), neg.decision_function(X), neg.predict_proba(X)[:, 1]
     assert ((pred == neg.classes_[1]) == (d > 0)).all() and ((d > 0) == (p > 0.5)).all()
@@ -380,7 +386,7 @@ def test_classifier_auto() -> None:
 
     df = findrs.datasets.monks(3)
     X, y = df.drop("class").to_numpy(), df["class"].to_numpy()
-    clf = FindRSClassifier(method="find-rs", auto=True, encoding="av", random_state=0).fit(X, y)
+    clf = FindRSClassifier(method="find-rs", auto=True, random_state=0, settings=dict(encoding="av")).fit(X, y)
     assert clf.model_.params["auto"] == ["tolerance", "min_support", "direction", "simplify"]
     assert clf.model_.encoding == "av"
     twin = clone(clf).fit(X, y)
@@ -417,11 +423,12 @@ def test_auto_with_simplify_fits_what_it_cross_validated(df: pl.DataFrame, metho
     y = labels_of(df)
     if min(y.sum(), (~y).sum()) < 2:
         return
-    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, **AUTO, auto=False)
+    model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=seed, **AUTO, auto=False, settings=dict(T=5, simplify=True))))
     p = model.params
-    fixed = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, encoding=p["encoding"],
-                       tolerance=p["tolerance"], min_support=p["min_support"], direction=p["direction"], auto=False,
-                       best_of=p["best_of"])  # the final fit keeps the best of best_of runs (§5.3)
+    fixed = findrs.fit(
+        df, "y", method=method, random_state=seed, auto=False,
+        settings=dict(T=5, simplify=True, encoding=p["encoding"], tolerance=p["tolerance"], min_support=p["min_support"], direction=p["direction"], best_of=p["best_of"]),
+    )  # the final fit keeps the best of best_of runs (§5.3)
     assert fixed.rules.equals(model.rules)
     # Each simplified voting rule still passes the acceptance test on the training rows, unless it was
     # made from a contradictory positive: then it covers training rows of one feature vector only.
@@ -440,20 +447,20 @@ def test_auto_refuses_a_rule_budget() -> None:
     with pytest.raises(FindRSInputError, match="max_rules=3 cannot be combined with automatic settings"):
         findrs.fit(df, "class", auto=True, max_rules=3)
     with pytest.raises(FindRSInputError, match="max_rules"):
-        findrs.fit(df, "class", method="bp", T=5, n_rules="cv", max_rules=3, auto=False)
+        findrs.fit(df, "class", method="bp", max_rules=3, auto=False, settings=dict(T=5, n_rules="cv"))
     # Fixed settings and a budget are fine.
     m1 = findrs.datasets.monks(1)
-    assert findrs.fit(m1, "class", tolerance=0.1, min_support=2, max_rules=2, random_state=0, auto=False).n_rules <= 2
+    assert findrs.fit(m1, "class", max_rules=2, random_state=0, auto=False, settings=dict(tolerance=0.1, min_support=2)).n_rules <= 2
     # On monk-2 no generalization keeps 80% precision (AV): every rule is one positive's.
     with pytest.raises(FindRSInputError, match="min_support = 2 leaves no rule"):
-        findrs.fit(df, "class", tolerance=0.2, min_support=2, random_state=0, auto=False)
+        findrs.fit(df, "class", random_state=0, auto=False, settings=dict(tolerance=0.2, min_support=2))
 
 
 # docs/semantics.md §9.4: the defaults are automatic settings, on a sample above cv_rows rows.
 def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
     df = findrs.datasets.monks(2)
-    a = findrs.fit(df, "class", random_state=5, cv_rows=120, n_jobs=1)
-    b = findrs.fit(df, "class", random_state=5, cv_rows=120, n_jobs=2)
+    a = findrs.fit(df, "class", random_state=5, n_jobs=1, settings=dict(cv_rows=120))
+    b = findrs.fit(df, "class", random_state=5, n_jobs=2, settings=dict(cv_rows=120))
     assert a.to_json() == b.to_json()  # any thread count, the same model
     rec = a._cv
     assert abs(rec["sampled"] - 120) <= 1 and sum(rec["candidates"][0]["rows"]) == rec["sampled"]
@@ -463,15 +470,15 @@ def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
     assert a.params["min_support"] == findrs.auto.scaled_support(s, df.height, rec["sampled"])
     # The supports tried are those of the sample's positives.
     assert max(c["min_support"] for c in rec["candidates"]) <= max(2, 120 // 20)
-    fixed = findrs.fit(df, "class", random_state=5, auto=False, **{
-        k: a.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "best_of")})
+    fixed = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(random_state=5, auto=False, **{
+        k: a.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "best_of")})))
     assert fixed.rules.equals(a.rules)
     text = str(a)
     assert f"on {rec['sampled']:,} of the {df.height:,} training rows" in text and "auto=False" in text
     again = findrs.RuleSetModel.from_json(a.to_json())
     assert again.to_json() == a.to_json() and again.cv_results.equals(a.cv_results)
     # Every row: no sample, and the candidates' support is the fitted one.
-    c = findrs.fit(df, "class", random_state=5, cv_rows=None)
+    c = findrs.fit(df, "class", random_state=5, settings=dict(cv_rows=None))
     assert c._cv["sampled"] == df.height and c.params["cv_rows"] is None
     assert c.params["min_support"] == c._cv["candidates"][c._cv["chosen"]]["min_support"]
 
@@ -483,11 +490,11 @@ def test_default_folds_follow_the_rows_the_cross_validation_uses() -> None:
     n = 10_001  # more than 10,000 training rows
     df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
         y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
-    sampled = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=200, random_state=0)
+    sampled = findrs.fit(df, "y", True, auto=False, random_state=0, settings=dict(tolerance="auto", cv_rows=200))
     assert sampled._cv["folds"] == 5 and sampled._cv["sampled"] <= 201
-    every = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=None, random_state=0)
+    every = findrs.fit(df, "y", True, auto=False, random_state=0, settings=dict(tolerance="auto", cv_rows=None))
     assert every._cv["folds"] == 3 and every._cv["sampled"] == n
-    given = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=200, cv=4, random_state=0)
+    given = findrs.fit(df, "y", True, auto=False, random_state=0, settings=dict(tolerance="auto", cv_rows=200, cv=4))
     assert given._cv["folds"] == 4
     assert findrs.fit(df.head(100), "y", True, random_state=0).params["cv_rows"] == 8_000  # the default
 
@@ -504,14 +511,14 @@ def test_the_default_sample_grows_above_16000_rows() -> None:
     n = 20_000
     df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
         y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
-    grown = findrs.fit(df, "y", True, tolerance="auto", auto=False, random_state=0)
+    grown = findrs.fit(df, "y", True, auto=False, random_state=0, settings=dict(tolerance="auto"))
     assert grown.params["cv_rows"] == 12_000 and abs(grown._cv["sampled"] - 12_000) <= 1
     assert grown._cv["folds"] == 3
-    given = findrs.fit(df, "y", True, tolerance="auto", auto=False, cv_rows=8_000, random_state=0)
+    given = findrs.fit(df, "y", True, auto=False, random_state=0, settings=dict(tolerance="auto", cv_rows=8_000))
     assert given.params["cv_rows"] == 8_000 and abs(given._cv["sampled"] - 8_000) <= 1  # a number is kept
-    small = findrs.fit(df.head(16_000), "y", True, tolerance="auto", auto=False, random_state=0)
+    small = findrs.fit(df.head(16_000), "y", True, auto=False, random_state=0, settings=dict(tolerance="auto"))
     assert small.params["cv_rows"] == 8_000
-    same = findrs.fit(df.head(16_000), "y", True, tolerance="auto", auto=False, cv_rows=8_000, random_state=0)
+    same = findrs.fit(df.head(16_000), "y", True, auto=False, random_state=0, settings=dict(tolerance="auto", cv_rows=8_000))
     assert small.to_json() == same.to_json()  # up to 16,000 rows the default is the 8,000 of before
     assert findrs.fit(df, "y", True, auto=False).params["cv_rows"] is None  # nothing cross-validated
 
@@ -530,7 +537,7 @@ def test_the_tolerance_grid_is_finer_when_the_cross_validation_has_the_rows() ->
         y=(pl.col("a") == 0) ^ pl.Series(rng.random(n) < 0.1))
 
     def tried(frame: pl.DataFrame, **kw) -> list:
-        m = findrs.fit(frame, "y", True, tolerance="auto", auto=False, random_state=0, **kw)
+        m = findrs.fit(frame, "y", True, **findrs.settings.fit_keywords(dict(auto=False, random_state=0, **kw, settings=dict(tolerance="auto"))))
         return sorted({float(t) for t in m.cv_results["tolerance"].to_list()})  # the table shows them as text
 
     assert tried(df) == [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4]  # a 12,000-row sample
@@ -542,13 +549,13 @@ def test_the_tolerance_grid_is_finer_when_the_cross_validation_has_the_rows() ->
 @pytest.mark.parametrize("value", ["AUTO", "all", ""])
 def test_a_cv_rows_word_other_than_auto_names_the_choices(value: str) -> None:
     with pytest.raises(findrs.FindRSInputError, match=r'cv_rows must be .*None \(every row\) or "auto"') as e:
-        findrs.fit(findrs.datasets.monks(2), "class", cv_rows=value)
+        findrs.fit(findrs.datasets.monks(2), "class", settings=dict(cv_rows=value))
     assert repr(value) in str(e.value)
 
 
 def test_a_support_given_with_a_sample_is_used_as_given() -> None:
     df = findrs.datasets.monks(2)
-    m = findrs.fit(df, "class", random_state=1, cv_rows=100, min_support=3)
+    m = findrs.fit(df, "class", random_state=1, settings=dict(cv_rows=100, min_support=3))
     assert m.params["min_support"] == 3 and "min_support" not in m.params["auto"]
 
 
@@ -565,7 +572,7 @@ def test_defaults_with_too_few_rows_of_a_class_are_the_papers() -> None:
     m = findrs.fit(df, "y")
     assert m.params["auto"] == [] and m.params["tolerance"] == 0 and m.cv_results is None
     with pytest.raises(FindRSInputError, match="cross-validation"):
-        findrs.fit(df, "y", tolerance="auto")
+        findrs.fit(df, "y", settings=dict(tolerance="auto"))
 
 
 def test_defaults_keep_tic_tac_toe_the_eight_winning_lines() -> None:
@@ -603,8 +610,7 @@ def test_the_vote_wins_only_by_cross_validation_and_is_the_fit_of_its_settings()
     assert model.params["n_rules"] in findrs.auto.VOTE_RULES and "n_rules" in model.params["auto"]
     given = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify",
                                           "bin_edges", "numeric")}
-    fixed = findrs.fit(train, "y", random_state=0, method="bp", T=20, n_rules=model.params["n_rules"], auto=False,
-                       **given)
+    fixed = findrs.fit(train, "y", **findrs.settings.fit_keywords(dict(random_state=0, method="bp", auto=False, **given, settings=dict(T=20, n_rules=model.params["n_rules"]))))
     assert fixed.rules.equals(model.rules)
     assert f"method='bp'" in str(model)
     loaded = findrs.RuleSetModel.from_json(model.to_json())

@@ -61,10 +61,10 @@ def _unfreed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def fit_both(monkeypatch: pytest.MonkeyPatch, df: pl.DataFrame, **kw) -> tuple:
-    new = findrs.fit(df, "y", **kw)
+    new = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw)))
     with monkeypatch.context() as m:
         _unfreed(m)
-        old = findrs.fit(df, "y", **kw)
+        old = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw)))
     return old, new
 
 
@@ -173,7 +173,7 @@ def test_the_papers_algorithm_keeps_them() -> None:
     (the paper's settings per class, equal-width bins) too."""
     df = frame()
     for model in (findrs.fit(df, "y", random_state=0, auto=False),
-                  findrs.fit(frame(classes=3), "y", random_state=0, numeric="bins")):
+                  findrs.fit(frame(classes=3), "y", random_state=0, settings=dict(numeric="bins"))):
         for m in rule_sets(model):
             assert all("k = const" in t for t in _texts(m))
     m = findrs.fit(df, "y", random_state=0, auto=False)
@@ -191,7 +191,7 @@ def test_the_cross_validation_is_unchanged(monkeypatch) -> None:
 
 def test_any_thread_count_gives_the_same_model() -> None:
     df = frame(seed=1)
-    texts = {findrs.fit(df, "y", random_state=0, simplify=False, method="bp", T=5, n_jobs=j).to_json()
+    texts = {findrs.fit(df, "y", random_state=0, method="bp", n_jobs=j, settings=dict(simplify=False, T=5)).to_json()
              for j in (1, 2, 3)}
     assert len(texts) == 1
 
@@ -202,7 +202,7 @@ def test_a_file_written_before_loads_and_predicts_as_before(monkeypatch) -> None
     df = frame()
     with monkeypatch.context() as m:
         _unfreed(m)
-        old = findrs.fit(df, "y", random_state=0, simplify=False, exceptions=False, method="find-rs")
+        old = findrs.fit(df, "y", random_state=0, method="find-rs", settings=dict(simplify=False, exceptions=False))
     text = old.to_json()
     back = findrs.RuleSetModel.from_json(text)
     assert back.to_json() == text
@@ -222,8 +222,10 @@ def test_a_cut_less_numeric_column_is_free() -> None:
     n = 400
     x = rng.normal(size=n)
     df = pl.DataFrame({"x": x, "noise": rng.uniform(size=n) * 1000, "y": x > 0.2})
-    model = findrs.fit(df, "y", random_state=0, simplify=False, bin_edges="supervised", numeric="bins",
-                       exceptions=False, method="find-rs")
+    model = findrs.fit(
+        df, "y", random_state=0, method="find-rs",
+        settings=dict(simplify=False, bin_edges="supervised", numeric="bins", exceptions=False),
+    )
     enc = model.encoders[1]
     assert (enc.kind, enc.domain_size, enc.has_null) == ("binned", 1, False)
     assert not any("noise" in t for t in model.rules["text"].to_list())
@@ -255,8 +257,10 @@ def test_random_frames(seed: int, n: int, simplify: bool, encoding: str) -> None
         df = df.with_columns(pl.Series("y", np.random.default_rng(seed).uniform(size=n) < 0.4))
     if df["y"].n_unique() < 2 or min(df["y"].sum(), n - df["y"].sum()) < 2:
         return
-    model = findrs.fit(df, "y", random_state=seed, encoding=encoding, simplify=simplify, numeric="bins",
-                       bin_edges="supervised", exceptions=False)
+    model = findrs.fit(
+        df, "y", random_state=seed,
+        settings=dict(encoding=encoding, simplify=simplify, numeric="bins", bin_edges="supervised", exceptions=False),
+    )
     for m in rule_sets(model):
         assert not any(c.startswith(("k ", "z ")) for t in _texts(m) for c in t.split(" and "))
     odd = holes(df)
@@ -270,8 +274,8 @@ def test_bo_bp_pair_is_two_separate_fits() -> None:
     separate fit byte for byte."""
     df = frame(seed=2)
     kw = dict(random_state=0, T=3, auto=False, bin_edges="supervised")
-    bo, bp = findrs.fit(df, "y", method="bo+bp", **kw)
+    bo, bp = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method="bo+bp", **kw)))
     for pair, method in ((bo, "bo"), (bp, "bp")):
-        alone = findrs.fit(df, "y", method=method, **kw)
+        alone = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, **kw)))
         assert pair.to_json() == alone.to_json()
         assert not any(c.startswith(("k ", "z ")) for t in _texts(pair) for c in t.split(" and "))

@@ -9,10 +9,10 @@ import findrs
 
 def test_verbose_shows_finished_runs(capsys) -> None:
     df = findrs.datasets.monks(2)
-    findrs.fit(df, "class", method="bp", T=30, tolerance=1, random_state=0, verbose=True, auto=False)
+    findrs.fit(df, "class", method="bp", random_state=0, verbose=True, auto=False, settings=dict(T=30, tolerance=1))
     err = capsys.readouterr().err
     assert "30/30" in err and err.count("\n") == 1  # one line, ended once (tqdm or plain)
-    findrs.fit(df, "class", method="bp", T=30, tolerance=1, random_state=0, auto=False)
+    findrs.fit(df, "class", method="bp", random_state=0, auto=False, settings=dict(T=30, tolerance=1))
     assert capsys.readouterr().err == ""  # quiet by default
 
 
@@ -24,11 +24,11 @@ def test_pruning_curve_plot_marks_the_automatic_k() -> None:
     import findrs.plot
 
     train, test = findrs.datasets.train_test_split(findrs.datasets.monks(2), 0.5, 0)
-    model = train.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0, auto=False)
+    model = train.findrs.fit("class", method="bp", random_state=0, auto=False, settings=dict(T=20, tolerance=1))
     ax = findrs.plot.pruning_curve(model, train, test)
     labels = [line.get_label() for line in ax.get_lines()]
     assert labels == ["train", "test", f"K = {model.n_rules}"]
     xs = ax.get_lines()[0].get_xdata()
     assert len(xs) == model.n_rules_found
     with pytest.raises(findrs.FindRSInputError, match="BP"):
-        findrs.plot.pruning_curve(train.findrs.fit("class", tolerance=1, auto=False), train)
+        findrs.plot.pruning_curve(train.findrs.fit("class", auto=False, settings=dict(tolerance=1)), train)

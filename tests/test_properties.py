@@ -27,7 +27,7 @@ METHODS = ("find-rs", "bo", "bp")
 def _fit(df: pl.DataFrame, method: str, **kw) -> RuleSetModel:
     if method != "find-rs":
         kw.setdefault("T", 5)
-    return findrs.fit(df, "y", method=method, **kw, auto=False)
+    return findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, **kw, auto=False)))
 
 
 # --------------------------------------------------------------------------- #
@@ -42,7 +42,7 @@ def _fit(df: pl.DataFrame, method: str, **kw) -> RuleSetModel:
 def test_tau0_consistent_on_training_data(df: pl.DataFrame, shuffle: bool, seed: int) -> None:
     y = labels_of(df)
     for encoding in ("av", "oh"):
-        model = findrs.fit(df, "y", encoding=encoding, tolerance=0, shuffle=shuffle, random_state=seed, auto=False)
+        model = findrs.fit(df, "y", random_state=seed, auto=False, settings=dict(encoding=encoding, tolerance=0, shuffle=shuffle))
         assert model.contradictions == 0
         np.testing.assert_array_equal(model.predict(df, labels=False).to_numpy(), y)
         assert model.score(df) == 1.0
@@ -54,7 +54,7 @@ def test_tau0_consistent_on_training_data(df: pl.DataFrame, shuffle: bool, seed:
 def test_contradictions_are_counted_and_warned() -> None:
     df = pl.DataFrame({"a": ["x", "x", "y", "y", "z"], "b": [1, 1, 2, 2, 3], "y": [True, False, True, True, False]})
     with pytest.warns(findrs.ContradictionWarning, match="2 training rows"):
-        model = findrs.fit(df, "y", shuffle=False, auto=False)
+        model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False))
     assert model.contradictions == 2
     # The contradictory positive still gets a rule of its own (semantics §3), so it is covered.
     assert model.predict(df, labels=False).to_numpy().tolist() == [True, True, True, True, False]
@@ -72,7 +72,7 @@ def test_contradictions_are_counted_and_warned() -> None:
 def test_every_training_positive_is_covered(df: pl.DataFrame, tau: int, shuffle: bool, seed: int) -> None:
     y = labels_of(df)
     for encoding in ("av", "oh"):
-        model = findrs.fit(df, "y", encoding=encoding, tolerance=tau, shuffle=shuffle, random_state=seed, auto=False)
+        model = findrs.fit(df, "y", random_state=seed, auto=False, settings=dict(encoding=encoding, tolerance=tau, shuffle=shuffle))
         mask = model.predict(df, labels=False).to_numpy()
         assert mask[y].all(), f"uncovered positives at rows {np.flatnonzero(y & ~mask).tolist()}"
 
@@ -83,7 +83,7 @@ def test_every_training_positive_is_covered(df: pl.DataFrame, tau: int, shuffle:
 @given(df=frames(), tau=st.integers(0, 3))
 def test_rules_cover_at_most_tau_negatives_unless_contradictory(df: pl.DataFrame, tau: int) -> None:
     for encoding in ("av", "oh"):
-        model = findrs.fit(df, "y", encoding=encoding, tolerance=tau, shuffle=False, auto=False)
+        model = findrs.fit(df, "y", auto=False, settings=dict(encoding=encoding, tolerance=tau, shuffle=False))
         if model.contradictions == 0:
             assert (model.rules["train_negatives"] <= tau).all()
 
@@ -113,16 +113,16 @@ def test_different_random_state_usually_differs() -> None:
 
 def test_random_state_none_is_recorded_and_reproducible() -> None:
     df = findrs.datasets.monks(2)
-    a = findrs.fit(df, "class", method="bo", T=5, auto=False)
-    b = findrs.fit(df, "class", method="bo", T=5, random_state=a.random_state, auto=False)
+    a = findrs.fit(df, "class", method="bo", auto=False, settings=dict(T=5))
+    b = findrs.fit(df, "class", method="bo", random_state=a.random_state, auto=False, settings=dict(T=5))
     assert a.to_json() == b.to_json()
 
 
 # docs/semantics.md §3: without shuffling the model does not depend on random_state.
 def test_no_shuffle_ignores_random_state() -> None:
     df = findrs.datasets.monks(1)
-    a = findrs.fit(df, "class", shuffle=False, random_state=1, auto=False)
-    b = findrs.fit(df, "class", shuffle=False, random_state=2, auto=False)
+    a = findrs.fit(df, "class", random_state=1, auto=False, settings=dict(shuffle=False))
+    b = findrs.fit(df, "class", random_state=2, auto=False, settings=dict(shuffle=False))
     assert reference.rules_of(a) == reference.rules_of(b)
 
 
@@ -165,7 +165,7 @@ def test_json_round_trip(df: pl.DataFrame, encoding: str, tau: int, seed: int) -
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_json_round_trip_via_file(tmp_path: Path, method: str, encoding: str) -> None:
     df = findrs.datasets.tic_tac_toe()
-    m = findrs.fit(df, "class", "positive", method=method, encoding=encoding, T=7, random_state=3, auto=False)
+    m = findrs.fit(df, "class", "positive", method=method, random_state=3, auto=False, settings=dict(encoding=encoding, T=7))
     path = tmp_path / "model.json"
     text = m.to_json(path)
     assert json.loads(path.read_text()) == json.loads(text)
@@ -183,7 +183,7 @@ def test_json_round_trip_binned_numeric() -> None:
     df = pl.DataFrame({"x": x, "z": rng.integers(0, 50, 200), "y": x + rng.normal(scale=0.3, size=200) > 0})
     with tempfile.TemporaryDirectory() as d:
         for method in METHODS:
-            m = findrs.fit(df, "y", method=method, T=9, random_state=0, auto=False)
+            m = findrs.fit(df, "y", method=method, random_state=0, auto=False, settings=dict(T=9))
             path = Path(d) / f"{method}.json"
             m.to_json(path)
             back = RuleSetModel.from_json(path)
@@ -204,7 +204,7 @@ def _oh_frame() -> pl.DataFrame:
 # semantics §2: OH: |S| >= 2 reads `a not in (domain - S)` and admits unseen values; |S| = 1 is `a = v`.
 def test_oh_unseen_value_passes_not_in_and_fails_equals() -> None:
     df = _oh_frame()
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False))
     assert model.rules["text"].to_list() == ["a not in {z} and b = p"]
     assert reference.rules_of(model) == [[(0, [0, 1]), (1, [0])]]
     new = pl.DataFrame({"a": ["w", "w", "z", None, "x"], "b": ["p", "r", "p", "p", None]})
@@ -219,14 +219,14 @@ def test_oh_unseen_value_passes_not_in_and_fails_equals() -> None:
 # docs/semantics.md §2: AV: an unseen value fails every constrained feature and passes `?`.
 def test_av_unseen_value_fails_constraint() -> None:
     df = _oh_frame()
-    model = findrs.fit(df, "y", encoding="av", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="av", shuffle=False))
     # (x,p) -> a=x,b=p; (y,p): `b = p` covers (z,p) -> new rule a=y,b=p.
     assert model.rules["text"].to_list() == ["a = x and b = p", "a = y and b = p"]
     new = pl.DataFrame({"a": ["w", "x", "y", None], "b": ["p", "p", "r", "p"]})
     assert model.predict(new, labels=False).to_numpy().tolist() == [False, True, False, False]
     # An unconstrained feature admits anything.
     df2 = pl.DataFrame({"a": ["x", "y", "x"], "b": ["p", "p", "q"], "y": [True, True, False]})
-    m2 = findrs.fit(df2, "y", encoding="av", shuffle=False, auto=False)
+    m2 = findrs.fit(df2, "y", auto=False, settings=dict(encoding="av", shuffle=False))
     assert m2.rules["text"].to_list() == ["b = p"]
     assert m2.predict(pl.DataFrame({"a": ["w", None], "b": ["p", "p"]}), labels=False).to_numpy().tolist() == [True, True]
 
@@ -235,7 +235,7 @@ def test_av_unseen_value_fails_constraint() -> None:
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_one_value_domain_stays_constrained(encoding: str) -> None:
     df = pl.DataFrame({"a": ["k", "k", "k"], "b": ["p", "q", "r"], "y": [True, True, False]})
-    model = findrs.fit(df, "y", encoding=encoding, shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding=encoding, shuffle=False))
     assert reference.rules_of(model)[0][0] == (0, [0])
     assert model.predict(pl.DataFrame({"a": ["other"], "b": ["p"]}), labels=False).to_numpy().tolist() == [False]
 
@@ -247,7 +247,7 @@ def test_one_value_domain_stays_constrained(encoding: str) -> None:
 def test_prediction_follows_spec2_semantics(df: pl.DataFrame, seed: int, tau: int) -> None:
     new = perturbed(df, seed)
     for encoding in ("av", "oh"):
-        model = findrs.fit(df, "y", encoding=encoding, tolerance=tau, random_state=seed, auto=False)
+        model = findrs.fit(df, "y", random_state=seed, auto=False, settings=dict(encoding=encoding, tolerance=tau))
         rules = reference.rules_of(model)
         domains = domains_of(model)
         for frame in (df, new):
@@ -265,7 +265,7 @@ def test_rule_text_reads_as_spec2() -> None:
             "y": [True, True, True, False, False],
         }
     )
-    model = findrs.fit(df, "y", encoding="oh", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(encoding="oh", shuffle=False))
     # S = {x, y, z} of the domain {w, x, y, z}: `a not in {w}`; b = p.
     assert model.rules["text"].to_list() == ["a not in {w} and b = p"]
 
@@ -277,9 +277,9 @@ def test_rule_text_reads_as_spec2() -> None:
 
 def test_namespace_and_lazyframe_fit_agree() -> None:
     df = findrs.datasets.monks(3)
-    a = findrs.fit(df, "class", random_state=5, method="bp", T=5, auto=False)
-    b = df.findrs.fit("class", random_state=5, method="bp", T=5, auto=False)
-    c = df.lazy().findrs.fit("class", random_state=5, method="bp", T=5, auto=False)
+    a = findrs.fit(df, "class", random_state=5, method="bp", auto=False, settings=dict(T=5))
+    b = df.findrs.fit("class", random_state=5, method="bp", auto=False, settings=dict(T=5))
+    c = df.lazy().findrs.fit("class", random_state=5, method="bp", auto=False, settings=dict(T=5))
     assert a.to_json() == b.to_json() == c.to_json()
     out = df.findrs.predict(a)
     assert_series_equal(out["class_predicted"], a.predict(df).alias("class_predicted"))
@@ -288,7 +288,7 @@ def test_namespace_and_lazyframe_fit_agree() -> None:
 
 def test_predict_returns_original_labels() -> None:
     df = findrs.datasets.monks(1)
-    model = findrs.fit(df, "class", shuffle=False, auto=False)
+    model = findrs.fit(df, "class", auto=False, settings=dict(shuffle=False))
     pred = model.predict(df)
     assert pred.name == "class" and pred.dtype == pl.Int64
     assert set(pred.unique().to_list()) <= {0, 1}
@@ -297,7 +297,7 @@ def test_predict_returns_original_labels() -> None:
 
 def test_one_vs_rest_predicts_booleans() -> None:
     df = pl.DataFrame({"a": ["x", "y", "z", "x", "y", "z"], "b": [1, 1, 1, 2, 2, 2], "c": ["r", "g", "b", "r", "g", "b"]})
-    model = findrs.fit(df, "c", "g", shuffle=False, auto=False)
+    model = findrs.fit(df, "c", "g", auto=False, settings=dict(shuffle=False))
     pred = model.predict(df)
     assert pred.dtype == pl.Boolean
     assert pred.to_list() == [False, True, False, False, True, False]

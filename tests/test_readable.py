@@ -40,7 +40,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 def _fit(df: pl.DataFrame, method: str, encoding: str, tolerance: int, seed: int, **kw: Any) -> RuleSetModel:
     extra = {} if method == "find-rs" else {"T": 5, "n_rules": None if method == "bp" else "auto"}
-    return findrs.fit(df, "y", method=method, encoding=encoding, tolerance=tolerance, random_state=seed, **extra, **kw, auto=False)
+    return findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=seed, **extra, **kw, auto=False, settings=dict(encoding=encoding, tolerance=tolerance))))
 
 
 # Simplified rules and rule budgets (docs/semantics.md §8) print and explain by the same rules.
@@ -234,7 +234,7 @@ def test_integer_edges_are_whole_and_bin_as_the_paper(values: list[int], scale: 
 
 def test_integer_edges_read_as_whole_numbers() -> None:
     df = pl.DataFrame({"age": list(range(17, 91)), "y": [a >= 40 for a in range(17, 91)]})
-    model = findrs.fit(df, "y", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False))
     assert model.encoders[0].edges == (17.0, 25.0, 32.0, 39.0, 47.0, 54.0, 61.0, 69.0, 76.0, 83.0, 90.0)
     assert model.rules["text"].to_list()[0] == "39 <= age < 47"
     # A float frame on the integer model: the whole-number edges, no nudge.
@@ -246,7 +246,7 @@ def test_integer_edges_read_as_whole_numbers() -> None:
 
 def test_integer_edges_json_is_checked() -> None:
     df = pl.DataFrame({"n": list(range(30)), "y": [i % 3 == 0 for i in range(30)]})
-    text = findrs.fit(df, "y", shuffle=False, auto=False).to_json()
+    text = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False)).to_json()
     bad = text.replace('"edges": [0.0,3.0,', '"edges": [0.0,2.9,')
     assert bad != text
     with pytest.raises(FindRSInputError, match="whole numbers"):
@@ -264,7 +264,7 @@ def test_float_thresholds_are_the_nudged_edges() -> None:
 # --------------------------------------------------------------------------- print / markdown / HTML
 def _many_rules() -> RuleSetModel:
     train, _ = train_test_split(monks(2))
-    return findrs.fit(train, "class", method="bp", T=30, random_state=0, n_rules=None, auto=False)
+    return findrs.fit(train, "class", method="bp", random_state=0, auto=False, settings=dict(T=30, n_rules=None))
 
 
 def _shown_ids(text: str) -> list[int]:
@@ -317,7 +317,7 @@ def test_print_cuts_long_rules_at_a_condition_and_counts_the_rest() -> None:
 
 def test_bp_header_is_plain_language() -> None:
     train, _ = train_test_split(tic_tac_toe())
-    model = findrs.fit(train, "class", "positive", method="bp", T=10, random_state=0, auto=False)
+    model = findrs.fit(train, "class", "positive", method="bp", random_state=0, auto=False, settings=dict(T=10))
     lines = str(model).splitlines()
     assert lines[1].startswith(f"positive when the weights of the rules that hold sum above {model.vote.threshold};")
     assert "rules are listed heaviest first" in lines[1] and "gamma" not in str(model)
@@ -338,7 +338,7 @@ def test_markdown_and_html_escape_what_they_print() -> None:
             "y": [True, False, False, True, False, True] * 3,
         }
     )
-    model = findrs.fit(df, "y", shuffle=False, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False))
     md = model.to_markdown()
     table = [line for line in md.splitlines() if line.startswith("|")]
     # Every table row has the header's number of cells (no unescaped `|` in a cell).
@@ -419,7 +419,7 @@ def test_why_not_is_the_nearest_rule_and_exactly_its_failed_conditions(df, metho
 
 def test_why_not_in_a_lazy_query_equals_eager() -> None:
     train, test = train_test_split(monks(2))
-    model = findrs.fit(train, "class", method="bp", T=20, random_state=0, auto=False)
+    model = findrs.fit(train, "class", method="bp", random_state=0, auto=False, settings=dict(T=20))
     lazy = test.lazy().select(model.why_not_expr()).unnest("why_not").collect(engine="streaming")
     eager = model.explain(test).select("nearest_rule", "failed_conditions")
     assert lazy.equals(eager)
@@ -452,7 +452,7 @@ def test_strength_is_predict_proba() -> None:
     train, test = train_test_split(monks(2))
     X, y = train.drop("class"), train["class"]
     for method in ("find-rs", "bo", "bp"):
-        clf = FindRSClassifier(method=method, T=15, random_state=0, auto=False).fit(X, y)
+        clf = FindRSClassifier(method=method, random_state=0, auto=False, settings=dict(T=15)).fit(X, y)
         s = test.select(clf.model_.strength_expr()).to_series().to_numpy()
         np.testing.assert_array_equal(s, clf.predict_proba(test.drop("class"))[:, 1])
 
@@ -462,7 +462,7 @@ def test_why_not_in_small_blocks_equals_one_block(monkeypatch) -> None:
     import findrs.nearest as nearest
 
     train, test = train_test_split(monks(2))
-    model = findrs.fit(train, "class", method="bp", T=30, random_state=0, n_rules=None, auto=False)
+    model = findrs.fit(train, "class", method="bp", random_state=0, auto=False, settings=dict(T=30, n_rules=None))
     whole = model.explain(test).select("nearest_rule", "failed_conditions")
     monkeypatch.setattr(nearest, "_BLOCK_CELLS", 40)
     monkeypatch.setattr(nearest, "_CACHE_BYTES", 0)

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 
 
 def _check_against_reference(df: pl.DataFrame, encoding: str, tau: int) -> None:
-    model = findrs.fit(df, "y", shuffle=False, encoding=encoding, tolerance=tau, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, encoding=encoding, tolerance=tau))
     rows = codes_of(df, model)
     labels = labels_of(df).tolist()
     domains = domains_of(model)
@@ -96,7 +96,7 @@ def test_package_prunes_like_reference() -> None:
             "y": PRUNE_LABELS,
         }
     )
-    model = findrs.fit(df, "y", shuffle=False, encoding="av", auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, encoding="av"))
     assert reference.rules_of(model) == [[(0, [2])], [(0, [1])]]
     assert model.rules["text"].to_list() == ["a = 2", "a = 1"]
     assert model.n_rules == 2
@@ -106,10 +106,10 @@ def test_package_prunes_like_reference() -> None:
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_package_hand_example(encoding: str) -> None:
     df = pl.DataFrame({"a": ["p", "p", "q", "q"], "b": ["u", "v", "v", "u"], "y": [True, True, True, False]})
-    model = findrs.fit(df, "y", shuffle=False, encoding=encoding, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, encoding=encoding))
     assert reference.rules_of(model) == [[(0, [0])], [(0, [1]), (1, [1])]]
     assert model.rules["text"].to_list() == ["a = p", "a = q and b = v"]
-    model = findrs.fit(df, "y", shuffle=False, encoding=encoding, tolerance=1, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, encoding=encoding, tolerance=1))
     assert model.rules["text"].to_list() == ["TRUE"]
 
 
@@ -157,6 +157,6 @@ def test_prune_is_not_the_authors_sweep() -> None:
     assert not all(any(reference.covers(rules[j], p) for j in theirs) for p in pos)
 
     df = pl.DataFrame({f"f{k}": [r[k] for r in rows] for k in range(5)}).with_columns(y=pl.Series(labels))
-    model = findrs.fit(df, "y", shuffle=False, encoding="av", tolerance=1, auto=False)
+    model = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False, encoding="av", tolerance=1))
     assert reference.rules_of(model) == [reference.canonical(rules[i], domains) for i in ours]
     assert model.predict(df, labels=False).to_numpy()[pl.Series(labels).to_numpy()].all()

@@ -25,12 +25,14 @@ def _models() -> list[findrs.RuleSetModel]:
         warnings.simplefilter("ignore")
         return [
             findrs.fit(ttt, "class", "positive", random_state=0, auto=False),
-            findrs.fit(ttt, "class", "positive", method="bp", T=8, random_state=0, auto=False, encoding="oh"),
-            findrs.fit(df, "c", True, method="bo", T=5, random_state=1, auto=False, numeric="interval"),
+            findrs.fit(ttt, "class", "positive", method="bp", random_state=0, auto=False, settings=dict(T=8, encoding="oh")),
+            findrs.fit(df, "c", True, method="bo", random_state=1, auto=False, settings=dict(T=5, numeric="interval")),
             findrs.fit(df, "c", True, random_state=2),
-            findrs.fit(df, "c", True, auto=False, tolerance=0.45, simplify=True, random_state=0),
-            findrs.fit(df.with_columns(c=rng.random(n) < 0.9), "c", True, auto=False, tolerance=0.3, simplify=True,
-                       random_state=0),  # the rule without conditions: TRUE
+            findrs.fit(df, "c", True, auto=False, random_state=0, settings=dict(tolerance=0.45, simplify=True)),
+            findrs.fit(
+                df.with_columns(c=rng.random(n) < 0.9), "c", True, auto=False, random_state=0,
+                settings=dict(tolerance=0.3, simplify=True),
+            ),  # the rule without conditions: TRUE
             findrs.fit(ttt, "class", random_state=0, auto=False),  # multiclass: per class set
         ]
 

@@ -61,7 +61,7 @@ def _fit(df: pl.DataFrame, name: str, **kw):
     target, positive = TARGETS[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        return findrs.fit(df, target, positive, T=9, random_state=11, n_jobs=2, **{"auto": False, **kw})
+        return findrs.fit(df, target, positive, **findrs.settings.fit_keywords(dict(random_state=11, n_jobs=2, **{"auto": False, **kw}, settings=dict(T=9))))
 
 
 def _same_everywhere(a: findrs.RuleSetModel, b: findrs.RuleSetModel, df: pl.DataFrame) -> None:
@@ -113,15 +113,15 @@ def test_bo_bp_pair_equals_separate_fits_over_intervals(ends: str, setting: int)
 
 def test_bo_bp_pair_shares_a_drawn_seed_and_refuses_automatic_settings() -> None:
     df = findrs.datasets.tic_tac_toe()
-    bo, bp = findrs.fit(df, "class", "positive", method="bo+bp", T=4, auto=False)
+    bo, bp = findrs.fit(df, "class", "positive", method="bo+bp", auto=False, settings=dict(T=4))
     assert bo.params["random_state"] == bp.params["random_state"]
-    again = findrs.fit(df, "class", "positive", method="bp", T=4, random_state=bp.params["random_state"], auto=False)
+    again = findrs.fit(df, "class", "positive", method="bp", random_state=bp.params["random_state"], auto=False, settings=dict(T=4))
     assert again.to_json() == bp.to_json()
     with pytest.raises(FindRSInputError, match="bo\\+bp.*auto=False"):
-        findrs.fit(df, "class", "positive", method="bo+bp", T=4)  # auto=True, the default
+        findrs.fit(df, "class", "positive", method="bo+bp", settings=dict(T=4))  # auto=True, the default
     for kw in (dict(auto=True), dict(auto=False, tolerance="auto"), dict(auto=False, n_rules="cv")):
         with pytest.raises(FindRSInputError, match="bo\\+bp"):
-            findrs.fit(df, "class", "positive", method="bo+bp", T=4, **kw)
+            findrs.fit(df, "class", "positive", **findrs.settings.fit_keywords(dict(method="bo+bp", **kw, settings=dict(T=4))))
 
 
 @pytest.mark.parametrize("method", ["find-rs", "bo", "bp", "bo+bp"])
@@ -160,23 +160,23 @@ def test_pair_and_chunks_refuse_a_multiclass_target() -> None:
     ).drop("class")
     assert df.get_column("c").n_unique() == 3
     with pytest.raises(FindRSInputError, match=r"method='bo\+bp'.*3 classes.*method='bo' and method='bp' separately.*positive="):
-        findrs.fit(df, "c", method="bo+bp", T=4, random_state=0, auto=False)
+        findrs.fit(df, "c", method="bo+bp", random_state=0, auto=False, settings=dict(T=4))
     with pytest.raises(FindRSInputError, match=r"chunks=2.*3 classes.*chunks=None.*positive="):
-        findrs.fit(df, "c", method="bp", T=4, random_state=0, chunks=2, auto=False)
+        findrs.fit(df, "c", method="bp", random_state=0, auto=False, settings=dict(T=4, chunks=2))
     # One class against the rest is a binary fit: both work there, equal to separate fits.
-    bo, bp = findrs.fit(df, "c", "p", method="bo+bp", T=4, random_state=0, auto=False)
-    assert bp.to_json() == findrs.fit(df, "c", "p", method="bp", T=4, random_state=0, auto=False).to_json()
-    assert bo.to_json() == findrs.fit(df, "c", "p", method="bo", T=4, random_state=0, auto=False).to_json()
+    bo, bp = findrs.fit(df, "c", "p", method="bo+bp", random_state=0, auto=False, settings=dict(T=4))
+    assert bp.to_json() == findrs.fit(df, "c", "p", method="bp", random_state=0, auto=False, settings=dict(T=4)).to_json()
+    assert bo.to_json() == findrs.fit(df, "c", "p", method="bo", random_state=0, auto=False, settings=dict(T=4)).to_json()
 
 
 def test_chunks_is_checked_and_refuses_automatic_settings() -> None:
     df = findrs.datasets.tic_tac_toe()
     for bad in (0, -1, 1.5, "2"):
         with pytest.raises(FindRSInputError, match="chunks"):
-            findrs.fit(df, "class", "positive", method="bp", T=4, chunks=bad)
+            findrs.fit(df, "class", "positive", method="bp", settings=dict(T=4, chunks=bad))
     for kw in (dict(), dict(auto=False, tolerance="auto")):
         with pytest.raises(FindRSInputError, match="chunks.*auto=False"):
-            findrs.fit(df, "class", "positive", method="bp", T=4, chunks=2, **kw)
+            findrs.fit(df, "class", "positive", **findrs.settings.fit_keywords(dict(method="bp", **kw, settings=dict(T=4, chunks=2))))
 
 
 def test_runs_on_a_local_dask_cluster_give_the_local_model() -> None:

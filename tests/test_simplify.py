@@ -32,7 +32,7 @@ def _conditions(model) -> list[dict[str, tuple]]:
 @SETTINGS
 @given(df=frames(consistent=True), seed=st.integers(0, 2**32), encoding=st.sampled_from(["av", "oh"]))
 def test_simplified_tau0_model_is_consistent(df: pl.DataFrame, seed: int, encoding: str) -> None:
-    model = findrs.fit(df, "y", encoding=encoding, random_state=seed, simplify=True, auto=False)
+    model = findrs.fit(df, "y", random_state=seed, auto=False, settings=dict(encoding=encoding, simplify=True))
     np.testing.assert_array_equal(model.predict(df, labels=False).to_numpy(), labels_of(df))
     assert (model.rules["train_negatives"] == 0).all()
 
@@ -52,8 +52,8 @@ def test_simplified_tau0_model_is_consistent(df: pl.DataFrame, seed: int, encodi
 def test_simplified_rules_keep_the_guarantees(df: pl.DataFrame, tau: int, seed: int, encoding: str) -> None:
     y = labels_of(df)
     kw = dict(encoding=encoding, tolerance=tau, random_state=seed)
-    plain = findrs.fit(df, "y", **kw, auto=False)
-    model = findrs.fit(df, "y", simplify=True, **kw, auto=False)
+    plain = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, auto=False)))
+    model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, auto=False, settings=dict(simplify=True))))
     assert model.predict(df, labels=False).to_numpy()[y].all()
     if model.contradictions == 0:
         assert (model.rules["train_negatives"] <= tau).all()
@@ -74,7 +74,7 @@ def test_simplified_rules_keep_the_guarantees(df: pl.DataFrame, tau: int, seed: 
 @given(df=frames(), seed=st.integers(0, 2**32), method=st.sampled_from(["find-rs", "bp"]))
 def test_constant_columns_never_survive(df: pl.DataFrame, seed: int, method: str) -> None:
     df = df.with_columns(pl.lit("same").alias("constant"))
-    model = findrs.fit(df, "y", method=method, T=5, random_state=seed, simplify=True, auto=False)
+    model = findrs.fit(df, "y", method=method, random_state=seed, auto=False, settings=dict(T=5, simplify=True))
     assert all("constant" not in rule for rule in _conditions(model))
 
 
@@ -83,8 +83,8 @@ def test_constant_columns_never_survive(df: pl.DataFrame, seed: int, method: str
 @given(df=frames(), seed=st.integers(0, 2**32), max_rules=st.sampled_from([None, 1, 3]))
 def test_simplified_bp_and_budget_are_deterministic(df: pl.DataFrame, seed: int, max_rules) -> None:
     kw = dict(method="bp", T=8, random_state=seed, simplify=True, max_rules=max_rules)
-    a = findrs.fit(df, "y", n_jobs=1, **kw, auto=False)
-    b = findrs.fit(df, "y", n_jobs=2, **kw, auto=False)
+    a = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(n_jobs=1, **kw, auto=False)))
+    b = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(n_jobs=2, **kw, auto=False)))
     assert a.rules["text"].to_list() == b.rules["text"].to_list()
     assert a.rules["weight"].to_list() == b.rules["weight"].to_list()
 
@@ -95,8 +95,8 @@ def test_simplified_bp_and_budget_are_deterministic(df: pl.DataFrame, seed: int,
 @given(df=frames(min_rows=20), seed=st.integers(0, 2**32), n=st.integers(1, 4), simplify=st.booleans())
 def test_budget_beats_the_top_n_vote_on_training_data(df: pl.DataFrame, seed: int, n: int, simplify: bool) -> None:
     kw = dict(method="bp", T=10, random_state=seed, simplify=simplify)
-    full = findrs.fit(df, "y", **kw, auto=False)
-    budget = findrs.fit(df, "y", max_rules=n, **kw, auto=False)
+    full = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, auto=False)))
+    budget = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(max_rules=n, **kw, auto=False)))
     assert budget.n_rules <= n
     if full.n_rules > n:
         assert budget.score(df) >= full.with_n_rules(n).score(df)
@@ -111,8 +111,8 @@ def test_budget_beats_the_top_n_vote_on_training_data(df: pl.DataFrame, seed: in
 @given(df=frames(min_rows=20), seed=st.integers(0, 2**32), n=st.integers(1, 3), method=st.sampled_from(["find-rs", "bo", "bp"]))
 def test_a_budget_model_is_what_its_params_say(df: pl.DataFrame, seed: int, n: int, method: str) -> None:
     kw = dict(method=method, T=6, random_state=seed)
-    full = findrs.fit(df, "y", **kw, auto=False)
-    model = findrs.fit(df, "y", max_rules=n, **kw, auto=False)
+    full = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw, auto=False)))
+    model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(max_rules=n, **kw, auto=False)))
     assert (model.method, model.T) == (method, full.T)
     assert (model.params["method"], model.params["T"], model.params["max_rules"]) == (method, model.T, n)
     assert model.n_rules <= n
@@ -149,7 +149,7 @@ def test_a_budget_model_is_what_its_params_say(df: pl.DataFrame, seed: int, n: i
 
 def test_budget_params_are_checked_on_load() -> None:
     df = findrs.datasets.tic_tac_toe()
-    model = findrs.fit(df, "class", "positive", method="bp", T=10, random_state=0, max_rules=2, auto=False)
+    model = findrs.fit(df, "class", "positive", method="bp", random_state=0, max_rules=2, auto=False, settings=dict(T=10))
     assert "positive when any of these 2 rules holds (rule budget" in str(model)
     doc = json.loads(model.to_json())
     for max_rules, needle in ((None, "max_rules = None"), (1, "max_rules = 1 but 2 rules vote")):
@@ -165,7 +165,7 @@ def test_budget_params_are_checked_on_load() -> None:
 
 def test_files_without_the_new_parameters_load_as_fits_without_them() -> None:
     df = findrs.datasets.tic_tac_toe()
-    model = findrs.fit(df, "class", "positive", method="bp", T=5, random_state=0, auto=False)
+    model = findrs.fit(df, "class", "positive", method="bp", random_state=0, auto=False, settings=dict(T=5))
     doc = json.loads(model.to_json())
     del doc["params"]["simplify"], doc["params"]["max_rules"]
     back = findrs.RuleSetModel.from_json(json.dumps(doc))
@@ -178,8 +178,8 @@ def test_the_classifier_takes_simplify_and_max_rules() -> None:
 
     df = findrs.datasets.tic_tac_toe()
     X, y = df.drop("class"), df["class"].to_numpy()
-    clf = FindRSClassifier(T=10, random_state=0, simplify=True, max_rules=3, auto=False).fit(X, y)
-    assert clf.get_params()["simplify"] is True and clf.get_params()["max_rules"] == 3
+    clf = FindRSClassifier(random_state=0, max_rules=3, auto=False, settings=dict(T=10, simplify=True)).fit(X, y)
+    assert clf.get_params()["settings"]["simplify"] is True and clf.get_params()["max_rules"] == 3
     assert clf.model_.params["simplify"] and clf.model_.n_rules <= 3
     proba = clf.predict_proba(X)[:, 1]
     np.testing.assert_array_equal(proba > 0.5, clf.predict(X) == clf.classes_[1])
@@ -188,14 +188,14 @@ def test_the_classifier_takes_simplify_and_max_rules() -> None:
 def test_bad_simplify_and_max_rules_are_refused() -> None:
     df = findrs.datasets.tic_tac_toe()
     with pytest.raises(findrs.FindRSInputError, match="simplify"):
-        findrs.fit(df, "class", "positive", simplify="yes", auto=False)
+        findrs.fit(df, "class", "positive", auto=False, settings=dict(simplify="yes"))
     with pytest.raises(findrs.FindRSInputError, match="max_rules"):
         findrs.fit(df, "class", "positive", max_rules=0, auto=False)
 
 
 def test_tic_tac_toe_stays_the_eight_lines() -> None:
     df = findrs.datasets.tic_tac_toe()
-    plain = findrs.fit(df, "class", "positive", shuffle=False, auto=False)
-    model = findrs.fit(df, "class", "positive", shuffle=False, simplify=True, auto=False)
+    plain = findrs.fit(df, "class", "positive", auto=False, settings=dict(shuffle=False))
+    model = findrs.fit(df, "class", "positive", auto=False, settings=dict(shuffle=False, simplify=True))
     assert model.rules["text"].to_list() == plain.rules["text"].to_list()
     assert model.n_rules == 8 and all(len(r) == 3 for r in _conditions(model))

@@ -33,20 +33,24 @@ pytestmark = pytest.mark.filterwarnings("ignore::findrs.errors.ContradictionWarn
 
 METHODS = [
     dict(method="find-rs"),
-    dict(method="bo", T=4),  # even T: ties are possible and must be negative
-    dict(method="bp", T=7),
-    dict(method="bp", T=7, n_rules=2, encoding="oh", tolerance=1),
+    dict(method="bo", settings=dict(T=4)),  # even T: ties are possible and must be negative
+    dict(method="bp", settings=dict(T=7)),
+    dict(method="bp", settings=dict(T=7, n_rules=2, encoding="oh", tolerance=1)),
 ]
+
+
+def _ids(p: dict) -> str:
+    return "-".join(str(v) for v in [p["method"], *p.get("settings", {}).values()])
 
 
 # --------------------------------------------------------------------------- contract
 @parametrize_with_checks(
     [
-        FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False),
+        FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5)),
         FindRSClassifier(method="find-rs", random_state=0, auto=False),
-        FindRSClassifier(method="bo", T=4, random_state=0, n_jobs=1, auto=False),
-        FindRSClassifier(method="bp", T=5, n_rules=None, encoding="oh", random_state=0, n_jobs=1, auto=False),
-        FindRSClassifier(method="find-rs", numeric="interval", random_state=0, auto=False),
+        FindRSClassifier(method="bo", random_state=0, n_jobs=1, auto=False, settings=dict(T=4)),
+        FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5, n_rules=None, encoding="oh")),
+        FindRSClassifier(method="find-rs", random_state=0, auto=False, settings=dict(numeric="interval")),
     ]
 )
 def test_sklearn_estimator_checks(estimator, check):
@@ -63,34 +67,33 @@ def test_tags_declare_multiclass_and_nan() -> None:
 
 
 def test_params_round_trip_and_clone() -> None:
-    params = dict(
-        method="bo", T=7, encoding="oh", tolerance=2, min_support=3, direction="negative", auto=True,
-        n_rules=None, accuracy_ratio=0.95, bins=4, simplify=True, max_rules=5, random_state=3, n_jobs=1,
-        cv=4, cv_T=5, verbose=True, numeric="interval", interval_ends="widened", multiclass="one-vs-rest",
+    settings = findrs.Settings(
+        T=7, encoding="oh", tolerance=2, min_support=3, direction="negative", n_rules=None, accuracy_ratio=0.95,
+        bins=4, simplify=True, cv=4, cv_T=5, numeric="interval", interval_ends="widened", multiclass="one-vs-rest",
         cv_rows=100, bin_edges="supervised", exceptions=True,
     )
+    params = dict(method="bo", auto=True, max_rules=5, random_state=3, n_jobs=1, verbose=True, settings=settings)
     clf = FindRSClassifier(**params)
-    assert clf.get_params() == params
+    assert clf.get_params(deep=False) == params
+    deep = clf.get_params()
+    assert deep["settings__tolerance"] == 2 and deep["settings__interval_ends"] == "widened"
     twin = clone(clf)
-    assert twin is not clf and twin.get_params() == params
-    assert FindRSClassifier(method="bp", auto=False).set_params(**params).get_params() == params
-    # None: not given (chosen by cross-validation with auto=True, the default; the paper's
-    # setting with auto=False). The defaults are findrs.fit's.
+    assert twin is not clf and twin.get_params(deep=False) == params and twin.settings is not settings
+    assert FindRSClassifier(method="bp", auto=False).set_params(**params).get_params(deep=False) == params
+    # The defaults are findrs.fit's (settings None: every setting at its default).
     assert FindRSClassifier().get_params() == dict(
-        method=None, T=100, encoding=None, tolerance=None, min_support=None, direction=None, auto=True,
-        n_rules="auto", accuracy_ratio=0.99, bins=10, simplify=None, max_rules=None, random_state=None,
-        n_jobs=None, cv=None, cv_T=None, verbose=False, numeric=None, interval_ends="open", multiclass="auto",
-        cv_rows="auto", bin_edges=None, exceptions=None,
+        method=None, auto=True, max_rules=None, random_state=None, n_jobs=None, verbose=False, settings=None,
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)
-    assert not hasattr(clone(FindRSClassifier(method="bp", T=3, random_state=0, auto=False).fit(X, y)), "model_")
+    assert not hasattr(clone(FindRSClassifier(method="bp", random_state=0, auto=False, settings=dict(T=3)).fit(X, y)), "model_")
 
 
 def test_bad_parameters_raise_at_fit_not_init() -> None:
     X, y = _monks_numpy(1)
-    for params in (dict(method="cart"), dict(encoding="x"), dict(T=0), dict(bins=0), dict(tolerance=-1),
-                   dict(random_state=-1), dict(accuracy_ratio=2.0)):
+    for params in (dict(method="cart"), dict(settings={"encoding": "x"}), dict(settings={"T": 0}),
+                   dict(settings={"bins": 0}), dict(settings={"tolerance": -1}), dict(random_state=-1),
+                   dict(settings={"accuracy_ratio": 2.0}), dict(settings={"tolerence": 1})):
         clf = FindRSClassifier(**{"method": "bp", **params}, auto=False)
         with pytest.raises(ValueError):
             clf.fit(X, y)
@@ -108,7 +111,7 @@ def test_unfitted_raises() -> None:
 def test_input_containers_give_the_same_model() -> None:
     df = tic_tac_toe()
     X, y = df.drop("class"), df["class"]
-    ref = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
+    ref = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5)).fit(X, y)
     assert list(ref.feature_names_in_) == X.columns and ref.n_features_in_ == 9
     assert ref.model_.features == X.columns
     expected = ref.predict(X)
@@ -121,7 +124,7 @@ def test_input_containers_give_the_same_model() -> None:
         "lazy": (X.lazy(), y),
     }
     for name, (Xi, yi) in inputs.items():
-        clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(Xi, yi)
+        clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5)).fit(Xi, yi)
         assert clf.predict(Xi).tolist() == expected.tolist(), name
         assert clf.rules_["text"].to_list() == ref.rules_["text"].to_list() or name in ("numpy", "lists")
         if name in ("numpy", "lists"):
@@ -149,7 +152,7 @@ def test_string_categorical_nullable_and_numeric_columns() -> None:
     X.loc[3, "ni"] = pd.NA
     X.loc[4, "f"] = np.nan
     y = np.where((X["s"] == "a") | X["b"], "yes", "no")
-    clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
+    clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5)).fit(X, y)
     kinds = {e.name: e.kind for e in clf.model_.encoders}
     assert kinds == {"s": "categorical", "o": "categorical", "cat": "categorical", "ni": "categorical",
                      "b": "categorical", "f": "binned"}
@@ -166,7 +169,7 @@ def test_numeric_columns_are_binned_with_bins() -> None:
     X = rng.uniform(0, 1, size=(200, 2))
     X[0, 0], X[1, 0] = 0.0, 1.0  # x0's bins: [0, 0.5) and [0.5, 1]
     y = X[:, 0] >= 0.5
-    clf = FindRSClassifier(method="find-rs", bins=2, random_state=0, auto=False).fit(X, y)
+    clf = FindRSClassifier(method="find-rs", random_state=0, auto=False, settings=dict(bins=2)).fit(X, y)
     assert [e.kind for e in clf.model_.encoders] == ["binned", "binned"]
     assert clf.model_.encoders[0].edges == (0.0, 0.5, 1.0)
     assert clf.score(X, y) == 1.0
@@ -175,7 +178,7 @@ def test_numeric_columns_are_binned_with_bins() -> None:
 
 def test_mixed_list_rows_keep_numbers_numeric() -> None:
     X = [[1, "a", 0.5], [2, "b", 1.5], [1, "b", 2.5], [2, "a", 3.5]] * 5
-    clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False).fit(X, [0, 1, 1, 0] * 5)
+    clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=3)).fit(X, [0, 1, 1, 0] * 5)
     assert [(e.kind, e.dtype) for e in clf.model_.encoders] == [
         ("categorical", "Int64"), ("categorical", "String"), ("binned", "Float64")]
     assert clf.predict(X).tolist() == [0, 1, 1, 0] * 5
@@ -199,10 +202,10 @@ def test_nan_and_none_are_a_value_of_their_own() -> None:
 def test_infinity_is_rejected(wrap) -> None:
     X, y = _monks_numpy(1)
     X = X.astype(float)
-    clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False).fit(wrap(X), y)
+    clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=3)).fit(wrap(X), y)
     X[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
-        FindRSClassifier(method="bp", T=3, auto=False).fit(wrap(X), y)
+        FindRSClassifier(method="bp", auto=False, settings=dict(T=3)).fit(wrap(X), y)
     with pytest.raises(ValueError, match="infinity"):
         clf.predict(wrap(X))
 
@@ -240,7 +243,7 @@ def test_sparse_is_refused() -> None:
 
 def test_integer_features_predicted_from_whole_floats() -> None:
     X, y = _monks_numpy(1)
-    clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
+    clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5)).fit(X, y)
     assert {e.kind for e in clf.model_.encoders} == {"categorical"}
     assert (clf.predict(X.astype(np.float64)) == clf.predict(X)).all()
     # A float that is not whole is a value never seen in training (docs/semantics.md §1), like
@@ -254,7 +257,7 @@ def test_integer_features_predicted_from_whole_floats() -> None:
 def test_feature_names_are_checked() -> None:
     pdf = monks(1).to_pandas()
     X, y = pdf.drop(columns="class"), pdf["class"]
-    clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False).fit(X, y)
+    clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=3)).fit(X, y)
     with pytest.raises(ValueError, match="feature names"):
         clf.predict(X.rename(columns={"a1": "b1"}))
     with pytest.raises(ValueError, match="feature names"):
@@ -273,7 +276,7 @@ def test_feature_names_are_checked() -> None:
 def test_labels_and_the_positive_class(labels) -> None:
     X, y01 = _monks_numpy(1)
     y = np.array(labels, dtype=object if isinstance(labels[0], str) else None)[y01]
-    clf = FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False).fit(X, y)
+    clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5)).fit(X, y)
     assert clf.classes_.tolist() == sorted(labels)
     assert clf.model_.positive == clf.classes_[1]  # the rules describe classes_[1]
     pred = clf.predict(X)
@@ -286,7 +289,7 @@ def test_more_than_two_classes_fit_one_rule_set_per_class() -> None:
     X = monks(1).drop("class").to_numpy()
     y = X[:, 4]  # a5: 4 classes
     for multiclass in ("frequent-first", "rarest-first", "one-vs-rest"):
-        clf = FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, multiclass=multiclass, auto=False).fit(X, y)
+        clf = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=3, multiclass=multiclass)).fit(X, y)
         assert clf.classes_.tolist() == [1, 2, 3, 4] and clf.model_.multiclass == multiclass
         assert clf.score(X, y) == 1.0
         proba = clf.predict_proba(X)
@@ -294,7 +297,7 @@ def test_more_than_two_classes_fit_one_rule_set_per_class() -> None:
         assert (proba.argmax(axis=1) == clf.predict(X) - 1).all()
         assert (clf.decision_function(X).argmax(axis=1) == clf.predict(X) - 1).all()
     # Still usable inside OneVsRestClassifier (each estimator then sees two classes).
-    ovr = OneVsRestClassifier(FindRSClassifier(method="bp", T=3, random_state=0, n_jobs=1, auto=False)).fit(X, y)
+    ovr = OneVsRestClassifier(FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=3))).fit(X, y)
     assert ovr.score(X, y) == 1.0
     assert ovr.predict_proba(X).shape == (432, 4)
 
@@ -306,7 +309,7 @@ def test_one_class_is_a_clear_error() -> None:
 
 
 # --------------------------------------------------------------------------- scores
-@pytest.mark.parametrize("params", METHODS, ids=lambda p: "-".join(str(v) for v in p.values()))
+@pytest.mark.parametrize("params", METHODS, ids=_ids)
 @pytest.mark.parametrize("problem", ["monk-2", "tic-tac-toe"])
 def test_predict_proba_and_decision_function_agree(params, problem) -> None:
     df = monks(2) if problem == "monk-2" else tic_tac_toe()
@@ -338,11 +341,11 @@ def test_proba_meaning_per_method() -> None:
     X, y = train.drop("class").to_numpy(), train["class"].to_numpy()
     fr = FindRSClassifier(method="find-rs", random_state=0, auto=False).fit(X, y)
     assert set(fr.predict_proba(X)[:, 1].tolist()) <= {0.0, 1.0}
-    bo = FindRSClassifier(method="bo", T=8, random_state=0, n_jobs=1, auto=False).fit(X, y)
+    bo = FindRSClassifier(method="bo", random_state=0, n_jobs=1, auto=False, settings=dict(T=8)).fit(X, y)
     votes = bo.predict_proba(X)[:, 1] * 8  # fraction of runs covering the row
     np.testing.assert_allclose(votes, votes.round(), atol=1e-9)
     assert votes.max() > 4 and votes.min() < 4
-    bp = FindRSClassifier(method="bp", T=8, n_rules=None, random_state=0, n_jobs=1, auto=False).fit(X, y)
+    bp = FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=8, n_rules=None)).fit(X, y)
     d = bp.decision_function(X)
     u = d + 0.5  # all rules kept: gamma_K = 1, threshold 1/2
     low = u <= 0.5
@@ -350,7 +353,7 @@ def test_proba_meaning_per_method() -> None:
 
 
 # --------------------------------------------------------------------------- state
-@pytest.mark.parametrize("params", METHODS, ids=lambda p: "-".join(str(v) for v in p.values()))
+@pytest.mark.parametrize("params", METHODS, ids=_ids)
 def test_pickle_and_deepcopy_keep_the_model(params) -> None:
     pdf = tic_tac_toe().to_pandas()
     X, y = pdf.drop(columns="class"), pdf["class"]
@@ -367,19 +370,19 @@ def test_pickle_and_deepcopy_keep_the_model(params) -> None:
 
 def test_same_random_state_same_model() -> None:
     X, y = _monks_numpy(2)
-    a = FindRSClassifier(method="bp", T=10, random_state=42, n_jobs=1, auto=False).fit(X, y)
-    b = FindRSClassifier(method="bp", T=10, random_state=42, n_jobs=1, auto=False).fit(X, y)
+    a = FindRSClassifier(method="bp", random_state=42, n_jobs=1, auto=False, settings=dict(T=10)).fit(X, y)
+    b = FindRSClassifier(method="bp", random_state=42, n_jobs=1, auto=False, settings=dict(T=10)).fit(X, y)
     assert a.model_.random_state == 42
     assert a.rules_.equals(b.rules_)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     # refitting the same estimator is idempotent; n_jobs never changes the model
     np.testing.assert_array_equal(a.fit(X, y).predict_proba(X), b.predict_proba(X))
-    c = FindRSClassifier(method="bp", T=10, random_state=42, auto=False).fit(X, y)  # n_jobs=None: one thread (scikit-learn's meaning)
+    c = FindRSClassifier(method="bp", random_state=42, auto=False, settings=dict(T=10)).fit(X, y)  # n_jobs=None: one thread (scikit-learn's meaning)
     assert c.rules_.equals(a.rules_)
     # a RandomState draws one seed per fit, so equal RandomStates give equal models
-    r1 = FindRSClassifier(method="bp", T=10, random_state=np.random.RandomState(5), n_jobs=1, auto=False).fit(X, y)
-    r2 = FindRSClassifier(method="bp", T=10, random_state=np.random.RandomState(5), n_jobs=1, auto=False).fit(X, y)
+    r1 = FindRSClassifier(method="bp", random_state=np.random.RandomState(5), n_jobs=1, auto=False, settings=dict(T=10)).fit(X, y)
+    r2 = FindRSClassifier(method="bp", random_state=np.random.RandomState(5), n_jobs=1, auto=False, settings=dict(T=10)).fit(X, y)
     assert r1.model_.random_state == r2.model_.random_state
     assert r1.rules_.equals(r2.rules_)
 
@@ -398,7 +401,7 @@ def test_pipeline_with_function_transformer() -> None:
     np.testing.assert_array_equal(pipe.predict_proba(X)[:, 1] > 0.5, pipe.predict(X) == 1)
     # and after a one-hot step (dense 0/1 floats: binned)
     onehot = Pipeline(
-        [("oh", OneHotEncoder(sparse_output=False)), ("rules", FindRSClassifier(method="bp", T=5, random_state=0, n_jobs=1, auto=False))]
+        [("oh", OneHotEncoder(sparse_output=False)), ("rules", FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=dict(T=5)))]
     )
     assert onehot.fit(X, y).score(X, y) == 1.0
 
@@ -411,10 +414,12 @@ def test_grid_search_cv(problem) -> None:
     else:
         pdf = tic_tac_toe().to_pandas()
         X, y = pdf.drop(columns="class"), pdf["class"]
-    search = GridSearchCV(FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False), {"T": [5, 20], "encoding": ["av", "oh"]}, cv=3)
+    search = GridSearchCV(FindRSClassifier(method="bp", random_state=0, n_jobs=1, auto=False, settings=findrs.Settings()),
+                          {"settings__T": [5, 20], "settings__encoding": ["av", "oh"]}, cv=3)
     search.fit(X, y)
     assert len(search.cv_results_["params"]) == 4
-    assert search.best_params_["T"] in (5, 20) and search.best_params_["encoding"] in ("av", "oh")
+    assert search.best_params_["settings__T"] in (5, 20) and search.best_params_["settings__encoding"] in ("av", "oh")
+    assert search.best_estimator_.model_.params["T"] == search.best_params_["settings__T"]
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
     best = search.best_estimator_
     assert best.get_params()["random_state"] == 0 and hasattr(best, "model_")

@@ -50,7 +50,7 @@ def con():
 def _fit(train: pl.DataFrame, target: str, positive=None, **kw) -> RuleSetModel:
     kw.setdefault("T", 10)
     kw.setdefault("random_state", 0)
-    return findrs.fit(train, target, positive, n_jobs=1, **kw, auto=False)
+    return findrs.fit(train, target, positive, **findrs.settings.fit_keywords(dict(n_jobs=1, **kw, auto=False)))
 
 
 def _expected_decision(model: RuleSetModel, s: np.ndarray) -> list[float]:

@@ -3,13 +3,13 @@
 Example:
     >>> import findrs
     >>> df = findrs.datasets.tic_tac_toe()
-    >>> model = df.findrs.fit("class", "positive", shuffle=False, random_state=0)  # settings chosen by CV
+    >>> model = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})  # chosen by CV
     >>> print(model)  # doctest: +ELLIPSIS
     FIND-RS (AV, tolerance 0): class = 'positive'
     settings chosen by 5-fold cross-validation (auto=False fits the paper's): encoding='av', tolerance=0, ...
     positive when any of these 8 rules holds:
     ...
-    >>> paper = df.findrs.fit("class", "positive", shuffle=False, auto=False)  # the paper's algorithm
+    >>> paper = df.findrs.fit("class", "positive", auto=False, settings={"shuffle": False})  # the paper's
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError, I
 from .exceptions import ExceptionsModel
 from .learn import fit
 from .model import ModelPair, RuleSetModel, __version__
+from .settings import Settings
 
 __all__ = [
     "BaggedModel", "Config", "ContradictionWarning", "ExceptionsModel", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "ModelPair",
-    "RuleSetModel", "__version__", "datasets", "fit", "fit_bagged",
+    "RuleSetModel", "Settings", "__version__", "datasets", "fit", "fit_bagged",
 ]

@@ -30,8 +30,7 @@ from .errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
 from .learn import fit
 from .model import RuleSetModel, document_format
-from .params import NOT_GIVEN
-from .multiclass import COMBINATIONS, DEFAULT
+from .settings import FIT_KEYWORDS, TABLE, _cli_int, add_cli_options
 
 _EXAMPLES = """examples:
   findrs demo                 FIND-RS on tic-tac-toe, rules and test accuracy
@@ -154,13 +153,8 @@ def _check_target(df: pl.DataFrame, target: str, header: bool) -> None:
 
 
 # findrs.fit's parameters as the command line spells them, for messages written in Python terms.
-_CLI_NAMES = {
-    "positive": "--positive", "method": "--method", "encoding": "--encoding", "tolerance": "--tolerance",
-    "min_support": "--min-support", "direction": "--direction", "random_state": "--random-state",
-    "features": "--features", "bins": "--bins", "T": "--T", "n_jobs": "--n-jobs", "n_rules": "--n-rules",
-    "simplify": "--simplify", "max_rules": "--max-rules", "auto": "--auto", "target": "--target",
-    "numeric": "--numeric", "interval_ends": "--interval-ends", "bin_edges": "--bin-edges", "multiclass": "--multiclass",
-}
+_CLI_NAMES = {"positive": "--positive", "target": "--target", "auto": "--auto",
+              **{p.name: p.flag for p in TABLE if p.cli is not False}}
 _PARAM_RE = re.compile(r"(?<![\w.(\[])(" + "|".join(sorted(_CLI_NAMES, key=len, reverse=True)) + r")=(?!=)")
 
 
@@ -239,7 +233,7 @@ def _demo(args: argparse.Namespace) -> int:
     df = datasets.tic_tac_toe()
     train, test = datasets.train_test_split(df, test_fraction=0.5, seed=0)
     start = time.perf_counter()
-    model = fit(train, "class", "positive", method=args.method, encoding=args.encoding, random_state=args.seed)
+    model = fit(train, "class", "positive", method=args.method, random_state=args.seed, settings={"encoding": args.encoding})
     elapsed = time.perf_counter() - start
     print(f"tic-tac-toe endgames: {train.height} training rows, {test.height} test rows (seed-0 50/50 split)")
     print(model)
@@ -252,37 +246,17 @@ def _fit(args: argparse.Namespace) -> int:
         raise _CLIError("--auto (the default) and --paper (the paper's algorithm) exclude each other; give one")
     df = _read_frame(args.data, header=args.header)
     _check_target(df, args.target, args.header)
-    features = None
-    if args.features is not None:
-        features = [f.strip() for f in args.features.split(",") if f.strip()]
-        if not features:
-            raise _CLIError("--features lists no column")
+    given = {p.name: getattr(args, p.name) for p in TABLE if hasattr(args, p.name) and p.cli is not False}
+    if given.get("features") == []:
+        raise _CLIError("--features lists no column")
+    keywords = {k: v for k, v in given.items() if k in FIT_KEYWORDS}
+    settings = {k: v for k, v in given.items() if k not in FIT_KEYWORDS}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.perf_counter()
         model = (partial(fit_bagged, n_estimators=args.bagged) if args.bagged else fit)(
-            df,
-            args.target,
-            _parse_label(df, args.target, args.positive),
-            method=args.method,
-            **{
-                k: NOT_GIVEN[k] if v is None else v
-                for k, v in dict(encoding=args.encoding, tolerance=args.tolerance, min_support=args.min_support,
-                                 direction=args.direction, simplify=args.simplify).items()
-            },
-            auto=not args.paper,
-            random_state=args.random_state,
-            features=features,
-            bins=args.bins,
-            T=args.T,
-            n_jobs=args.n_jobs,
-            n_rules=args.n_rules,
-            max_rules=args.max_rules,
-            numeric=args.numeric,
-            interval_ends=args.interval_ends,
-            bin_edges=args.bin_edges,
-            multiclass=args.multiclass,
-            **({} if args.exceptions is None else {"exceptions": args.exceptions}),
+            df, args.target, _parse_label(df, args.target, args.positive), auto=not args.paper, **keywords,
+            settings=settings,
         )
         elapsed = time.perf_counter() - start
     for w in caught:
@@ -433,52 +407,6 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- parser
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
-
-
-def _tolerance(text: str) -> Any:
-    if text == "auto":
-        return "auto"
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a count of negatives, a share in [0, 1) or 'auto', got {text!r}"
-        ) from None
-
-
-def _support(text: str) -> Any:
-    return "auto" if text == "auto" else _positive_int(text)
-
-
-def _simplify(text: str) -> bool | str:
-    if text in ("auto", "yes", "no", "true", "false"):
-        return "auto" if text == "auto" else text in ("yes", "true")
-    raise argparse.ArgumentTypeError(f"expected yes, no or auto, got {text!r}")
-
-
-def _n_rules(text: str) -> Any:
-    if text in ("auto", "cv"):
-        return text
-    if text == "all":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'auto', 'all', 'cv' or a number of rules, got {text!r}") from None
-
-
 def _header_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-header", dest="header", action="store_false",
@@ -512,7 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--method", choices=["find-rs", "bo", "bp"], default="find-rs")
     demo.add_argument("--encoding", choices=["av", "oh"], default="av")
     demo.add_argument("--seed", type=int, default=0, help="random_state of the fit (default 0)")
-    demo.set_defaults(run=_demo)
+    demo.set_defaults(handler=_demo)
 
     p = sub.add_parser(
         "fit", help="learn a model from a CSV or Parquet file and save it as JSON",
@@ -522,54 +450,14 @@ def build_parser() -> argparse.ArgumentParser:
     _header_option(p)
     p.add_argument("--target", required=True, metavar="COL", help="the label column")
     p.add_argument("--positive", metavar="V", help="the label the rules describe (read as the target's type)")
-    p.add_argument("--method", choices=["find-rs", "bo", "bp"], default=None,
-                   help="default find-rs, or a budgeted BP vote when the automatic settings' CV prefers it")
-    p.add_argument("--encoding", choices=["av", "oh", "auto"], default=None, help="default auto (av with --paper)")
-    p.add_argument("--tolerance", type=_tolerance, default=None, metavar="N|S|auto",
-                   help="training negatives one rule may cover (N), or their largest share of the rows it covers (S in (0, 1)) (default auto; 0 with --paper)")
-    p.add_argument("--min-support", type=_support, default=None, metavar="N|auto",
-                   help="drop rules covering fewer training positives (default auto; 0 with --paper)")
-    p.add_argument("--direction", choices=["positive", "negative", "auto"], default=None,
-                   help="the label the rules describe: --positive's or the other (default auto; positive with --paper)")
     p.add_argument("--auto", action="store_true", help="the default, kept for old scripts: settings not given are chosen by cross-validation on DATA")
     p.add_argument("--paper", action="store_true", help="the paper's algorithm: settings not given take the paper's values (av, 0, 0, positive, no simplification)")
-    p.add_argument("--T", "-T", dest="T", type=_positive_int, default=100, metavar="N", help="runs for bo/bp (default 100)")
-    p.add_argument("--n-rules", type=_n_rules, default="auto", metavar="auto|N|all|cv", help="BP: rules that vote (default auto; cv: auto or all, by cross-validation)")
-    p.add_argument("--random-state", type=_positive_int, default=None, metavar="N", help="seed (default: drawn, recorded in the model)")
-    p.add_argument("--features", metavar="a,b,c", help="feature columns (default: all but the target)")
-    p.add_argument("--bins", type=_positive_int, default=10, metavar="N", help="equal-width bins of numeric columns (default 10)")
-    p.add_argument(
-        "--numeric", choices=["bins", "interval"], default=None,
-        help="numeric columns as equal-width bins or as intervals of their values "
-             "(default: chosen by the cross-validation of automatic settings; bins with --paper)",
-    )
-    p.add_argument(
-        "--bin-edges", choices=["uniform", "quantile", "supervised"], default=None,
-        help="where bin edges sit: equal width, quantiles, or entropy cuts on the labels "
-             "(default: uniform or supervised by the cross-validation of automatic settings; uniform with --paper)",
-    )
-    p.add_argument(
-        "--interval-ends", choices=["tight", "midpoint", "open", "widened"], default="open",
-        help="with --numeric interval: where interval ends sit for unseen values (default open)",
-    )
-    p.add_argument("--simplify", type=_simplify, default=None, nargs="?", const=True, metavar="yes|no|auto",
-                   help="shorten each run's rules to the conditions they need (default auto; no with --paper)")
-    p.add_argument("--max-rules", type=_positive_int, default=None, metavar="N", help="rule budget: at most N voting rules (default: none)")
-    p.add_argument("--n-jobs", type=_positive_int, default=None, metavar="N", help="threads for bo/bp (default: all cores)")
-    p.add_argument(
-        "--multiclass", choices=["auto", *COMBINATIONS], default=DEFAULT,
-        help=f"more than two classes and no --positive: how the class rule sets combine (default {DEFAULT})",
-    )
-    p.add_argument("--exceptions", action=argparse.BooleanOptionalAction, default=None,
-                   help="rules with exceptions (two classes, FIND-RS): positive where a rule holds and none of its "
-                        "exceptions, the other label's rules at least as precise (docs/semantics.md 9.6); default: "
-                        "chosen by the automatic settings' cross-validation (never with --paper); --no-exceptions "
-                        "keeps the rules alone")
-    p.add_argument("--bagged", type=_positive_int, default=None, metavar="N",
+    add_cli_options(p)  # one option per parameter of findrs.fit, from findrs.settings.TABLE
+    p.add_argument("--bagged", type=_cli_int, default=None, metavar="N",
                    help="the majority vote of N fits, each on a stratified bootstrap sample of DATA, with the "
                         "settings above (docs/semantics.md 12; N times the cost of one fit); two classes, or --positive")
     p.add_argument("-o", "--output", required=True, metavar="model.json", help="where to save the model")
-    p.set_defaults(run=_fit)
+    p.set_defaults(handler=_fit)
 
     p = sub.add_parser(
         "predict", help="add the model's predictions to a data file",
@@ -579,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("data", metavar="DATA", help="data to predict (.csv, .tsv, .data, .txt, .parquet, .arrow)")
     _header_option(p)
     p.add_argument("-o", "--output", default="-", metavar="out.parquet|out.csv|-", help="output file by extension; - writes CSV to standard output (default)")
-    p.set_defaults(run=_predict)
+    p.set_defaults(handler=_predict)
 
     p = sub.add_parser(
         "explain", help="per row: prediction, decision value and the rules that fire",
@@ -588,15 +476,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")
     p.add_argument("data", metavar="DATA", help="data to explain (.csv, .tsv, .data, .txt, .parquet, .arrow)")
     _header_option(p)
-    p.add_argument("--top", type=_positive_int, default=None, metavar="N", help="show at most N fired rules per row (default all)")
-    p.set_defaults(run=_explain)
+    p.add_argument("--top", type=_cli_int, default=None, metavar="N", help="show at most N fired rules per row (default all)")
+    p.set_defaults(handler=_explain)
 
     p = sub.add_parser(
         "rules", help="print a saved model and its rules table",
         description="Print a saved model and its rules.", epilog=_RULES_EXAMPLES, formatter_class=raw,
     )
     p.add_argument("model", metavar="MODEL", help="model JSON written by findrs fit")
-    p.set_defaults(run=_rules)
+    p.set_defaults(handler=_rules)
     return parser
 
 
@@ -629,7 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        return int(args.run(args))
+        return int(args.handler(args))
     except BrokenPipeError:
         # e.g. `findrs predict ... -o - | head`: stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)

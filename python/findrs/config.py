@@ -72,7 +72,7 @@ class Config(metaclass=_Settings):
 
     Example:
         >>> import findrs
-        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, auto=False)
+        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
         >>> with findrs.Config(max_rules=4):
         ...     print(str(m).splitlines()[5])
             … 4 rules hidden …

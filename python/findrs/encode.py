@@ -991,7 +991,7 @@ def fit_encoders(
                 f"identifier: rules on it describe single rows and do not generalize; leave it out with "
                 f"features=[...] (or drop the column)",
                 IdentifierWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         if family in ("string", "boolean") or (family == "integer" and len(values) <= bins):
             encoders.append(
@@ -1008,7 +1008,7 @@ def fit_encoders(
                 raise FindRSInputError(
                     f"numeric feature column {name!r} holds an infinity; an interval feature needs finite "
                     f"values (and null): replace it, e.g. pl.when(pl.col({name!r}).is_infinite()).then(None)"
-                    f".otherwise(pl.col({name!r})), or fit with numeric='bins'"
+                    f".otherwise(pl.col({name!r})), or fit with settings={{'numeric': 'bins'}}"
                 )
             encoders.append(FeatureEncoder(name, str(dtype), "interval", (), None, family))
             # Distinct values ascending, null (if any) first.

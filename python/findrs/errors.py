@@ -30,7 +30,7 @@ class ContradictionWarning(UserWarning):
         >>> df = pl.DataFrame({"a": ["x", "x", "y"], "y": [True, False, False]})
         >>> with warnings.catch_warnings(record=True) as caught:
         ...     warnings.simplefilter("always")
-        ...     m = findrs.fit(df, "y", shuffle=False, random_state=0)
+        ...     m = findrs.fit(df, "y", random_state=0, settings={"shuffle": False})
         >>> caught[0].category.__name__, m.contradictions
         ('ContradictionWarning', 2)
     """

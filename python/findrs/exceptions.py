@@ -22,7 +22,7 @@ Polars) and ``to_sql`` (``r AND NOT (s1 OR ...)`` per rule) compute the same row
 Example:
     >>> import findrs
     >>> df = findrs.datasets.tic_tac_toe()
-    >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+    >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
     >>> type(m).__name__, m.n_rules >= 8
     ('ExceptionsModel', True)
 """
@@ -95,7 +95,7 @@ def exception_sets(rules: RuleSetModel, exceptions: RuleSetModel) -> list[list[i
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+        >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
         >>> exception_sets(m.rules_model, m.exception_model) == [list(e) for e in m.exceptions_of]
         True
     """
@@ -110,7 +110,7 @@ def exception_sets(rules: RuleSetModel, exceptions: RuleSetModel) -> list[list[i
 class ExceptionsModel:
     """A fitted rules-with-exceptions model (docs/semantics.md §9.6): the positive label where
     some rule holds and none of that rule's exceptions holds. Build one with
-    ``findrs.fit(..., exceptions=True)``.
+    ``findrs.fit(..., settings=dict(exceptions=True))``.
 
     Attributes:
         rules_model: the rules, a FIND-RS :class:`~findrs.RuleSetModel` of the positive label
@@ -124,7 +124,7 @@ class ExceptionsModel:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+        >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
         >>> m.predict(df.head(2)).to_list()
         ['positive', 'positive']
     """
@@ -198,7 +198,7 @@ class ExceptionsModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, auto=False)
+            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", auto=False, settings=dict(exceptions=True))
             >>> m.cv_results is None
             True
         """
@@ -243,7 +243,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> m.rules["kind"].unique().sort().to_list()[-1]
             'rule'
         """
@@ -303,7 +303,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> df.lazy().with_columns(m.predict_expr()).collect()["class_predicted"][0]
             'positive'
         """
@@ -317,7 +317,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> df.head(2).select(m.to_expr()).to_series().to_list()
             [True, True]
         """
@@ -332,7 +332,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> m.predict(df.head(1), labels=False).to_list()
             [True]
         """
@@ -350,7 +350,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> m.decision_function(df.head(1)).to_list()
             [0.5]
         """
@@ -366,7 +366,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> m.score(df) > 0.9
             True
         """
@@ -392,7 +392,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> m.explain(df.head(1))["deciding_rule"].to_list()[0] is not None
             True
         """
@@ -591,7 +591,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> m.to_sql().splitlines()[0]
             'CASE'
         """
@@ -622,7 +622,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> findrs.ExceptionsModel.from_json(m.to_json()).exceptions_of == m.exceptions_of
             True
         """
@@ -652,7 +652,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> findrs.ExceptionsModel.from_json(m.to_json()).n_rules == m.n_rules
             True
         """
@@ -704,7 +704,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> print(m.to_text().splitlines()[0])
             FIND-RS with exceptions (AV): class = 'positive'
         """
@@ -769,7 +769,7 @@ class ExceptionsModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False)
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
             >>> m.to_markdown().splitlines()[0]
             "**FIND-RS with exceptions (AV): class = 'positive'**"
         """

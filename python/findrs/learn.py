@@ -6,7 +6,7 @@ import contextlib
 import contextvars
 import secrets
 import warnings
-from typing import Any, Iterator, Literal, Sequence, overload
+from typing import Any, Iterator, Literal, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -21,6 +21,7 @@ from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
 from .params import DEFAULTS, auto_best_of, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
+from .settings import Settings, coerce
 from .target import binarize, class_indices
 from . import auto as _auto_mod
 from . import exceptions_cv as _exceptions_cv
@@ -35,232 +36,65 @@ BinEdges = Literal["uniform", "quantile", "supervised"]
 IntervalEnds = Literal["tight", "midpoint", "open", "widened"]
 
 
-@overload
-def fit(data: Any, target: str, positive: Any | None = None, *, exceptions: Literal[True, "auto"], **kwargs: Any) -> RuleSetModel | ExceptionsModel: ...
-
-
-@overload
-def fit(data: Any, target: str, positive: Any | None = None, *, method: Pair, **kwargs: Any) -> ModelPair: ...
-
-
-@overload
-def fit(data: Any, target: str, positive: Any | None = None, *, method: Method | None = None, **kwargs: Any) -> RuleSetModel | ExceptionsModel: ...
-
-
 def fit(
     data: Any,
     target: str,
     positive: Any | None = None,
     *,
     method: Method | Pair | None = None,
-    encoding: Encoding | Auto = NOT_GIVEN["encoding"],
-    tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
-    min_support: int | Auto = NOT_GIVEN["min_support"],
-    direction: Direction | Auto = NOT_GIVEN["direction"],
-    auto: bool = True,
-    shuffle: bool = True,
-    random_state: int | None = None,
-    features: Sequence[str] | None = None,
-    bins: int = 10,
-    T: int = 100,
-    n_jobs: int | None = None,
-    n_rules: Literal["auto", "cv"] | int | None = "auto",
-    accuracy_ratio: float = 0.99,
-    simplify: bool | Auto = NOT_GIVEN["simplify"],
     max_rules: int | None = None,
-    cv: int | None = None,
-    cv_T: int | None = None,
-    numeric: Numeric | None = None,
-    interval_ends: IntervalEnds = "open",
-    multiclass: Multiclass = _MULTICLASS_DEFAULT,
-    cv_rows: int | Literal["auto"] | None = DEFAULTS["cv_rows"],
-    bin_edges: BinEdges | None = None,
-    chunks: int | None = None,
+    auto: bool = True,
+    features: Sequence[str] | None = None,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
     verbose: bool = False,
-    exceptions: bool | Literal["auto"] | None = None,
-    best_of: int | None = None,
-    run: int = 0,
-) -> RuleSetModel | ModelPair | ExceptionsModel:
+    settings: Settings | Mapping[str, Any] | None = None,
+) -> RuleSetModel | ExceptionsModel | ModelPair:
     """Learns a rule set that describes the rows whose ``target`` is ``positive``.
+
+    With the defaults the settings are chosen by stratified cross-validation on these rows
+    (docs/semantics.md §9.4; ``model.cv_results`` holds the table); ``auto=False`` is the paper's
+    algorithm. Every parameter is declared once in :mod:`findrs.settings`; docs/settings.md
+    explains each one.
 
     Args:
         data: a Polars DataFrame or LazyFrame (collected once), or a pandas DataFrame / PyArrow
             table.
         target: the label column.
         positive: the label the rules describe. Default: ``True`` for a boolean target, the
-            greater label when there are exactly two. With more than two classes, ``positive``
-            learns that class against the rest (predictions are Booleans); without it the
-            model is multiclass (one rule set per class, see ``multiclass``).
-        method: ``"find-rs"`` (one run), ``"bo"`` (vote of ``T`` runs) or ``"bp"`` (weighted
-            rules of ``T`` runs, pruned to the best ``n_rules``); ``"bo+bp"``: both from one set
-            of ``T`` runs, returned as a :class:`~findrs.ModelPair` ``(bo, bp)`` equal to
-            separate ``"bo"`` and ``"bp"`` fits with the same ``random_state``
-            (docs/semantics.md §5.1; needs ``auto=False``: not with automatic settings, nor on a
-            multiclass target). ``None`` (the default): ``"find-rs"``, except that with
-            automatic settings on a binary target of at most 10,000 rows the cross-validation
-            also tries a budgeted BP vote (20 runs, at most 100 voting rules) on the FIND-RS
-            winner's settings and keeps it only when it has more held-out rows right
-            (docs/semantics.md §9.5).
-        encoding: ``"av"`` (``a = v`` constraints, the default) or ``"oh"`` (value sets,
-            docs/semantics.md §2), or ``"auto"``.
-        tolerance: when a rule may absorb a positive. An ``int`` (default ``0``) is the
-            paper's tau: the generalized rule covers at most that many training negatives. A
-            ``float`` in ``(0, 1)`` is a share epsilon: the negatives are at most that share of
-            the training rows the generalized rule covers, so every rule has training
-            precision at least ``1 - epsilon`` (a positive whose identical training rows fail
-            that makes no rule; docs/semantics.md §9.1; ``0.0`` is ``0``). ``"auto"``: chosen among ``0, 0.1,
-            0.2, 0.3, 0.4``, or ``0, 0.05, ..., 0.4`` when the cross-validation uses over 10,000 rows.
-        min_support: each run drops (before prune) every rule covering fewer than this many
-            training positives, so no rule stands for one, possibly mislabelled, positive
-            (docs/semantics.md §9.2); ``0`` (the default) and ``1`` drop nothing. ``"auto"``:
-            chosen among ``0, 2, 3, 5, 10, 20, ...`` up to a twentieth of the positives.
-        direction: which label the rules describe: ``"positive"`` (the default), ``"negative"``
-            (the other label of a two-class target: the model is the fit with the labels
-            swapped and predicts ``positive`` where no rule holds; its ``positive`` is the
-            described label, docs/semantics.md §9.3), or ``"auto"``.
-        auto: ``True`` (the default) makes each of ``encoding``, ``tolerance``,
-            ``min_support``, ``direction`` and ``simplify`` that is not given ``"auto"``
-            (``direction`` stays ``"positive"`` for a target of more than two classes; with
-            fewer than 2 rows of a class, too few to cross-validate, those not given take the
-            paper's values). ``"auto"`` settings are chosen by stratified cross-validation on
-            these rows, in the Rust core (docs/semantics.md §9.4); the model records the table
-            (:attr:`RuleSetModel.cv_results`) and ``print(model)`` the winners. With settings so
-            chosen, no rule constrains a feature of one training value (a constant column, a
-            numeric column with no supervised cut): a null or any value there passes
-            (docs/semantics.md §2.1). ``False`` is the paper's algorithm: the paper's settings
-            for those not given, and such a feature keeps its ``a = v`` in every rule.
-        shuffle: present the positives in a random order; ``False`` keeps row order (one
-            exactly reproducible run).
-        random_state: seed of the presentation orders; ``None`` draws one (recorded in the model).
+            greater label when there are exactly two. With more classes and no ``positive`` the
+            model is multiclass (one rule set per class).
+        method: ``"find-rs"`` (one run), ``"bo"`` (a vote of ``T`` runs), ``"bp"`` (the weighted
+            rules of ``T`` runs, the best ``n_rules`` voting), ``"bo+bp"`` (both from one set of
+            runs, a :class:`~findrs.ModelPair`; needs ``auto=False``). ``None``: FIND-RS, or a
+            budgeted BP vote when the cross-validation prefers it (binary, up to 10,000 rows).
+        max_rules: a rule budget: at most this many voting rules (the DNF of the rules that
+            classify the most training rows right; docs/semantics.md §8). Needs ``auto=False``.
+        auto: ``True`` chooses the settings not given by cross-validation; ``False`` gives them
+            the paper's values (AV, tolerance 0, no support filter, no simplification).
         features: the feature columns (default: every column but the target).
-        bins: equal-width bins for numeric columns (2 or more); integer columns with at most
-            ``bins`` distinct values stay categorical (whatever ``numeric``), and so do float
-            columns of 0s and 1s.
-        T: number of runs for ``"bo"``/``"bp"`` (1 to 1,000,000; ignored by ``"find-rs"``).
-        n_jobs: threads for the runs (``None`` or ``-1``: all cores). Never changes the model.
-        n_rules: BP only: ``"auto"`` (smallest K whose training accuracy is at least
-            ``accuracy_ratio`` x that of all rules), a number K, ``None`` (all rules), or
-            ``"cv"`` (``"auto"`` or all rules, whichever cross-validates better).
-        accuracy_ratio: see ``n_rules``; a number in (0, 1].
-        simplify: shorten each run's rules before the runs are aggregated: a rule keeps only the
-            conditions it needs to pass the tolerance test (at most ``tolerance`` training
-            negatives, or their share), then a run drops its duplicate and subsumed rules
-            (docs/semantics.md §8). ``False`` is the paper's algorithm; ``"auto"``: by
-            cross-validation.
-        max_rules: a rule budget, ``None`` or 1 or more: a model with more voting rules is
-            replaced by the DNF of at most ``max_rules`` of its rules that classifies the most
-            training rows correctly ("positive when any of these rules holds"; the method and
-            ``T`` stay), or for BP by its top-``max_rules`` vote when that does better
-            (docs/semantics.md §8). Not with automatic settings (yet).
-        cv: folds of the cross-validation of ``"auto"`` settings (2 to 1,000; at most the rows
-            of the smaller class). Default 5, or 3 when the cross-validation uses more than 10,000
-            rows (the default sample of a frame of over 16,000 rows, or ``cv_rows=None`` on a
-            large frame).
-        cv_T: runs per BO/BP fit inside the cross-validation (at most ``T``; default
-            ``min(T, 20)``); the final fit makes ``T``.
-        numeric: how the other numeric columns become constraints: ``"bins"`` (``bins``
-            equal-width bins, the paper's) or ``"interval"`` (their training values kept, a
-            rule constrains each to an interval such as ``2.31 <= variance <= 5.07``; FIND-S
-            widens ``[min, max]``; docs/semantics.md §11); ``None`` (the default) chooses
-            between them by the same cross-validation as the automatic settings when there
-            are any (a binary target, a numeric column binned; docs/semantics.md §9.4), on a
-            multiclass target with ``auto=True`` by the cross-validation of
-            ``multiclass="auto"`` (``model.numeric_cv``; docs/semantics.md §10), else
-            ``"bins"``.
-        bin_edges: where a binned column's bin edges sit (docs/semantics.md §1.1): ``None``
-            (the default) chooses between ``"uniform"`` and ``"supervised"`` by the same
-            cross-validation as the automatic settings when there are any (a binary target,
-            a numeric column binned), else ``"uniform"``; or
-            ``"uniform"`` (equal width, the paper's), ``"quantile"`` (the distinct
-            ``k / bins`` quantiles of the training values: about as many rows in each bin) or
-            ``"supervised"`` (at most ``bins - 1`` cuts chosen on the training labels by
-            Fayyad and Irani's entropy/MDL criterion: cuts where the class changes; a column
-            with no such cut becomes one bin, which no rule constrains: a null there passes
-            too, docs/semantics.md §2.1, as with every feature of one training value under
-            bin edges other than ``"uniform"``).
-        interval_ends: with ``numeric="interval"``, where an interval's ends sit for values
-            never seen in training: ``"tight"`` at the rule's extreme training values (a value
-            passes iff it lies between them), ``"midpoint"`` at a short number in the middle of
-            the gap to the next training value; ``"open"`` as ``"midpoint"``, but an end beyond
-            which the rule would cover no training negative is dropped; ``"widened"`` at the cut
-            next to the nearest training negative the rule would otherwise cover
-            (docs/semantics.md §11). Default ``"open"``, the most accurate on three of the four
-            data sets measured (``results/intervals.md``).
-        multiclass: how a multiclass model's class sets combine (docs/semantics.md §10):
-            ``"frequent-first"`` (a decision list, rules for the most frequent class first, the
-            rarest class when none fires), ``"rarest-first"`` (the decision list RIPPER makes:
-            rarest class first, the most frequent when none fires), ``"one-vs-rest"`` (the class
-            whose rules score highest), or ``"auto"`` (the default: the one whose FIND-RS
-            classifies the most held-out rows in a 3-fold stratified cross-validation on the
-            training rows, recorded in ``model.combination_cv``). Ignored by binary targets.
-        cv_rows: the cross-validation uses a stratified sample of at most this many training
-            rows (``None``: every row); the chosen settings are then fitted on every row, an
-            automatic ``min_support`` scaled to them (docs/semantics.md §9.4). The default
-            ``"auto"`` is 8,000 rows on frames of up to 16,000 training rows and 12,000 (in 3
-            folds) above (:func:`findrs.params.auto_cv_rows`); ``params["cv_rows"]`` records the
-            number used.
-        chunks: ``None`` (the default) makes the runs here on ``n_jobs`` threads. A number:
-            the ``T`` runs are split into that many chunks of consecutive runs, dispatched with
-            ``joblib.Parallel(n_jobs=-1)`` under the active joblib backend (each chunk on
-            ``n_jobs`` threads where it runs), so ``with joblib.parallel_backend("dask"):``
-            spreads them over a Dask cluster (Ray's joblib backend likewise); the model is
-            the one of a local fit with the same ``random_state`` (docs/semantics.md §5.2).
-            Needs joblib (``pip install 'findrs[distributed]'``); no progress bar; needs
-            ``auto=False``: not with automatic settings, nor on a multiclass target.
-        verbose: show the finished runs (of BO / BP, and of the cross-validation of automatic
-            settings) on stderr, as one line that updates, with elapsed and remaining time
-            (tqdm's bar when tqdm is installed).
-        exceptions: ``True`` fits rules with exceptions (docs/semantics.md §9.6), a
-            :class:`~findrs.ExceptionsModel`: the FIND-RS rules of ``positive`` (as this fit
-            without it, ``direction="positive"``), then FIND-RS rules of the other label over
-            the same encoder (with automatic settings their tolerance, support and
-            simplification chosen by their own cross-validation, else the rules' settings);
-            the model predicts ``positive`` where a rule holds and none of its exceptions (the
-            other label's rules at least as precise, read with the prior) holds; when no rule
-            gets an exception, the rules alone (a :class:`~findrs.RuleSetModel`). Needs a
-            two-class target and one FIND-RS run (``method`` ``None`` or ``"find-rs"``, no
-            ``max_rules`` or ``chunks``, ``direction`` ``"positive"``). ``"auto"``: that model
-            is scored on the folds of the automatic cross-validation and returned only when it
-            has strictly more held-out rows right than the model without (a tie keeps that
-            one; two classes, FIND-RS, ``direction`` not given; else nothing changes). ``None``
-            (the default): ``"auto"`` with automatic settings, ``False`` with ``auto=False``.
-        best_of: FIND-RS: make the runs ``0..best_of`` of ``random_state`` (the orders of a
-            BO/BP fit's first ``best_of`` runs) and keep the one whose rules classify the most
-            training rows correctly, a tie to the earliest (docs/semantics.md §5.3; the model
-            records the run kept as ``params["run"]`` and every run's rows right). ``None``
-            (the default): 1 with ``auto=False`` or ``method`` BO/BP (the paper's single run),
-            :data:`findrs.params.AUTO_BEST_OF` (20) for the final FIND-RS fit of automatic settings
-            (the cross-validation scores one run per candidate), fewer on frames of over 100,000
-            rows (:func:`findrs.params.auto_best_of`). ``1``: one run.
-        run: FIND-RS: present the positives in the order of run ``run`` of ``random_state``
-            (default ``0``, the paper's FIND-RS); ``fit(..., run=model.params["run"])`` with a
-            model's other settings refits the run a ``best_of`` fit kept.
+        random_state: seed of the presentation orders and the folds; ``None`` draws one
+            (recorded in ``model.params``). The same data, settings and seed give the same model
+            whatever ``n_jobs``.
+        n_jobs: threads (``None`` or ``-1``: all cores).
+        verbose: show the stage and the runs on stderr, with elapsed and remaining time.
+        settings: the expert settings, a :class:`~findrs.Settings` or a dict of its names: the
+            rules of one run (``tolerance``, ``min_support``, ``encoding``, ``direction``,
+            ``simplify``, ``exceptions``, ...), BO/BP votes (``T``, ``n_rules``, ...), numeric
+            columns (``numeric``, ``bins``, ``bin_edges``, ``interval_ends``), the
+            cross-validation (``cv``, ``cv_rows``, ``cv_T``) and ``multiclass``.
 
     Returns:
-        The fitted :class:`~findrs.RuleSetModel`; with ``method="bo+bp"`` a
-        :class:`~findrs.ModelPair` of the BO and the BP model; with ``exceptions=True``, or
-        when the default's cross-validation chose rules with exceptions, a
-        :class:`~findrs.ExceptionsModel`.
+        A :class:`~findrs.RuleSetModel` (binary or multiclass); a :class:`~findrs.ExceptionsModel`
+        when the rules have exceptions; a :class:`~findrs.ModelPair` for ``method="bo+bp"``.
 
     Raises:
-        FindRSInputError: a missing target or feature column, a positive label that is absent,
-            a single class, an unknown ``multiclass``, an empty frame, an unusable column dtype
-            (list, struct, temporal), a target with nulls, a parameter out of range (the ranges:
-            ``findrs.params``), a ``min_support`` or share ``tolerance`` that leaves no rule
-            (every positive outnumbered by identical negatives), ``direction`` other than
-            ``"positive"`` on a target of more than two classes, automatic settings with fewer
-            than two rows of a class or on a multiclass target, ``method="bo+bp"`` or ``chunks``
-            with automatic settings or on a multiclass target; ``target`` not a column name
-            (``fit(X, y)``: the message shows the target-column form and ``FindRSClassifier``);
-            a numeric target of more than 20 values without ``positive`` (a quantity: the
-            message suggests a threshold).
-            ``exceptions=True`` with a target of other than two classes, a method other than
-            FIND-RS, ``max_rules``, ``chunks`` or ``direction`` other than ``"positive"``;
-            ``exceptions="auto"`` with ``auto=False``; ``exceptions`` not ``True``, ``False``,
-            ``"auto"`` or ``None``.
-            ``best_of`` above 1 or ``run`` above 0 with BO/BP, a multiclass target or
-            ``chunks``; both at once.
-        KeyboardInterrupt: Ctrl-C during a BO/BP fit (it stops between runs).
+        FindRSInputError: a missing target or feature column, an absent ``positive``, a single
+            class, an empty frame, an unusable column dtype, a target with nulls, ``target`` not
+            a column name, an unknown setting or a value out of its range (the message names
+            it), or settings that do not combine (each message says which and the fix; the
+            combinations: docs/settings.md).
+        KeyboardInterrupt: Ctrl-C during a fit (it stops between runs).
 
     Warns:
         ContradictionWarning: identical rows carry both labels (they stay legal).
@@ -269,12 +103,51 @@ def fit(
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> model = findrs.fit(df, "class", "positive", shuffle=False, auto=False)  # the paper's
-        >>> print(model.rules["text"][0])
+        >>> paper = findrs.fit(df, "class", "positive", auto=False, settings={"shuffle": False})
+        >>> print(paper.rules["text"][0])
         top_left = x and top_middle = x and top_right = x
         >>> findrs.fit(df, "class", "positive", random_state=0).n_rules  # settings chosen by CV
         8
     """
+    return _fit(data, target, positive, method=method, max_rules=max_rules, auto=auto, features=features,
+                random_state=random_state, n_jobs=n_jobs, verbose=verbose, **coerce(settings).as_dict())
+
+
+def _fit(
+    data: Any,
+    target: str,
+    positive: Any,
+    *,
+    method: Any,
+    encoding: Any,
+    tolerance: Any,
+    min_support: Any,
+    direction: Any,
+    auto: Any,
+    shuffle: Any,
+    random_state: Any,
+    features: Any,
+    bins: Any,
+    T: Any,
+    n_jobs: Any,
+    n_rules: Any,
+    accuracy_ratio: Any,
+    simplify: Any,
+    max_rules: Any,
+    cv: Any,
+    cv_T: Any,
+    numeric: Any,
+    interval_ends: Any,
+    multiclass: Any,
+    cv_rows: Any,
+    bin_edges: Any,
+    chunks: Any,
+    verbose: Any,
+    exceptions: Any,
+    best_of: Any,
+    run: Any,
+) -> RuleSetModel | ModelPair | ExceptionsModel:
+    """:func:`fit` with every parameter of :data:`findrs.settings.TABLE` given."""
     _check_target_is_a_name(data, target)
     exceptions = _exceptions_mode(exceptions, auto)
     if exceptions is True:
@@ -302,7 +175,7 @@ def fit(
             f"n_rules={n_rules} is ignored by method={params['method']!r}: every rule it finds votes; "
             f"pass method='bp' to keep the best {n_rules} rules, or max_rules={n_rules} for a rule budget",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     combine = check_combination(multiclass)
     if chunks is not None:
@@ -459,7 +332,7 @@ def fit(
             f"{model.contradictions} training rows are contradictions (identical features, both "
             f"labels); no rule set can be consistent on them (see model.contradictions)",
             ContradictionWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     # docs/semantics.md §2.1: with automatic settings or bin edges other than equal-width, no
     # rule constrains a feature of one training code (after the cross-validation, which it
@@ -478,7 +351,7 @@ def _exceptions_mode(exceptions: Any, auto: Any) -> Any:
         if auto is not True:
             raise FindRSInputError(
                 "exceptions='auto' is chosen by the cross-validation of automatic settings, which auto=False turns "
-                "off: pass exceptions=True (rules with exceptions) or False, or auto=True")
+                "off: pass settings={'exceptions': True} (rules with exceptions) or False, or auto=True")
         return "auto"
     if exceptions is True or exceptions is False:
         return exceptions

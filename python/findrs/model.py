@@ -56,7 +56,7 @@ class ModelPair:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> bo, bp = findrs.fit(df, "class", "positive", method="bo+bp", T=5, random_state=0, auto=False)
+        >>> bo, bp = findrs.fit(df, "class", "positive", method="bo+bp", random_state=0, auto=False, settings=dict(T=5))
         >>> (bo.method, bp.method, bo.params["random_state"] == bp.params["random_state"])
         ('bo', 'bp', True)
     """
@@ -117,7 +117,7 @@ class RuleSetModel:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> model = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+        >>> model = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
         >>> model.predict(df).head(2).to_list()
         ['positive', 'positive']
         >>> model.n_rules
@@ -528,7 +528,7 @@ class RuleSetModel:
         Example:
             >>> import findrs, polars as pl
             >>> df = pl.DataFrame({"a": ["x", "y", "z", "x"], "c": ["p", "q", "r", "p"]})
-            >>> [m.positive for m in df.findrs.fit("c", multiclass="one-vs-rest").class_models]
+            >>> [m.positive for m in df.findrs.fit("c", settings=dict(multiclass="one-vs-rest")).class_models]
             ['p', 'q', 'r']
         """
         self._multiclass_only("class_models")
@@ -610,7 +610,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", method="bp", random_state=0, settings=dict(T=10))
             >>> v = m.vote
             >>> (v.threshold, v.scale) == (5, 10.0), len(v.groups) == m.n_rules
             (True, True)
@@ -707,7 +707,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> m.predict(df.head(3), labels=False).to_list()
             [True, True, True]
         """
@@ -739,7 +739,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> m.decision_function(df.head(3)).to_list()
             [0.5, 0.5, 0.5]
         """
@@ -760,7 +760,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> train, test = findrs.datasets.train_test_split(findrs.datasets.tic_tac_toe())
-            >>> train.findrs.fit("class", "positive", shuffle=False, random_state=0).score(test)
+            >>> train.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False)).score(test)
             1.0
         """
         df = as_polars(data)
@@ -788,7 +788,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> m.predict(df.head(2), labels=False).to_numpy().tolist()  # instead of predict_mask
             [True, True]
         """
@@ -819,7 +819,7 @@ class RuleSetModel:
         Example:
             >>> import findrs, polars as pl
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> df.lazy().with_columns(m.predict_expr()).collect()["class_predicted"][0]
             'positive'
 
@@ -847,7 +847,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> df.head(2).select(m.decision_expr()).columns
             ['class_decision']
         """
@@ -878,7 +878,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> df.head(1).select(m.decision_expr()).item()  # instead of score_expr
             0.5
         """
@@ -899,7 +899,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> df.head(1).select(m.explain_expr(top=2)).item().to_list()
             [0, 1]
         """
@@ -925,7 +925,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> df.head(2).select(m.to_expr()).to_series().to_list()
             [True, True]
         """
@@ -952,7 +952,7 @@ class RuleSetModel:
         Example:
             >>> import findrs, polars as pl
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> row = df.filter(pl.col("class") == "negative").head(1)
             >>> ex = m.explain(row)
             >>> ex["class_predicted"][0], ex["nearest_rule"][0], ex["failed_conditions"][0].to_list()
@@ -1016,7 +1016,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", method="bp", random_state=0, settings=dict(T=10))
             >>> s = df.select(m.strength_expr())["class_strength"]
             >>> bool(((s > 0.5) == m.predict(df, labels=False)).all())
             True
@@ -1049,7 +1049,7 @@ class RuleSetModel:
         Example:
             >>> import findrs, polars as pl
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> row = df.filter(pl.col("class") == "negative").head(1)
             >>> row.select(m.why_not_expr()).unnest("why_not").row(0)
             (0, ['top_right = x'])
@@ -1092,7 +1092,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> m.to_sql().startswith("CASE")
             True
 
@@ -1126,7 +1126,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> m.rules.select("id", "text", "weight").row(0)
             (0, 'top_left = x and top_middle = x and top_right = x', 1)
         """
@@ -1284,7 +1284,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, auto=False)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
             >>> print(m.to_text(max_rules=2))
             FIND-RS (AV, tolerance 0): class = 'positive'
             positive when any of these 8 rules holds:
@@ -1310,7 +1310,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, auto=False)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", auto=False, settings=dict(shuffle=False))
             >>> print(m.to_markdown(max_rules=2).splitlines()[6])
             | 0 | 78 | 1.000 | `top_left = x and top_middle = x and top_right = x` |
         """
@@ -1349,11 +1349,11 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> bp = df.findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> bp = df.findrs.fit("class", "positive", method="bp", random_state=0, settings=dict(T=10))
             >>> bp.with_n_rules(3).n_rules
             3
         """
-        self._binary_only("with_n_rules", "refit with n_rules=k")
+        self._binary_only("with_n_rules", "refit with settings={'n_rules': k}")
         if self.method != "bp":
             raise FindRSInputError(f"with_n_rules applies to BP models; this one is {self.method!r}")
         if self._core.dnf:
@@ -1406,7 +1406,7 @@ class RuleSetModel:
         Example:
             >>> import findrs
             >>> train, test = findrs.datasets.train_test_split(findrs.datasets.tic_tac_toe())
-            >>> bp = train.findrs.fit("class", "positive", method="bp", T=10, random_state=0)
+            >>> bp = train.findrs.fit("class", "positive", method="bp", random_state=0, settings=dict(T=10))
             >>> curve = bp.pruning_curve(train, test)
             >>> curve.columns, curve.height == bp.n_rules_found
             (['K', 'train_accuracy', 'test_accuracy'], True)
@@ -1442,7 +1442,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> findrs.RuleSetModel.from_json(m.to_json()).n_rules
             8
         """
@@ -1473,7 +1473,7 @@ class RuleSetModel:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> findrs.RuleSetModel.from_json(m.to_json()).rules["text"][0]
             'top_left = x and top_middle = x and top_right = x'
         """

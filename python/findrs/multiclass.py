@@ -3,7 +3,7 @@
 A target with more than two classes and no ``positive`` gives a multiclass model. Each class
 set is an ordinary binary model of its class against the rest of its training rows
 (:attr:`RuleSetModel.class_models <findrs.RuleSetModel.class_models>`), and the sets combine in
-one of three ways (``fit(..., multiclass=...)``; ``"auto"``, the default, picks the one whose
+one of three ways (``fit(..., settings=dict(multiclass=...))``; ``"auto"``, the default, picks the one whose
 FIND-RS classifies the most held-out rows in a 3-fold stratified cross-validation on the
 training rows):
 
@@ -24,7 +24,7 @@ the public view of the combination (:class:`Combination`, ``model.combination``)
 Example:
     >>> import findrs, polars as pl
     >>> df = pl.DataFrame({"a": ["x", "y", "z", "x", "y", "z"], "c": ["p", "q", "r", "p", "q", "r"]})
-    >>> m = df.findrs.fit("c", multiclass="frequent-first", shuffle=False, random_state=0)
+    >>> m = df.findrs.fit("c", random_state=0, settings=dict(multiclass="frequent-first", shuffle=False))
     >>> m.classes, m.multiclass, m.predict(df).to_list()
     (['p', 'q', 'r'], 'frequent-first', ['p', 'q', 'r', 'p', 'q', 'r'])
 """
@@ -105,7 +105,7 @@ class Combination:
     Example:
         >>> import findrs, polars as pl
         >>> df = pl.DataFrame({"a": ["x", "y", "z", "x", "y", "x"], "c": ["p", "q", "r", "p", "q", "p"]})
-        >>> comb = df.findrs.fit("c", multiclass="frequent-first", shuffle=False, random_state=0).combination
+        >>> comb = df.findrs.fit("c", random_state=0, settings=dict(multiclass="frequent-first", shuffle=False)).combination
         >>> comb.rule, comb.classes, comb.set_classes, comb.default
         ('frequent-first', ('p', 'q', 'r'), (0, 1), 2)
     """
@@ -123,7 +123,7 @@ class Combination:
         Example:
             >>> import findrs, polars as pl
             >>> df = pl.DataFrame({"a": ["x", "y", "z", "x", "y", "x"], "c": ["p", "q", "r", "p", "q", "p"]})
-            >>> df.findrs.fit("c", multiclass="rarest-first", shuffle=False, random_state=0).combination.class_order()
+            >>> df.findrs.fit("c", random_state=0, settings=dict(multiclass="rarest-first", shuffle=False)).combination.class_order()
             (2, 1, 0)
         """
         return self.set_classes + ((self.default,) if self.default is not None else ())

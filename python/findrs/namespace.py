@@ -1,33 +1,48 @@
 """The ``findrs`` namespace on Polars DataFrames and LazyFrames.
 
-``df.findrs.fit`` takes exactly :func:`findrs.fit`'s parameters (spelled out, so an IDE shows
-them; a test checks the signatures match).
+``df.findrs.fit`` forwards to :func:`findrs.fit` with the frame first; its signature is
+``fit``'s own (``help`` and IDEs show it), so no parameter list is written twice.
 
 Example:
     >>> import findrs, polars as pl
     >>> df = findrs.datasets.tic_tac_toe()
-    >>> model = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+    >>> model = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})
     >>> df.findrs.predict(model).columns[-1]
     'class_predicted'
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence
+import functools
+import inspect
+from typing import Any, Callable
 
 import polars as pl
 
 from .encode import check_columns
 from .expressions import Engine, input_schema
-from .learn import Auto, BinEdges, Direction, Encoding, IntervalEnds, Method, Numeric, Pair
 from .learn import fit as _fit
 from .bagged import BaggedModel
 from .bagged import fit_bagged as _fit_bagged
 from .exceptions import ExceptionsModel
 from .model import ModelPair, RuleSetModel
-from .params import DEFAULTS, NOT_GIVEN
-from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
-from .multiclass import Multiclass
+
+
+def _forward(function: Callable[..., Any], frame: str, doc: str) -> Callable[..., Any]:
+    """A method that calls ``function`` with the namespace's frame (a LazyFrame collected once)
+    as its first argument: the signature is ``function``'s own, not a copy (polars-xdt's way)."""
+
+    @functools.wraps(function)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        data = getattr(self, frame)
+        return function(data.collect() if isinstance(data, pl.LazyFrame) else data, *args, **kwargs)
+
+    sig = inspect.signature(function)
+    method.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY), *list(sig.parameters.values())[1:]])
+    method.__doc__ = doc
+    del method.__wrapped__  # help() and IDEs read __signature__, with self
+    return method
 
 
 @pl.api.register_dataframe_namespace("findrs")
@@ -38,7 +53,7 @@ class DataFrameNamespace:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+        >>> m = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})
         >>> df.findrs.predict(m).select("class", "class_predicted").row(0)
         ('positive', 'positive')
     """
@@ -46,41 +61,7 @@ class DataFrameNamespace:
     def __init__(self, df: pl.DataFrame) -> None:
         self._df = df
 
-    def fit(
-        self,
-        target: str,
-        positive: Any | None = None,
-        *,
-        method: Method | Pair | None = None,
-        encoding: Encoding | Auto = NOT_GIVEN["encoding"],
-        tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
-        min_support: int | Auto = NOT_GIVEN["min_support"],
-        direction: Direction | Auto = NOT_GIVEN["direction"],
-        auto: bool = True,
-        shuffle: bool = True,
-        random_state: int | None = None,
-        features: Sequence[str] | None = None,
-        bins: int = 10,
-        T: int = 100,
-        n_jobs: int | None = None,
-        n_rules: Literal["auto", "cv"] | int | None = "auto",
-        accuracy_ratio: float = 0.99,
-        simplify: bool | Auto = NOT_GIVEN["simplify"],
-        max_rules: int | None = None,
-        cv: int | None = None,
-        cv_T: int | None = None,
-        numeric: Numeric | None = None,
-        interval_ends: IntervalEnds = "open",
-        multiclass: Multiclass = _MULTICLASS_DEFAULT,
-        cv_rows: int | Literal["auto"] | None = DEFAULTS["cv_rows"],
-        bin_edges: BinEdges | None = None,
-        chunks: int | None = None,
-        verbose: bool = False,
-        exceptions: bool | Literal["auto"] | None = None,
-        best_of: int | None = None,
-        run: int = 0,
-    ) -> RuleSetModel | ModelPair | ExceptionsModel:
-        """``findrs.fit(df, target, positive, ...)``; see :func:`findrs.fit` for the parameters.
+    fit = _forward(_fit, "_df", """``findrs.fit(df, target, ...)`` on this frame: see :func:`findrs.fit`.
 
         Raises:
             FindRSInputError: as :func:`findrs.fit` (e.g. a missing target column, or a Series
@@ -91,21 +72,9 @@ class DataFrameNamespace:
             >>> df = findrs.datasets.tic_tac_toe()
             >>> df.findrs.fit("class", "positive", method="find-rs", random_state=0).n_rules
             8
-        """
-        return _fit(
-            self._df, target, positive, method=method, encoding=encoding, tolerance=tolerance,
-            min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
-            features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
-            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose, exceptions=exceptions,
-            best_of=best_of, run=run,
-        )
-
-    def fit_bagged(self, target: str, positive: Any | None = None, *, n_estimators: int = 25,
-                   random_state: int | None = None, **kwargs: Any) -> BaggedModel:
-        """:func:`findrs.fit_bagged` on this frame: the majority vote of ``n_estimators``
-        findrs models fitted on stratified bootstrap samples (``kwargs``: :func:`findrs.fit`'s
-        keywords, given to each member).
+        """)
+    fit_bagged = _forward(_fit_bagged, "_df", """:func:`findrs.fit_bagged` on this frame: the majority vote of
+        ``n_estimators`` findrs models fitted on stratified bootstrap samples.
 
         Raises:
             FindRSInputError: as :func:`findrs.fit_bagged`.
@@ -115,8 +84,7 @@ class DataFrameNamespace:
             >>> df = findrs.datasets.tic_tac_toe()
             >>> df.findrs.fit_bagged("class", "positive", n_estimators=3, random_state=0).n_estimators
             3
-        """
-        return _fit_bagged(self._df, target, positive, n_estimators=n_estimators, random_state=random_state, **kwargs)
+        """)
 
     def predict(self, model: RuleSetModel | ExceptionsModel | BaggedModel, *, name: str | None = None, engine: Engine = "auto") -> pl.DataFrame:
         """The frame with a prediction column (default name ``<target>_predicted``).
@@ -127,7 +95,7 @@ class DataFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})
             >>> df.findrs.predict(m, name="guess")["guess"][0]
             'positive'
         """
@@ -147,7 +115,7 @@ class DataFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})
             >>> df.head(1).findrs.explain(m, top=1)["fired_rules"].to_list()
             [[0]]
         """
@@ -163,7 +131,7 @@ class LazyFrameNamespace:
     Example:
         >>> import findrs
         >>> df = findrs.datasets.tic_tac_toe()
-        >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+        >>> m = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})
         >>> df.lazy().findrs.predict(m).select("class_predicted").collect().height
         958
     """
@@ -171,41 +139,7 @@ class LazyFrameNamespace:
     def __init__(self, lf: pl.LazyFrame) -> None:
         self._lf = lf
 
-    def fit(
-        self,
-        target: str,
-        positive: Any | None = None,
-        *,
-        method: Method | Pair | None = None,
-        encoding: Encoding | Auto = NOT_GIVEN["encoding"],
-        tolerance: int | float | Auto = NOT_GIVEN["tolerance"],
-        min_support: int | Auto = NOT_GIVEN["min_support"],
-        direction: Direction | Auto = NOT_GIVEN["direction"],
-        auto: bool = True,
-        shuffle: bool = True,
-        random_state: int | None = None,
-        features: Sequence[str] | None = None,
-        bins: int = 10,
-        T: int = 100,
-        n_jobs: int | None = None,
-        n_rules: Literal["auto", "cv"] | int | None = "auto",
-        accuracy_ratio: float = 0.99,
-        simplify: bool | Auto = NOT_GIVEN["simplify"],
-        max_rules: int | None = None,
-        cv: int | None = None,
-        cv_T: int | None = None,
-        numeric: Numeric | None = None,
-        interval_ends: IntervalEnds = "open",
-        multiclass: Multiclass = _MULTICLASS_DEFAULT,
-        cv_rows: int | Literal["auto"] | None = DEFAULTS["cv_rows"],
-        bin_edges: BinEdges | None = None,
-        chunks: int | None = None,
-        verbose: bool = False,
-        exceptions: bool | Literal["auto"] | None = None,
-        best_of: int | None = None,
-        run: int = 0,
-    ) -> RuleSetModel | ModelPair | ExceptionsModel:
-        """Collects the frame once and fits; see :func:`findrs.fit` for the parameters.
+    fit = _forward(_fit, "_lf", """Collects the query once and fits: see :func:`findrs.fit`.
 
         Raises:
             FindRSInputError: as :func:`findrs.fit`.
@@ -215,21 +149,8 @@ class LazyFrameNamespace:
             >>> lf = findrs.datasets.tic_tac_toe().lazy()
             >>> lf.findrs.fit("class", "positive", method="find-rs", random_state=0).n_rules
             8
-        """
-        return _fit(
-            self._lf.collect(), target, positive, method=method, encoding=encoding, tolerance=tolerance,
-            min_support=min_support, direction=direction, auto=auto, shuffle=shuffle, random_state=random_state,
-            features=features, bins=bins, T=T, n_jobs=n_jobs, n_rules=n_rules, accuracy_ratio=accuracy_ratio,
-            simplify=simplify, max_rules=max_rules, cv=cv, cv_T=cv_T, cv_rows=cv_rows, bin_edges=bin_edges, numeric=numeric,
-            interval_ends=interval_ends, multiclass=multiclass, chunks=chunks, verbose=verbose, exceptions=exceptions,
-            best_of=best_of, run=run,
-        )
-
-    def fit_bagged(self, target: str, positive: Any | None = None, *, n_estimators: int = 25,
-                   random_state: int | None = None, **kwargs: Any) -> BaggedModel:
-        """:func:`findrs.fit_bagged` on this query (collected once): the majority vote of ``n_estimators``
-        findrs models fitted on stratified bootstrap samples (``kwargs``: :func:`findrs.fit`'s
-        keywords, given to each member).
+        """)
+    fit_bagged = _forward(_fit_bagged, "_lf", """:func:`findrs.fit_bagged` on this query (collected once).
 
         Raises:
             FindRSInputError: as :func:`findrs.fit_bagged`.
@@ -239,8 +160,7 @@ class LazyFrameNamespace:
             >>> df = findrs.datasets.tic_tac_toe()
             >>> df.lazy().findrs.fit_bagged("class", "positive", n_estimators=3, random_state=0).n_estimators
             3
-        """
-        return _fit_bagged(self._lf.collect(), target, positive, n_estimators=n_estimators, random_state=random_state, **kwargs)
+        """)
 
     def predict(self, model: RuleSetModel | ExceptionsModel | BaggedModel, *, name: str | None = None, engine: Engine = "auto") -> pl.LazyFrame:
         """The query with a prediction column added (lazy; streams). The columns are checked
@@ -252,7 +172,7 @@ class LazyFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})
             >>> df.lazy().findrs.predict(m).collect(engine="streaming").columns[-1]
             'class_predicted'
         """
@@ -272,7 +192,7 @@ class LazyFrameNamespace:
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = df.findrs.fit("class", "positive", random_state=0, settings={"shuffle": False})
             >>> df.lazy().findrs.explain(m).collect().columns[-2:]
             ['nearest_rule', 'failed_conditions']
         """

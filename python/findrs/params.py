@@ -1,4 +1,4 @@
-"""The parameters of a fit and their ranges, declared once.
+"""The parameters of a fit checked against their table (:mod:`findrs.settings`).
 
 :func:`findrs.fit` (and through it ``FindRSClassifier`` and the ``findrs fit`` command) checks
 its arguments here, and loading a model file checks the file's ``params`` against the same
@@ -42,125 +42,9 @@ import numpy as np
 
 from .errors import FindRSInputError
 
-MAX_T = 1_000_000
-"""The most runs a fit makes (the core's ``MAX_RUNS``; the model module checks they agree)."""
-
-
-@dataclass(frozen=True)
-class _Int:
-    low: int
-    high: int
-
-    def check(self, name: str, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (self.low <= value <= self.high):
-            raise FindRSInputError(f"{name} must be an integer from {self.low} to {self.high}, got {value!r}")
-        return int(value)
-
-
-@dataclass(frozen=True)
-class _Tolerance:
-    """An int count of negatives (the paper's tau), or a float share in [0, 1) (``0.0`` is the
-    count 0)."""
-
-    def check(self, name: str, value: Any) -> int | float:
-        if isinstance(value, (float, np.floating)):
-            v = float(value)
-            if not (math.isfinite(v) and 0.0 <= v < 1.0):
-                raise FindRSInputError(
-                    f"{name}={value!r}: a float is the largest share of negatives among the training rows "
-                    f"a rule covers and must be in [0, 1); pass an int to allow a count of negatives"
-                )
-            return 0 if v == 0.0 else v
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (0 <= value <= 2**32 - 1):
-            raise FindRSInputError(
-                f"{name} must be an integer from 0 to {2**32 - 1} (a count of negatives) or a float in "
-                f"[0, 1) (a share of the rows a rule covers), got {value!r}"
-            )
-        return int(value)
-
-
-@dataclass(frozen=True)
-class _Ratio:
-    """A number in (0, 1]."""
-
-    def check(self, name: str, value: Any) -> float:
-        ok = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(float(value))
-        if not ok or not (0.0 < float(value) <= 1.0):
-            raise FindRSInputError(f"{name} must be a number in (0, 1], got {value!r}")
-        return float(value)
-
-
-@dataclass(frozen=True)
-class _Choice:
-    values: tuple[str, ...]
-
-    def check(self, name: str, value: Any) -> str:
-        if not isinstance(value, str) or value not in self.values:
-            shown = ", ".join(repr(v) for v in self.values)
-            raise FindRSInputError(f"{name} must be one of {shown}, got {value!r}")
-        return value
-
-
-@dataclass(frozen=True)
-class _Bool:
-    def check(self, name: str, value: Any) -> bool:
-        if not isinstance(value, (bool, np.bool_)):
-            raise FindRSInputError(f"{name} must be True or False, got {value!r}")
-        return bool(value)
-
-
-PARAMETERS: dict[str, Any] = {
-    "method": _Choice(("find-rs", "bo", "bp")),
-    "encoding": _Choice(("av", "oh")),  # or "auto" at fit
-    "tolerance": _Tolerance(),  # or "auto" at fit
-    "min_support": _Int(0, 2**32 - 1),  # or "auto" at fit
-    "direction": _Choice(("positive", "negative")),  # or "auto" at fit
-    "shuffle": _Bool(),
-    "random_state": _Int(0, 2**64 - 1),
-    "bins": _Int(2, 1_000_000),
-    "T": _Int(1, MAX_T),
-    "n_rules": _Int(1, 2**63 - 1),  # or "auto" or None (BP only); "cv" at fit
-    "accuracy_ratio": _Ratio(),
-    "simplify": _Bool(),
-    "max_rules": _Int(1, 2**63 - 1),  # or None
-    "auto": _Bool(),  # at fit; a model records the list of parameters chosen automatically
-    "cv": _Int(2, 1000),  # or None
-    "cv_T": _Int(1, MAX_T),  # or None
-    "numeric": _Choice(("bins", "interval")),
-    "interval_ends": _Choice(("tight", "midpoint", "open", "widened")),
-    "cv_rows": _Int(1, 2**63 - 1),  # or None; "auto" at fit
-    "bin_edges": _Choice(("uniform", "quantile", "supervised")),
-    "run": _Int(0, MAX_T - 1),  # FIND-RS: the run whose order is presented
-    "best_of": _Int(1, MAX_T),  # FIND-RS: runs 0..best_of, the most training rows right kept
-}
-"""Each parameter a model records, with its range (``n_rules`` may also be ``"auto"`` or
-``None``; ``max_rules``, ``cv``, ``cv_T`` and ``cv_rows`` ``None``; ``random_state`` ``None`` draws a seed;
-``cv_rows`` ``"auto"`` at fit, :func:`auto_cv_rows` of the training rows)."""
-
-DEFAULTS: dict[str, Any] = {
-    "method": "find-rs",
-    "encoding": "av",
-    "tolerance": 0,
-    "min_support": 0,
-    "direction": "positive",
-    "shuffle": True,
-    "random_state": None,
-    "bins": 10,
-    "T": 100,
-    "n_rules": "auto",
-    "accuracy_ratio": 0.99,
-    "simplify": False,
-    "max_rules": None,
-    "auto": True,
-    "cv": None,
-    "cv_T": None,
-    "numeric": "bins",
-    "interval_ends": "open",
-    "cv_rows": "auto",  # auto_cv_rows(training rows): docs/semantics.md §9.4 (results/adult-holdout.md)
-    "bin_edges": "uniform",
-    "run": 0,
-    "best_of": 1,
-}
+from .settings import (  # noqa: F401  (the table's checks and derived dicts, read here)
+    DEFAULTS, MAX_T, NOT_GIVEN, PARAMETERS, NotGiven, _Bool, _Choice, _Int, _Ratio, _Tolerance,
+)
 
 ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
     "simplify": False,
@@ -256,32 +140,6 @@ def _check_cv_rows_word(value: str) -> str:
             f'cv_rows must be an integer from 1 to {high}, None (every row) or "auto" (the default: '
             f'{CV_ROWS:,} rows, {CV_ROWS_LARGE:,} above {2 * CV_ROWS:,} training rows), got {value!r}')
     return value
-
-
-AUTO_BY_DEFAULT = ("encoding", "tolerance", "min_support", "direction", "simplify")
-"""The parameters ``auto=True`` (the default) makes ``"auto"`` when they are not given."""
-
-
-class NotGiven:
-    """The default of a parameter ``fit`` chooses automatically: ``"auto"`` (with
-    ``auto=True``, the default), or the paper's value with ``auto=False``.
-
-    Example:
-        >>> NOT_GIVEN["tolerance"]
-        'auto' (or 0 with auto=False)
-    """
-
-    __slots__ = ("paper",)
-
-    def __init__(self, paper: Any) -> None:
-        self.paper = paper
-
-    def __repr__(self) -> str:
-        return f"'auto' (or {self.paper!r} with auto=False)"
-
-
-NOT_GIVEN: dict[str, NotGiven] = {name: NotGiven(DEFAULTS[name]) for name in AUTO_BY_DEFAULT}
-"""The defaults :func:`findrs.fit`, the namespaces and the CLI share for :data:`AUTO_BY_DEFAULT`."""
 
 
 def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str, Any]:
@@ -402,7 +260,7 @@ def _check_run(run: Any, best_of: Any, method: str, loading: bool) -> tuple[int,
     if best_of > 1 and run != 0 and not loading:
         raise FindRSInputError(
             f"best_of={best_of} chooses the run itself (the one of runs 0..{best_of - 1} with the most training "
-            f"rows right); run must be 0 with it, got {run}: pass run={run} alone to fit that run")
+            f"rows right); run must be 0 with it, got {run}: pass settings={{'run': {run}}} alone to fit that run")
     if best_of > 1 and run >= best_of:
         raise FindRSInputError(f"run {run} is not one of the runs 0..{best_of - 1} best_of={best_of} chose from")
     return run, best_of

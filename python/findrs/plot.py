@@ -3,7 +3,7 @@
 Example:
     >>> import findrs, findrs.plot
     >>> train, test = findrs.datasets.train_test_split(findrs.datasets.monks(2), 0.5, 0)
-    >>> model = train.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
+    >>> model = train.findrs.fit("class", method="bp", random_state=0, settings=dict(T=20, tolerance=1))
     >>> ax = findrs.plot.pruning_curve(model, train, test)   # doctest: +SKIP
     >>> ax.figure.savefig("pruning_curve.png")              # doctest: +SKIP
 """
@@ -39,7 +39,7 @@ def pruning_curve(model: RuleSetModel, train: Any, test: Any | None = None, *, a
         >>> matplotlib.use("Agg")
         >>> import findrs, findrs.plot
         >>> train, test = findrs.datasets.train_test_split(findrs.datasets.monks(2), 0.5, 0)
-        >>> model = train.findrs.fit("class", method="bp", T=20, tolerance=1, random_state=0)
+        >>> model = train.findrs.fit("class", method="bp", random_state=0, settings=dict(T=20, tolerance=1))
         >>> ax = findrs.plot.pruning_curve(model, train, test)
         >>> [line.get_label() for line in ax.get_lines()][:2]
         ['train', 'test']

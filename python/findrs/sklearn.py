@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import sys
 from typing import Any, Literal
@@ -38,9 +39,14 @@ from .exceptions import ExceptionsModel
 from .learn import fit as _findrs_fit
 from .model import RuleSetModel
 from .target import _INDEXED_CLASSES
-from .params import DEFAULTS
 
 __all__ = ["FindRSClassifier"]
+
+_PARAMS: dict[str, inspect.Parameter] = {
+    name: p for name, p in inspect.signature(_findrs_fit, eval_str=True).parameters.items()
+    if p.kind is p.KEYWORD_ONLY and name != "features"
+}
+"""The estimator's parameters: :func:`findrs.fit`'s keywords but ``features`` (``X``'s columns)."""
 
 _NO_Y = object()
 
@@ -68,58 +74,16 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     ``NaN`` is accepted; infinities are rejected. ``y`` is any 1-D array of two labels
     (strings, integers, booleans ...), of two or more classes.
 
-    Parameters:
-        method: ``"find-rs"`` (one run), ``"bo"`` (majority vote of ``T`` runs) or ``"bp"``
-            (weighted rules of ``T`` runs, pruned to the best ``n_rules``); ``None`` (the
-            default, as :func:`findrs.fit`): ``"find-rs"``, or a budgeted BP vote when the
-            automatic settings' cross-validation prefers it (docs/semantics.md §9.5).
-        T: number of runs for ``"bo"`` / ``"bp"`` (ignored by ``"find-rs"``).
-        encoding: ``"av"`` (``a = v`` constraints) or ``"oh"`` (value sets), or ``"auto"``.
-        tolerance: how many training negatives one rule may cover (an int), or the largest
-            share of negatives among the training rows it covers (a float in (0, 1)), or
-            ``"auto"``.
-        min_support: rules covering fewer training positives are dropped, or ``"auto"``.
-        direction: ``"positive"`` (the rules describe ``classes_[1]``), ``"negative"`` (they
-            describe ``classes_[0]``; predictions, decisions and probabilities still refer to
-            ``classes_[1]``), or ``"auto"``.
-        auto: ``True`` (the default) chooses each of ``encoding``, ``tolerance``,
-            ``min_support``, ``direction`` and ``simplify`` left at ``None`` by
-            cross-validation on the training rows; with ``auto=False`` ``None`` means the
-            paper's setting (``"av"``, 0, 0, ``"positive"``, ``False``): the paper's
-            algorithm. See :func:`findrs.fit` (``cv``, ``cv_T``, ``cv_rows`` too).
-        n_rules: BP only: ``"auto"``, a number K of rules, ``None`` (all rules), or ``"cv"``.
-        accuracy_ratio: BP with ``n_rules="auto"``: the smallest K whose training accuracy is at
-            least this fraction of the full vote's.
-        bins: bins for numeric columns.
-        bin_edges: ``None`` (chosen by the cross-validation of automatic settings, else
-            equal width), ``"uniform"`` (equal width), ``"quantile"`` or ``"supervised"`` (see
-            :func:`findrs.fit`).
-        simplify: shorten each run's rules to the conditions they need (docs/semantics.md §8),
-            or ``"auto"``; ``False`` is the paper's algorithm.
-        max_rules: a rule budget: at most this many voting rules (``None``: no budget; see
-            :func:`findrs.fit`).
-        numeric: ``"bins"`` or ``"interval"``: numeric columns as equal-width bins or as
-            intervals of their values; ``None`` (the default) chooses by the cross-validation
-            of automatic settings, else bins (see :func:`findrs.fit`).
-        interval_ends: with ``numeric="interval"``: ``"tight"``, ``"midpoint"``, ``"open"`` or
-            ``"widened"`` (see :func:`findrs.fit`).
-        random_state: ``None`` (a fresh seed per fit), an integer seed, or a
-            ``numpy.random.RandomState`` (one seed is drawn from it per fit). The model depends
-            on the seed and ``T`` only.
-        n_jobs: threads for the runs, with scikit-learn's meaning: ``None`` is 1 unless inside
-            a ``joblib.parallel_backend`` context, ``-1`` is all cores. Never changes the model.
-        cv, cv_T: folds and runs per fit of the cross-validation of automatic settings (see
-            :func:`findrs.fit`).
-        multiclass: more than two classes: how the class sets combine, ``"auto"`` (chosen by
-            cross-validation), ``"frequent-first"``, ``"rarest-first"`` or ``"one-vs-rest"``
-            (see :func:`findrs.fit`).
-        verbose: show the finished runs on stderr, one line with elapsed and remaining time
-            (as :func:`findrs.fit`'s ``verbose``).
-        exceptions: ``True`` fits rules with exceptions (a :class:`findrs.ExceptionsModel`,
-            docs/semantics.md §9.6; two classes only, see :func:`findrs.fit`); its
-            ``predict_proba`` is 1 or 0, as a FIND-RS model's. ``None`` (the default) /
-            ``"auto"``: chosen by the cross-validation of automatic settings, as in
-            :func:`findrs.fit` (``False`` with ``auto=False``).
+    Parameters: the keywords of :func:`findrs.fit` but ``features`` (the columns of ``X``), with
+    its defaults: ``method``, ``max_rules``, ``auto``, ``random_state``, ``n_jobs``, ``verbose``
+    and ``settings`` (a :class:`findrs.Settings` or a dict; ``GridSearchCV`` tunes a setting as
+    ``settings__tolerance`` when ``settings`` is a :class:`findrs.Settings`). Two differ:
+    ``random_state`` may also be a ``numpy.random.RandomState`` (one seed is drawn from it per
+    fit), and ``n_jobs`` has scikit-learn's meaning (``None`` is 1 unless inside a
+    ``joblib.parallel_backend`` context, ``-1`` all cores; it never changes the model). With
+    ``settings={"direction": "negative"}`` the rules describe ``classes_[0]``; predictions,
+    decisions and probabilities still refer to ``classes_[1]``. Rules with exceptions
+    (``settings={"exceptions": True}``) give a ``predict_proba`` of 1 or 0, as FIND-RS does.
 
     The target's name: when ``y`` is a named pandas or Polars Series (``df["class"]``), the
     model names it so (``print(clf.model_)`` reads ``class = 'positive'``); otherwise, or when
@@ -168,60 +132,20 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         >>> from findrs.sklearn import FindRSClassifier
         >>> X = findrs.datasets.monks(1).drop("class").to_numpy()
         >>> y = findrs.datasets.monks(1)["class"].to_numpy()
-        >>> clf = FindRSClassifier(T=10, random_state=0).fit(X, y)
+        >>> clf = FindRSClassifier(random_state=0, settings=dict(T=10)).fit(X, y)
         >>> clf.score(X, y)
         1.0
     """
 
-    def __init__(
-        self,
-        method: str | None = None,
-        T: int = 100,
-        encoding: str | None = None,
-        tolerance: int | float | str | None = None,
-        min_support: int | str | None = None,
-        direction: str | None = None,
-        auto: bool = True,
-        n_rules: Any = "auto",
-        accuracy_ratio: float = 0.99,
-        bins: int = 10,
-        simplify: bool | str | None = None,
-        max_rules: int | None = None,
-        numeric: str | None = None,
-        interval_ends: str = "open",
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        cv: int | None = None,
-        cv_T: int | None = None,
-        verbose: bool = False,
-        multiclass: str = "auto",
-        cv_rows: int | Literal["auto"] | None = DEFAULTS["cv_rows"],
-        bin_edges: str | None = None,
-        exceptions: bool | Literal["auto"] | None = None,
-    ) -> None:
-        self.method = method
-        self.T = T
-        self.encoding = encoding
-        self.tolerance = tolerance
-        self.min_support = min_support
-        self.direction = direction
-        self.auto = auto
-        self.cv = cv
-        self.cv_T = cv_T
-        self.cv_rows = cv_rows
-        self.bin_edges = bin_edges
-        self.n_rules = n_rules
-        self.accuracy_ratio = accuracy_ratio
-        self.bins = bins
-        self.simplify = simplify
-        self.max_rules = max_rules
-        self.numeric = numeric
-        self.interval_ends = interval_ends
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.multiclass = multiclass
-        self.exceptions = exceptions
+    def __init__(self, **params: Any) -> None:  # the signature is findrs.fit's (below)
+        unknown = sorted(set(params) - set(_PARAMS))
+        if unknown:
+            raise TypeError(f"FindRSClassifier got unexpected parameter(s) {unknown}; its parameters are {list(_PARAMS)}")
+        for name, p in _PARAMS.items():
+            setattr(self, name, params.get(name, p.default))
+
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *_PARAMS.values()])
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self):
@@ -290,52 +214,17 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(rs, np.random.RandomState):
             rs = int(rs.randint(np.iinfo(np.int32).max))
         self.classes_ = classes
-        # None: not given ("auto" with auto=True, the default; the paper's setting with auto=False).
-        settings = {
-            k: v
-            for k, v in dict(
-                encoding=self.encoding, tolerance=self.tolerance, min_support=self.min_support,
-                direction=self.direction, simplify=self.simplify,
-            ).items()
-            if v is not None
-        }
         indexed = _INDEXED_CLASSES.set(True)
         try:
-            self.model_ = self._fit_frame(df.with_columns(y_col), target, positive, settings, rs, names)
+            self.model_ = self._fit_frame(df.with_columns(y_col), target, positive, rs, names)
         finally:
             _INDEXED_CLASSES.reset(indexed)
         self.rules_ = self.model_.rules
         return self
 
-    def _fit_frame(
-        self, df: pl.DataFrame, target: str, positive: Any, settings: dict[str, Any], rs: int | None, names: list[str]
-    ) -> RuleSetModel:
-        return _findrs_fit(
-            df,
-            target,
-            positive,
-            method=self.method,
-            **settings,
-            auto=self.auto,
-            random_state=rs,
-            features=names,
-            bins=self.bins,
-            T=self.T,
-            n_jobs=effective_n_jobs(self.n_jobs),
-            n_rules=self.n_rules,
-            accuracy_ratio=self.accuracy_ratio,
-            max_rules=self.max_rules,
-            cv=self.cv,
-            cv_T=self.cv_T,
-            verbose=self.verbose,
-            numeric=self.numeric,
-            interval_ends=self.interval_ends,
-            multiclass=self.multiclass,
-            cv_rows=self.cv_rows,
-            bin_edges=self.bin_edges,
-            **({"exceptions": True} if self.exceptions is True else {} if self.exceptions is False
-               else {"exceptions": self.exceptions}),
-        )
+    def _fit_frame(self, df: pl.DataFrame, target: str, positive: Any, rs: int | None, names: list[str]) -> RuleSetModel:
+        given = {**self.get_params(deep=False), "random_state": rs, "n_jobs": effective_n_jobs(self.n_jobs)}
+        return _findrs_fit(df, target, positive, features=names, **given)
 
     def _negated(self) -> bool:
         """The rules describe ``classes_[0]`` (``direction="negative"``, docs/semantics.md §9.3)."""

@@ -108,7 +108,7 @@ def model_to_sql(
 
     Example:
         >>> import findrs
-        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
+        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
         >>> print(m.to_sql().splitlines()[1])
           WHEN ("top_left" = 'x' AND "top_middle" = 'x' AND "top_right" = 'x') THEN 'positive'
         >>> print(m.to_sql().splitlines()[-1])

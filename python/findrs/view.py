@@ -10,7 +10,7 @@ threshold lies (:attr:`Vote.threshold`, :attr:`Vote.scale`, :attr:`Vote.offset`)
 
 Example:
     >>> import findrs
-    >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
+    >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
     >>> v = m.vote
     >>> len(v.rules), v.groups == ((0, 1, 2, 3, 4, 5, 6, 7),), v.threshold
     (8, True, 0)
@@ -42,7 +42,7 @@ class Constraint:
 
     Example:
         >>> import findrs
-        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
+        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
         >>> m.vote.constraints[0]
         Constraint(feature=0, codes=(2,), unseen_passes=False)
     """
@@ -82,7 +82,7 @@ class Vote:
 
     Example:
         >>> import findrs
-        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", method="bo", T=3, random_state=0)
+        >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", method="bo", random_state=0, settings=dict(T=3))
         >>> v = m.vote
         >>> v.method, v.T, v.threshold, v.max_votes
         ('bo', 3, 1, 3)
@@ -109,7 +109,7 @@ class Vote:
 
         Example:
             >>> import findrs
-            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", shuffle=False, random_state=0)
+            >>> m = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, settings=dict(shuffle=False))
             >>> [m.features[c.feature] for c in m.vote.rule(0)]
             ['top_left', 'top_middle', 'top_right']
         """

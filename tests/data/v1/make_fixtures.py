@@ -55,7 +55,7 @@ def main() -> None:
     for name, kwargs in FITS:
         df = load_uci(name, data_dir)
         train, _ = findrs.datasets.train_test_split(df, test_fraction=0.5, seed=0)
-        model = train.findrs.fit("class", random_state=0, **kwargs)
+        model = train.findrs.fit("class", **findrs.settings.fit_keywords(dict(random_state=0, **kwargs)))
         text = model.to_json()
         path = HERE / file_name(name, kwargs)
         path.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))

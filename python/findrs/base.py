@@ -1,0 +1,180 @@
+"""The one model type: :class:`Model`, the surface every fitted findrs model offers, and
+:func:`load`, which reads every kind back.
+
+Whatever a fit returns (a binary or multiclass :class:`~findrs.RuleSetModel`, rules with
+exceptions, a bagged vote) is a :class:`Model`: the same methods with the same signatures, so
+one script serves every kind. A capability that only some kinds have (a BP vote's ``K``, a
+vote's margin as an expression) is a method of those kinds alone, never a method that raises.
+
+Invariants this module keeps: it imports no model module (each kind imports it), and
+:func:`load` dispatches on a document's ``format`` alone, reading the text once.
+
+Example:
+    >>> import findrs
+    >>> df = findrs.datasets.tic_tac_toe()
+    >>> m = findrs.fit(df, "class", "positive", random_state=0)
+    >>> isinstance(m, findrs.Model), findrs.load(m.to_json()).to_json() == m.to_json()
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import abc
+import html
+import os
+from pathlib import Path
+from types import EllipsisType
+from typing import Any, Sequence
+
+import polars as pl
+
+from .errors import FindRSInputError
+
+RULES_COLUMNS = ("id", "text", "label", "kind", "constraints", "weight", "train_positives", "train_negatives", "kept")
+"""The columns every model's :attr:`Model.rules` starts with, in this order (a kind may add
+its own after them)."""
+
+
+class Model(abc.ABC):
+    """A fitted findrs model: rules that decide rows, and every way to use them.
+
+    Subclasses: :class:`~findrs.RuleSetModel` (FIND-RS, BO, BP; binary or multiclass),
+    :class:`~findrs.ExceptionsModel` (rules with exceptions), :class:`~findrs.BaggedModel` (a
+    majority vote of models).
+
+    Example:
+        >>> import findrs
+        >>> df = findrs.datasets.tic_tac_toe()
+        >>> for m in (findrs.fit(df, "class", "positive", random_state=0),
+        ...           findrs.fit(df, "class", "positive", random_state=0, auto=False, settings={"exceptions": True})):
+        ...     print(type(m).__name__, round(m.score(df), 3), m.rules.columns[:3])
+        RuleSetModel 1.0 ['id', 'text', 'label']
+        ExceptionsModel 1.0 ['id', 'text', 'label']
+    """
+
+    params: dict[str, Any]
+
+    # ----------------------------------------------------------------- what it is
+    @property
+    @abc.abstractmethod
+    def rules(self) -> pl.DataFrame:
+        """The rules, one row each, with the columns :data:`RULES_COLUMNS` first: ``id``,
+        ``text``, ``label`` (the label the rule votes for), ``kind`` (``"rule"``, or
+        ``"exception"`` for an exception rule), ``constraints``, ``weight``,
+        ``train_positives`` / ``train_negatives`` (training rows of the rule's label / of the
+        others it covers; null where a kind has no training counts) and ``kept`` (votes)."""
+
+    @property
+    @abc.abstractmethod
+    def n_rules(self) -> int:
+        """How many rules vote."""
+
+    @property
+    @abc.abstractmethod
+    def features(self) -> list[str]:
+        """The feature columns, in model order."""
+
+    @property
+    def cv_results(self) -> pl.DataFrame | None:
+        """The cross-validation that chose the settings, one row per candidate (``None`` when
+        nothing was chosen)."""
+        return None
+
+    # ----------------------------------------------------------------- predict
+    @abc.abstractmethod
+    def predict(self, data: Any, *, labels: bool = True) -> pl.Series:
+        """The predicted label of every row of ``data`` (``labels=False``: whether it is
+        positive; multiclass models always give labels)."""
+
+    @abc.abstractmethod
+    def predict_expr(self, *, labels: bool = True, engine: Any = "auto") -> pl.Expr:
+        """:meth:`predict` as a Polars expression, for lazy and streaming queries."""
+
+    @abc.abstractmethod
+    def decision_function(self, data: Any) -> pl.Series | pl.DataFrame:
+        """A score per row whose sign (or, multiclass, whose largest column) is the prediction."""
+
+    @abc.abstractmethod
+    def explain(self, data: Any) -> pl.DataFrame:
+        """``data`` with the prediction and the rules that decided it."""
+
+    @abc.abstractmethod
+    def score(self, data: Any, target: str | None = None) -> float:
+        """Accuracy on ``data`` (its ``target`` column, by default the model's)."""
+
+    # ----------------------------------------------------------------- export
+    @abc.abstractmethod
+    def to_expr(self) -> pl.Expr:
+        """The prediction as a plain Polars expression (no plugin)."""
+
+    @abc.abstractmethod
+    def to_sql(self, *, table: str | Sequence[str] | None = None, dialect: str = "duckdb") -> str:
+        """A ``SELECT`` that adds the prediction to ``table`` in DuckDB or SQLite."""
+
+    @abc.abstractmethod
+    def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The model as JSON text (written to ``path`` too, if given); :func:`load` reads it."""
+
+    @abc.abstractmethod
+    def to_text(self, *, max_rules: int | None | EllipsisType = ...) -> str:
+        """What ``print(model)`` shows."""
+
+    def to_markdown(self, *, max_rules: int | None | EllipsisType = ...) -> str:
+        """:meth:`to_text` as a Markdown block (notebooks render it)."""
+        return "```text\n" + self.to_text(max_rules=max_rules) + "\n```\n"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(self.to_text()) + "</pre>"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def load(source: str | os.PathLike[str]) -> Model:
+    """Reads any model :meth:`Model.to_json` wrote: a path, or the JSON text itself.
+
+    Args:
+        source: a path (``str`` or path-like) of a model file, or its JSON text.
+
+    Returns:
+        The model, of the kind the document holds.
+
+    Raises:
+        FindRSInputError: no such file (a string that is not JSON text and names no file), text
+            that is not a findrs model document, or a document that fails its checks (the
+            message says which).
+
+    Example:
+        >>> import findrs
+        >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", random_state=0)
+        >>> findrs.load(m.to_json()).n_rules == m.n_rules
+        True
+    """
+    from .bagged import FORMAT as BAGGED, BaggedModel
+    from .exceptions import FORMAT as EXCEPTIONS, ExceptionsModel
+    from .model import RuleSetModel, document_format
+
+    text = _text_of(source)
+    kind = document_format(text)
+    if kind == EXCEPTIONS:
+        return ExceptionsModel.from_json(text)
+    if kind == BAGGED:
+        return BaggedModel.from_json(text)
+    return RuleSetModel.from_json(text)
+
+
+def _text_of(source: Any) -> str:
+    if isinstance(source, os.PathLike):
+        path = Path(source)
+    elif isinstance(source, str):
+        if source.lstrip().startswith(("{", "[")):
+            return source
+        path = Path(source)
+    else:
+        raise FindRSInputError(f"findrs.load takes a path or JSON text, got {type(source).__name__}")
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise FindRSInputError(f"no such model file: {str(path)!r} (findrs.load takes a path or the JSON text)") from None
+    except (IsADirectoryError, NotADirectoryError, PermissionError, OSError) as e:
+        raise FindRSInputError(f"cannot read the model file {str(path)!r}: {e.strerror or e}") from None
