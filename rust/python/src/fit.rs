@@ -4,10 +4,11 @@
 
 use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
 use crate::model::CoreModel;
+use crate::options::{rule_count, Cv, FindRs, Options, RunRules, Runs, Vote};
 use findrs_core::{
     cross_validate_folds, cv_folds as core_cv_folds, cv_runs, final_support, fit_best_folds, fit_ranked, fit_bytes as core_fit_bytes,
-    fit_from_runs, fit_methods, fit_run_range, fold_seed as core_fold_seed, ConstraintKind, CvOptions, FitOptions, FoldCodes,
-    CvReport, CvRow, Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
+    fit_from_runs, fit_methods, fit_run_range, fold_seed as core_fold_seed, ConstraintKind, FitOptions, FoldCodes,
+    CvReport, CvRow, Method, Progress, Rule, Schema, Setting,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -59,8 +60,9 @@ pub fn fit_bytes(
     Ok(core_fit_bytes(&schema(domain_sizes, &kinds, null_seen)?, n_pos, n_neg))
 }
 
-/// Fits a model per method of `method` ("find-rs", "bo", "bp", or "bo+bp": BO and BP from one
-/// set of T runs, docs/semantics.md §5.1). Returns, per method, the model, the number of
+/// Fits a model per method of `options`' `method` ("find-rs", "bo", "bp", or "bo+bp": BO and BP
+/// from one set of T runs, docs/semantics.md §5.1), the settings the dict `options` holds
+/// ([`Runs`], [`RunRules`], [`Vote`], [`FindRs`]). Returns, per method, the model, the number of
 /// training rows that have an identical row of the other label (contradictions) and, when a
 /// rule budget replaced the model, the training rows classified correctly before it and by
 /// the model returned. `runs`: the words and per-run rule counts of every run, as
@@ -70,7 +72,7 @@ pub fn fit_bytes(
 /// (docs/semantics.md §5.3); a model so chosen comes with the run kept and every run's rows
 /// right.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no", runs=None, run=0, best_of=1))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, options, progress=None, runs=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -79,46 +81,18 @@ pub fn fit(
     kinds: Vec<String>,
     null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
-    method: &str,
-    tolerance: u32,
-    n_runs: u32,
-    seed: u64,
-    shuffle: bool,
-    n_rules: Option<usize>,
-    accuracy_ratio: Option<f64>,
-    n_jobs: Option<usize>,
+    options: Options<(Runs, RunRules, Vote, FindRs)>,
     progress: Option<Py<PyAny>>,
-    simplify: bool,
-    max_rules: Option<usize>,
-    epsilon: f64,
-    min_support: u32,
-    widen: &str,
     runs: Option<(PyReadonlyArray1<'_, u64>, PyReadonlyArray1<'_, u32>)>,
-    run: u32,
-    best_of: u32,
 ) -> PyResult<Vec<(CoreModel, usize, Option<BudgetCounts>, Option<BestOfRuns>)>> {
+    let Options((common, setting, vote, find_rs)) = options;
     let schema = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-    let methods = method.split('+').map(Method::parse).collect::<Result<Vec<_>, _>>().map_err(core_err)?;
-    let n_rules = rule_count(n_rules, accuracy_ratio);
-    let widen = Widen::parse(widen).map_err(core_err)?;
-    let options = FitOptions {
-        method: methods[0],
-        tolerance,
-        epsilon,
-        min_support,
-        n_runs,
-        seed,
-        shuffle,
-        n_rules,
-        simplify,
-        max_rules,
-        widen,
-        run,
-        best_of,
-    };
+    let methods = common.methods()?;
+    let options = find_rs.apply(vote.apply(setting.apply(common.fit_options(methods[0])?)));
+    let (n_runs, n_jobs) = (common.n_runs, common.n_jobs);
     let fitted = match runs {
         None => {
             let total = if options.method == Method::FindRs { 0 } else { n_runs as usize };
@@ -153,13 +127,13 @@ pub fn fit(
 }
 
 /// Runs `start..end` of a fit of `method` ("bo", "bp" or "bo+bp": the runs are the same;
-/// "find-rs": run 0) with these options, on `n_jobs` threads: every rule's words, concatenated
+/// "find-rs": run 0) with these options ([`Runs`], [`RunRules`]), on `n_jobs` threads: every rule's words, concatenated
 /// in run order, and each run's number of rules. `widen` widens each run's interval ends here
 /// (as [`fit`] does), so `fit` given these runs does not widen them again. A run depends on the
 /// data, the options, the seed and its index only, so chunks of runs computed anywhere,
 /// concatenated in run order and passed to [`fit`] as `runs`, give the model of a local fit.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, start, end, n_jobs, simplify=false, epsilon=0.0, min_support=0, widen="no"))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, options, start, end))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_runs<'py>(
     py: Python<'py>,
@@ -168,38 +142,17 @@ pub fn fit_runs<'py>(
     kinds: Vec<String>,
     null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
-    method: &str,
-    tolerance: u32,
-    n_runs: u32,
-    seed: u64,
-    shuffle: bool,
+    options: Options<(Runs, RunRules)>,
     start: u32,
     end: u32,
-    n_jobs: Option<usize>,
-    simplify: bool,
-    epsilon: f64,
-    min_support: u32,
-    widen: &str,
 ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
+    let Options((common, setting)) = options;
     let schema = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-    let first = method.split('+').next().unwrap_or(method);
-    let method = Method::parse(first).map_err(core_err)?;
-    let widen = Widen::parse(widen).map_err(core_err)?;
-    let options = FitOptions {
-        method,
-        tolerance,
-        epsilon,
-        min_support,
-        n_runs,
-        seed,
-        shuffle,
-        simplify,
-        widen,
-        ..FitOptions::default()
-    };
+    let options = setting.apply(common.fit_options(common.methods()?[0])?);
+    let n_jobs = common.n_jobs;
     let runs = drive(py, n_jobs, None, 0, |state| fit_run_range(&schema, &data, y, &options, start..end, state))?;
     let lengths: Vec<u32> = runs.iter().map(|r| r.len() as u32).collect();
     let words: Vec<u64> = runs.iter().flatten().flat_map(|r| r.allowed().iter().copied()).collect();
@@ -239,8 +192,8 @@ type PySetting = (String, u32, f64, bool, u32, Option<usize>, Option<f64>, bool)
 /// rows, rules, conditions).
 type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 
-/// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_runs`
-/// runs per fit), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
+/// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_n_runs`
+/// runs per fit; the dict `options` holds [`Runs`] and [`Cv`]), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
 /// `kinds` is the base encoding (a candidate's encoding replaces "av" and "oh"); `max_rows`
 /// limits the cross-validation to a stratified sample (the final fit uses every row, its
 /// support scaled). Returns the model, the contradictions, the index of the candidate fitted,
@@ -262,7 +215,7 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// (docs/semantics.md §5.3; the cross-validation's fold fits make one run each); with more
 /// than 1, the result ends with the run kept and every run's training rows right.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true, fold_columns=None, scores=None, best_of=1))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, candidates, options, progress=None, fold_columns=None, scores=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -271,23 +224,13 @@ pub fn fit_auto(
     kinds: Vec<String>,
     null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
-    method: &str,
     candidates: Vec<PySetting>,
-    folds: usize,
-    cv_n_runs: u32,
-    n_runs: u32,
-    seed: u64,
-    shuffle: bool,
-    n_jobs: Option<usize>,
+    options: Options<(Runs, Cv)>,
     progress: Option<Py<PyAny>>,
-    widen: &str,
-    max_rows: Option<usize>,
-    scale_support: bool,
-    final_fit: bool,
     fold_columns: Option<Vec<(Vec<PyReadonlyArray1<'_, u32>>, Vec<u32>)>>,
     scores: Option<(Vec<PyCvRow>, usize)>,
-    best_of: u32,
 ) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32, Option<BestOfRuns>)> {
+    let Options((common, cv_items)) = options;
     let flags = null_seen.clone();
     let base = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
@@ -302,7 +245,7 @@ pub fn fit_auto(
         })
         .collect::<PyResult<Vec<_>>>()?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-    let method = Method::parse(method).map_err(core_err)?;
+    let method = common.method()?;
     let settings = candidates
         .into_iter()
         .map(|(kind, tolerance, epsilon, negate, min_support, k, ratio, simplify)| {
@@ -317,9 +260,9 @@ pub fn fit_auto(
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let widen = Widen::parse(widen).map_err(core_err)?;
-    let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, max_rows, scale_support, widen };
-    let options = FitOptions { method, n_runs, seed, shuffle, widen, best_of, ..FitOptions::default() };
+    let cv = cv_items.cv_options(&common)?;
+    let options = FitOptions { best_of: cv_items.best_of, ..common.fit_options(method)? };
+    let (n_runs, n_jobs, final_fit) = (common.n_runs, common.n_jobs, cv_items.final_fit);
     let (fitted, report) = if let Some((rows, sampled)) = scores {
         if !final_fit || rows.len() != settings.len() {
             return Err(PyValueError::new_err(format!(
@@ -383,14 +326,6 @@ pub fn cv_folds<'py>(
 #[pyfunction]
 pub fn fold_seed(seed: u64, fold: usize) -> u64 {
     core_fold_seed(seed, fold)
-}
-
-pub(crate) fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {
-    match (n_rules, accuracy_ratio) {
-        (Some(k), _) => RuleCount::Fixed(k),
-        (None, Some(r)) => RuleCount::Auto { accuracy_ratio: r },
-        (None, None) => RuleCount::All,
-    }
 }
 
 /// Runs `work` with the GIL released, on the requested pool. When `total > 0` (a job of many

@@ -11,6 +11,7 @@ mod convert;
 mod fit;
 mod model;
 mod multiclass;
+mod options;
 mod plugin;
 mod plugin_abi;
 mod plugin_input;

@@ -4,23 +4,23 @@
 //! this class adds what combines them and the one JSON form of the whole.
 
 use crate::convert::{columns, core_err, guarded, schema, slices};
-use crate::fit::{drive, rule_count};
+use crate::fit::drive;
 use crate::model::CoreModel;
-use findrs_core::{
-    fit_multiclass as core_fit, write_multiclass_document, Combine, ConstraintTable, FitOptions, Method, MulticlassModel, Widen,
-};
+use crate::options::{Multiclass, Options, RunRules, Runs, Vote};
+use findrs_core::{fit_multiclass as core_fit, write_multiclass_document, Combine, ConstraintTable, Method, MulticlassModel};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::OnceLock;
 
 /// Fits one rule set per class (`classes[r]` is row `r`'s class, below `n_classes`) combined by
-/// `combine` (`"one-vs-rest"`, `"rarest-first"` or `"frequent-first"`); `null_seen` and `widen`
+/// `combine` (`"one-vs-rest"`, `"rarest-first"` or `"frequent-first"`), the settings the dict
+/// `options` holds ([`Runs`], [`RunRules`], [`Vote`], [`Multiclass`]); `null_seen` and `widen`
 /// as in `fit` (interval features: each set's interval ends widen toward its own negatives).
 /// Returns the model, the number of training rows identical to a row of another class, and
 /// per set the contradictions of its own training rows.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, classes, n_classes, combine, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no"))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, classes, n_classes, options, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_multiclass(
     py: Python<'_>,
@@ -30,31 +30,17 @@ pub fn fit_multiclass(
     null_seen: Vec<bool>,
     classes: PyReadonlyArray1<'_, u32>,
     n_classes: u32,
-    combine: &str,
-    method: &str,
-    tolerance: u32,
-    n_runs: u32,
-    seed: u64,
-    shuffle: bool,
-    n_rules: Option<usize>,
-    accuracy_ratio: Option<f64>,
-    n_jobs: Option<usize>,
+    options: Options<(Runs, RunRules, Vote, Multiclass)>,
     progress: Option<Py<PyAny>>,
-    simplify: bool,
-    max_rules: Option<usize>,
-    epsilon: f64,
-    min_support: u32,
-    widen: &str,
 ) -> PyResult<(CoreMulticlass, usize, Vec<usize>)> {
+    let Options((common, rules, vote, multi)) = options;
     let schema = schema(domain_sizes, &kinds, null_seen)?;
     let data = columns(&schema, slices(&columns_)?)?;
     let y = classes.as_slice().map_err(|_| PyValueError::new_err("classes must be contiguous"))?;
-    let combine = Combine::parse(combine).map_err(core_err)?;
-    let method = Method::parse(method).map_err(core_err)?;
-    let n_rules = rule_count(n_rules, accuracy_ratio);
-    let widen = Widen::parse(widen).map_err(core_err)?;
-    let options =
-        FitOptions { method, tolerance, epsilon, min_support, n_runs, seed, shuffle, n_rules, simplify, max_rules, widen, ..FitOptions::default() };
+    let combine = Combine::parse(&multi.combine).map_err(core_err)?;
+    let method = common.method()?;
+    let options = vote.apply(rules.apply(common.fit_options(method)?));
+    let (n_runs, n_jobs) = (common.n_runs, common.n_jobs);
     let n_sets = (n_classes as usize).saturating_sub(combine.is_list() as usize);
     let total = if method == Method::FindRs { 0 } else { n_sets * n_runs as usize };
     let fitted = drive(py, n_jobs, progress, total, |state| {
