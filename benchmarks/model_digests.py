@@ -13,6 +13,12 @@ Adult with binned and interval features, and share tolerances with ``min_support
 rows (connect-4 and Adult with 10% of their labels flipped, the settings a default fit chooses
 there). ``--quick`` leaves out the connect-4 BP100 fits (about 40 CPU-seconds).
 
+``--kinds`` digests one fit of every model kind a fit returns: Adult's default fit (rules with
+exceptions), car's default multiclass fit, a bagged vote, a BO+BP pair and a rule budget.
+
+``tests/test_model_digests.py`` compares ``--quick``, ``--defaults`` and ``--kinds`` with the
+committed fixture ``tests/data/model_digests.txt``: a refactor must leave every line as it is.
+
 ``--defaults`` digests default fits instead (``findrs.fit(train, "class", True,
 random_state=seed)``: the automatic settings, their cross-validation and the best of the final
 runs) on the seed-0 and seed-1 50/50 training halves of eight small data sets with 0, 10 and 20%
@@ -61,12 +67,36 @@ def default_digests(data_dir: str) -> None:
                       flush=True)
 
 
+def kind_digests(data_dir: str) -> None:
+    """One fit of each model kind, with settings a user would pass."""
+    adult, _ = load_adult(Path(data_dir))
+    car, _ = train_test_split(load_uci("car", data_dir), 0.5, 0)
+    vote, _ = train_test_split(load_uci("vote", data_dir), 0.5, 0)
+    ttt, _ = train_test_split(load_uci("tic-tac-toe", data_dir), 0.5, 0)
+    fits = {
+        "adult default": lambda: findrs.fit(adult, "class", True, random_state=0),
+        "car default": lambda: findrs.fit(car, "class", random_state=0),
+        "ttt bagged": lambda: findrs.fit_bagged(ttt, "class", True, n_estimators=5, random_state=0),
+        "vote bo+bp": lambda: findrs.fit(vote, "class", True, method="bo+bp", T=10, random_state=0, auto=False),
+        "vote budget": lambda: findrs.fit(vote, "class", True, method="bp", T=10, max_rules=3, random_state=0, auto=False),
+    }
+    for name, fit in fits.items():
+        model = fit()
+        models = tuple(model) if isinstance(model, findrs.ModelPair) else (model,)
+        for i, m in enumerate(models):
+            print(f"{name:14s} {i} {type(m).__name__:15s} sha256 {sha(m)}", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=None, help="directory with the UCI files (default: $FINDRS_DATA_DIR)")
     ap.add_argument("--quick", action="store_true", help="leave out the connect-4 BP100 fits")
     ap.add_argument("--defaults", action="store_true", help="digest 48 default fits (noisy small sets) instead")
+    ap.add_argument("--kinds", action="store_true", help="digest one fit of every model kind instead")
     args = ap.parse_args()
+    if args.kinds:
+        kind_digests(require_data_dir(args.data_dir, ["car", "vote", "tic-tac-toe"], extra_files=("adult.data", "adult.test")))
+        return 0
     if args.defaults:
         default_digests(require_data_dir(args.data_dir, list(DEFAULT_SETS)))
         return 0

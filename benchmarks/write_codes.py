@@ -7,8 +7,8 @@
 ``adult.data`` (or ``connect-4.data``) comes from ``--data-dir DIR`` or the ``FINDRS_DATA_DIR``
 environment variable. The file's first line holds the features' domain sizes; every other line
 one row's codes (numeric columns in the paper's 10 equal-width bins) then its label (1: ``>50K``,
-the positive class of the README's Adult rows). With ``--connect-4-half`` the rows are
-connect-4's seed-0 training half (``train_test_split(connect-4, 0.5, 0)``, the README's
+the positive class of docs/speed.md's Adult rows). With ``--connect-4-half`` the rows are
+connect-4's seed-0 training half (``train_test_split(connect-4, 0.5, 0)``, docs/speed.md's
 connect-4 BP100 fit) and the label 1 is ``win``. ``fit_codes`` times the core without Python,
 so that ``valgrind --tool=callgrind`` can count its instructions.
 """

@@ -100,14 +100,20 @@ def test_every_public_function_has_an_example_and_its_errors() -> None:
     assert not missing, "\n".join(missing)
 
 
-def test_the_guide_and_readme_links_point_to_files_that_exist() -> None:
+def test_the_readme_and_docs_links_point_to_files_and_headings_that_exist() -> None:
     root = README.parent
-    for doc in (README, root / "docs" / "guide.md"):
+    for doc in (README, *sorted((root / "docs").glob("*.md"))):
         text = doc.read_text()
-        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+        for target, anchor in re.findall(r"\]\(([^)#]+)(?:#([^)]*))?\)", text):
             if target.startswith(("http://", "https://")):
                 continue
-            assert (doc.parent / target).exists(), f"{doc.name} links to {target}, which does not exist"
+            linked = doc.parent / target
+            assert linked.exists(), f"{doc.name} links to {target}, which does not exist"
+            if anchor and linked.suffix == ".md":
+                # GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens.
+                headings = re.findall(r"^#+ (.*)$", linked.read_text(), re.M)
+                slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+                assert anchor in slugs, f"{doc.name} links to {target}#{anchor}, a heading it does not have"
     guide = (root / "docs" / "guide.md").read_text()
     for cited in re.findall(r"results/[\w.-]+\.(?:md|png|csv)", guide):
         assert (root / cited).exists(), f"docs/guide.md cites {cited}, which does not exist"

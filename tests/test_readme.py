@@ -145,6 +145,35 @@ def test_ci_runs_the_readme_set_up_commands_verbatim() -> None:
     assert f"\n{demo}\n" in ci
 
 
+# User documentation says what findrs does now, not the history of how it got there: no dates,
+# no issue, stop or branch names, no commit hashes (the lab notebook's figures keep their commands).
+USER_DOCS = [README] + [README.parent / "docs" / name for name in (
+    "algorithms.md", "development.md", "distributed.md", "json-format.md", "layout.md",
+    "reference.md", "reproducing.md", "speed.md")]
+_HISTORY = re.compile(
+    r"\b20\d\d-\d\d-\d\d\b|\b(?:issue|stop|branch|PR)s?\s*#?\d+|\bbranch(?:es)?\b|\bmain (?:of|[0-9a-f]{7})\b"
+    r"|\b(?:on|of|against) main\b|\bmain's\b|\b[0-9a-f]{7,40}\b(?<![0-9]{7})",
+    re.IGNORECASE,
+)
+
+
+def test_readme_is_a_short_guide() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines: move details into docs/ (at most 250)"
+    example = next(i for i, line in enumerate(lines) if line.startswith("```python"))
+    assert example < 45, f"the first example starts at README.md line {example + 1}: keep it near the top"
+
+
+def test_user_docs_carry_no_history() -> None:
+    found = [
+        f"{doc.relative_to(README.parent)}:{n}: {m.group(0)!r}"
+        for doc in USER_DOCS
+        for n, line in enumerate(doc.read_text().splitlines(), 1)
+        for m in _HISTORY.finditer(line)
+    ]
+    assert not found, "dates, issue/stop/branch names or commit hashes in user documentation:\n" + "\n".join(found)
+
+
 def update() -> None:
     """Rewrites the README's shown outputs with what the blocks print now."""
     lines = README.read_text().splitlines(keepends=True)

@@ -1385,7 +1385,7 @@ class RuleSetModel:
 
     # ----------------------------------------------------------------- JSON
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
-        """The model as JSON text (format version 2, see the README); also written to ``path``
+        """The model as JSON text (format version 2, see docs/json-format.md); also written to ``path``
         when given.
 
         Raises:

@@ -37,6 +37,6 @@ def check_polars(version: str) -> None:
         floor = ".".join(map(str, POLARS_FLOOR))
         raise ImportError(
             f"findrs needs polars >= {floor}, but polars {version} is installed: older versions "
-            f"get some findrs queries wrong instead of failing (README.md, 'Polars'). Upgrade it: "
+            f"get some findrs queries wrong instead of failing (docs/development.md, 'Supported Polars versions'). Upgrade it: "
             f"pip install -U 'polars>={floor}'"
         )

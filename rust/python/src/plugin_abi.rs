@@ -5,7 +5,7 @@
 //! pyo3-polars' `#[polars_expr]` and `polars-ffi` provide; written here over `polars-arrow`'s
 //! Arrow C interface, the extension builds neither the query planner (`polars-plan` and the
 //! crates it pulls in, which the derive macro depends on) nor `polars-core` and
-//! `polars-compute` (which `polars-ffi` depends on): each step cut the cold build (README, Set up).
+//! `polars-compute` (which `polars-ffi` depends on): each step cut the cold build (docs/development.md).
 //!
 //! Invariant: no panic and no error crosses the C boundary: a function's error is stored for
 //! `_polars_plugin_get_last_error_message` (a panic as `PANIC`, its message printed only when
