@@ -135,10 +135,10 @@ def _without_tests(code: str) -> str:
 def _use_paths(tree: str) -> list[str]:
     """The paths one ``use`` tree names: ``a::{b, c::{d, self}}`` gives ``a::b``, ``a::c::d``,
     ``a::c``."""
-    tree = re.sub(r"\s+", "", tree)
+    tree = re.sub(r"\s+", "", re.sub(r"\s+as\s+\w+", "", tree))
     brace = tree.find("{")
     if brace < 0:
-        return [re.sub(r"(::self)?(as\w+)?$", "", tree.split(" as ")[0])] if tree else []
+        return [re.sub(r"::(self|\*)$", "", tree)] if tree else []
     prefix, inner = tree[:brace], tree[brace + 1 : tree.rindex("}")]
     parts, depth, cur = [], 0, ""
     for ch in inner:
@@ -298,13 +298,18 @@ def test_the_rust_reader_sees_every_kind_of_path(tmp_path: Path) -> None:
         "low/base/more_tests.rs": "use crate::high::top::All;\n",
         "low/other.rs": "pub struct O;\n",
         "high/mod.rs": "//! High.\n//!\n//! Imports: `low`.\n\npub(crate) mod top;\n",
-        "high/top.rs": "use crate::{low::{base::{self, Thing as T}, other}, Thing};\nfn f() { crate::low::other::O; }\n",
+        "high/top.rs": (
+            "use crate::{low::{base::{self, Thing as T}, other}, Thing};\nfn f() { crate::low::other::O; }\n"
+            "use crate::low::base as based;\n"
+        ),
     })
     graph = rust_module_graph(src)
     assert set(graph) == {"low", "low::base", "low::base::inner", "low::other", "high", "high::top"}
     assert graph["low::base"] == {"low::base::inner", "low::other"}
     assert graph["low::base::inner"] == {"low::other"}
     assert graph["high::top"] == {"low::base", "low::other"}
+    assert _use_paths("crate::{a::{b::{self, C as D}, e}, f as g, h::*}") == [
+        "crate::a::b", "crate::a::b::C", "crate::a::e", "crate::f", "crate::h"]
     assert layer_graph(graph) == {"low": set(), "high": {"low"}}
     assert declared_imports(src / "low" / "mod.rs", {"low", "high"}) == set()
     assert declared_imports(src / "high" / "mod.rs", {"low", "high"}) == {"low"}
