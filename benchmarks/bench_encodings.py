@@ -5,7 +5,7 @@ Run from the repository root: ``python benchmarks/bench_encodings.py --data-dir 
 directory holding UCI's ``adult.data``; ``FINDRS_DATA_DIR`` otherwise). Issue 10 item 15 found
 OH ~20x slower than AV on such a frame: each time a rule absorbs a positive, the run recounts
 the rule's near-miss negatives per value of every feature (``refresh_near_misses`` in
-rust/core/src/run.rs), and for OH it visited every disallowed value of a feature in every
+rust/core/src/learn/run.rs), and for OH it visited every disallowed value of a feature in every
 word of negatives. It now visits the near misses themselves where they are fewer. The two
 encodings find different rules (AV drops a constraint where OH widens a value set), so their
 times differ for that reason too: the rule counts are printed beside.

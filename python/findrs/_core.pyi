@@ -7,6 +7,7 @@ from typing import Callable
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import NotRequired, TypedDict
 
 __version__: str
 MAX_RUNS: int
@@ -16,6 +17,79 @@ FORMAT_VERSION: int
 UNSAMPLED: int
 """The fold :func:`cv_folds` gives a row outside the cross-validation's sample (the core's
 ``u32::MAX``)."""
+
+# The settings of a fit cross as one dict (``findrs.model._core_options`` builds it), read by the
+# core in parts (rust/python/src/options.rs) that these TypedDicts mirror. A key no part of the
+# function reads, a missing required key or a value of the wrong type raises ``TypeError``
+# naming the key; an unknown method, widening or combination ``ValueError``.
+
+class _Runs(TypedDict):
+    """What every fit function reads."""
+
+    method: str
+    """``"find-rs"``, ``"bo"``, ``"bp"`` (:func:`fit`: also ``"bo+bp"``, both from one set of
+    runs, docs/semantics.md §5.1)."""
+    n_runs: int
+    """T, the number of runs."""
+    seed: int
+    shuffle: bool
+    widen: NotRequired[str]
+    """How a run's interval ends move: ``"no"`` (default), ``"open"`` or ``"nearest"``
+    (docs/semantics.md §11)."""
+    n_jobs: NotRequired[int | None]
+    """Threads of the fit's pool (default ``None``: all cores)."""
+
+class _RunRules(TypedDict):
+    """A fixed setting's run rules (docs/semantics.md §9.1, §9.2)."""
+
+    tolerance: int
+    epsilon: NotRequired[float]
+    """A share tolerance in [0, 1) (with ``tolerance`` 0 for a share alone); default 0."""
+    min_support: NotRequired[int]
+    """The support filter; default 0."""
+    simplify: NotRequired[bool]
+
+class _Vote(TypedDict):
+    """Which rules vote: BP's K fixed, or chosen by ``accuracy_ratio`` (both ``None``: every
+    rule), and a rule budget (default ``None``)."""
+
+    n_rules: int | None
+    accuracy_ratio: float | None
+    max_rules: NotRequired[int | None]
+
+class FitRunsOptions(_Runs, _RunRules):
+    """The settings of :func:`fit_runs`."""
+
+class FitOptions(_Runs, _RunRules, _Vote):
+    """The settings of :func:`fit`."""
+
+    best_of: int
+    """FIND-RS: how many runs ``0..best_of`` to keep the most accurate on the training rows of
+    (docs/semantics.md §5.3); 1: the one run ``run``."""
+    run: NotRequired[int]
+    """FIND-RS: the run whose order is presented (default 0)."""
+
+class MulticlassOptions(_Runs, _RunRules, _Vote):
+    """The settings of :func:`fit_multiclass`."""
+
+    combine: str
+    """``"one-vs-rest"``, ``"rarest-first"`` or ``"frequent-first"`` (docs/semantics.md §10)."""
+
+class AutoOptions(_Runs):
+    """The settings of :func:`fit_auto` (docs/semantics.md §9.4); the candidates carry the run
+    rules and voting."""
+
+    folds: int
+    cv_n_runs: int
+    """Runs per cross-validation fit."""
+    max_rows: NotRequired[int | None]
+    """Cross-validate a stratified sample of this many rows (default ``None``: every row)."""
+    scale_support: NotRequired[bool]
+    """Scale a candidate's support to the final fit's rows (default ``True``)."""
+    final_fit: NotRequired[bool]
+    """``False``: stop after the cross-validation (default ``True``)."""
+    best_of: int
+    """The final FIND-RS fit keeps the best of that many runs (docs/semantics.md §5.3)."""
 
 class CoreModel:
     """A fitted model held by the core (its rules, weights, runs, K, T, threshold)."""
@@ -130,23 +204,11 @@ def fit_multiclass(
     null_seen: list[bool],
     classes: npt.NDArray[np.uint32],
     n_classes: int,
-    combine: str,
-    method: str,
-    tolerance: int,
-    n_runs: int,
-    seed: int,
-    shuffle: bool,
-    n_rules: int | None,
-    accuracy_ratio: float | None,
-    n_jobs: int | None,
+    options: MulticlassOptions,
     progress: Callable[[int, int], None] | None = None,
-    simplify: bool = False,
-    max_rules: int | None = None,
-    epsilon: float = 0.0,
-    min_support: int = 0,
-    widen: str = "no",
 ) -> tuple[CoreMulticlass, int, list[int]]:
-    """Fits one rule set per class; returns the model, the rows identical to a row of another
+    """Fits one rule set per class (``classes[r]`` row ``r``'s, below ``n_classes``) with the
+    settings ``options`` (:class:`MulticlassOptions`); returns the model, the rows identical to a row of another
     class, and per set the contradictions of its own training rows."""
 
 def fit(
@@ -155,38 +217,20 @@ def fit(
     kinds: list[str],
     null_seen: list[bool],
     labels: npt.NDArray[np.bool_],
-    method: str,
-    tolerance: int,
-    n_runs: int,
-    seed: int,
-    shuffle: bool,
-    n_rules: int | None,
-    accuracy_ratio: float | None,
-    n_jobs: int | None,
+    options: FitOptions,
     progress: Callable[[int, int], None] | None = None,
-    simplify: bool = False,
-    max_rules: int | None = None,
-    epsilon: float = 0.0,
-    min_support: int = 0,
-    widen: str = "no",
     runs: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]] | None = None,
-    run: int = 0,
-    best_of: int = 1,
 ) -> list[tuple[CoreModel, int, tuple[int, int] | None, tuple[int, list[int]] | None]]:
-    """Fits a model per method of ``method`` (``"find-rs"``, ``"bo"``, ``"bp"`` or ``"bo+bp"``:
-    both from one set of runs, docs/semantics.md §5.1) on training codes; returns, per method, the
-    model, the number of contradictory rows and, when a rule budget replaced the model, the
-    training rows classified correctly before it and by the model returned. ``epsilon`` is a
-    share tolerance in [0, 1) (with ``tolerance`` 0 for a share alone), ``min_support`` the
-    support filter (docs/semantics.md §9.1, §9.2). ``kinds``: ``"av"``, ``"oh"`` or
+    """Fits a model per method of ``options["method"]`` (``"find-rs"``, ``"bo"``, ``"bp"`` or
+    ``"bo+bp"``: both from one set of runs, docs/semantics.md §5.1) with the settings
+    ``options`` (:class:`FitOptions`) on training codes; returns, per method, the model, the
+    number of contradictory rows and, when a rule budget replaced the model, the training rows
+    classified correctly before it and by the model returned. ``kinds``: ``"av"``, ``"oh"`` or
     ``"interval"`` per feature; ``null_seen``: whether null occurs in each (interval) feature's
-    training column; ``widen``: ``"no"``, ``"open"`` or ``"nearest"`` (how a run's interval ends
-    move, docs/semantics.md §11). ``runs``: every run's rule words and rule counts, as
-    :func:`fit_runs` returns them concatenated in run order (§5.2; already widened); ``None``
-    makes the runs here. ``run`` / ``best_of`` (FIND-RS, docs/semantics.md §5.3): the run whose
-    order is presented, or how many runs ``0..best_of`` to keep the most accurate on the
-    training rows of; with ``best_of`` above 1 the last item is the run kept and every run's
-    training rows right (else ``None``)."""
+    training column. ``runs``: every run's rule words and rule counts, as :func:`fit_runs`
+    returns them concatenated in run order (§5.2; already widened); ``None`` makes the runs
+    here. With ``best_of`` above 1 (FIND-RS, docs/semantics.md §5.3) the last item is the run
+    kept and every run's training rows right (else ``None``)."""
 
 def fit_runs(
     columns_: list[npt.NDArray[np.uint32]],
@@ -194,21 +238,13 @@ def fit_runs(
     kinds: list[str],
     null_seen: list[bool],
     labels: npt.NDArray[np.bool_],
-    method: str,
-    tolerance: int,
-    n_runs: int,
-    seed: int,
-    shuffle: bool,
+    options: FitRunsOptions,
     start: int,
     end: int,
-    n_jobs: int | None,
-    simplify: bool = False,
-    epsilon: float = 0.0,
-    min_support: int = 0,
-    widen: str = "no",
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
-    """Runs ``start..end`` of a fit with these options (docs/semantics.md §5.2; ``kinds``,
-    ``null_seen`` and ``widen`` as in :func:`fit`, each run's interval ends widened here): every
+    """Runs ``start..end`` of a fit with these options (:class:`FitRunsOptions`, the runs'
+    part of a :func:`fit`'s; docs/semantics.md §5.2; ``kinds`` and ``null_seen`` as in
+    :func:`fit`, each run's interval ends widened here): every
     rule's words concatenated in run order, and each run's number of rules. Raises
     ``ValueError``."""
 
@@ -218,27 +254,16 @@ def fit_auto(
     kinds: list[str],
     null_seen: list[bool],
     labels: npt.NDArray[np.bool_],
-    method: str,
-    candidates: list[tuple[str, int, float, bool, int, int | None, float | None]],
-    folds: int,
-    cv_n_runs: int,
-    n_runs: int,
-    seed: int,
-    shuffle: bool,
-    n_jobs: int | None,
+    candidates: list[tuple[str, int, float, bool, int, int | None, float | None, bool]],
+    options: AutoOptions,
     progress: Callable[[int, int], None] | None = None,
-    widen: str = "no",
-    max_rows: int | None = None,
-    scale_support: bool = True,
-    final_fit: bool = True,
     fold_columns: list[tuple[list[npt.NDArray[np.uint32]], list[int]]] | None = None,
     scores: tuple[list[tuple[list[int], list[int], list[int], list[int]]], int] | None = None,
-    best_of: int = 1,
 ) -> tuple[CoreModel | None, int, int, list[tuple[list[int], list[int], list[int], list[int]]], int, int,
            tuple[int, list[int]] | None]:
     """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
     n_rules, accuracy_ratio, simplify)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs
-    per fit (on a stratified sample of ``max_rows`` rows), then fits the best whose fit keeps a
+    per fit (on a stratified sample of ``max_rows`` rows; ``options``: :class:`AutoOptions`), then fits the best whose fit keeps a
     rule on all rows with ``n_runs`` runs (docs/semantics.md §9.4). Returns the model (of the
     negative rows for a negated candidate; ``None`` with ``final_fit=False``, which stops after
     the cross-validation), the contradictory rows, the index of the candidate fitted (the

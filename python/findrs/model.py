@@ -186,39 +186,16 @@ class RuleSetModel:
         dispatched through joblib (the active joblib backend, e.g. Dask's, spreads them;
         docs/semantics.md §5.2), then the models are built here from them."""
         p = params_list[-1]
-        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:7]
-        if p["method"] != "bp":
-            fixed = ratio = None
+        negate = auto.core_setting(p, p["accuracy_ratio"])[3]
         y = ~labels if negate else labels
         method = "+".join(q["method"] for q in params_list)
         schema = _schema(encoders, p["encoding"])
-        widen = _WIDEN[p["interval_ends"]]
         with _input_errors(), _memory_errors(encoders, p["encoding"], labels):
             runs = None
             if chunks is not None:
-                runs = _runs_in_chunks(codes, schema, y, p, chunks, n_jobs, tau, epsilon, min_support, widen)
-            fitted = _core.fit(
-                codes,
-                *schema,
-                y,
-                method,
-                tau,
-                p["T"],
-                p["random_state"],
-                p["shuffle"],
-                fixed,
-                ratio,
-                n_jobs,
-                progress,
-                simplify=p["simplify"],
-                max_rules=p["max_rules"],
-                epsilon=epsilon,
-                min_support=min_support,
-                widen=widen,
-                runs=runs,
-                run=p["run"],
-                best_of=p["best_of"],
-            )
+                runs = _runs_in_chunks(codes, schema, y, p, chunks, _core_options("fit_runs", p, n_jobs))
+            options = _core_options("fit", p, n_jobs, method=method)
+            fitted = _core.fit(codes, *schema, y, options, progress, runs)
         models = []
         for q, (core, contradictions, budget, best) in zip(params_list, fitted):
             training = _training(y, contradictions)
@@ -345,22 +322,11 @@ class RuleSetModel:
                 codes,
                 *_schema(encoders, "av"),
                 labels,
-                params["method"],
                 [auto.core_setting(c, params["accuracy_ratio"]) for c in cands],
-                folds,
-                params["cv_T"],
-                params["T"],
-                params["random_state"],
-                params["shuffle"],
-                n_jobs,
+                _core_options("fit_auto", params, n_jobs, folds=folds, final_fit=final_fit),
                 progress,
-                widen=_WIDEN[params["interval_ends"]],
-                max_rows=params["cv_rows"],
-                scale_support="min_support" in params["auto"],
-                final_fit=final_fit,
-                fold_columns=fold_columns,
-                scores=scores,
-                best_of=params["best_of"],
+                fold_columns,
+                scores,
             )
         return core, contradictions, cands, best, rows, folds, sampled, support, best_run
 
@@ -383,9 +349,7 @@ class RuleSetModel:
         ``combination_cv`` records how ``multiclass="auto"`` chose it, ``numeric_cv`` how
         ``numeric=None`` chose bins or intervals."""
         p = params
-        tau, epsilon, negate, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:7]
-        if p["method"] != "bp":
-            fixed = ratio = None
+        negate = auto.core_setting(p, p["accuracy_ratio"])[3]
         assert target.classes is not None and not negate and not p["auto"]
         with _input_errors(), _multiclass_memory_errors(encoders, p["encoding"], classes, combine, n_jobs):
             core, contradictions, set_contradictions = _core.fit_multiclass(
@@ -393,21 +357,8 @@ class RuleSetModel:
                 *_schema(encoders, p["encoding"]),
                 classes,
                 len(target.classes),
-                combine,
-                p["method"],
-                tau,
-                p["T"],
-                p["random_state"],
-                p["shuffle"],
-                fixed,
-                ratio,
-                n_jobs,
+                _core_options("fit_multiclass", p, n_jobs, combine=combine),
                 progress,
-                simplify=p["simplify"],
-                max_rules=p["max_rules"],
-                epsilon=epsilon,
-                min_support=min_support,
-                widen=_WIDEN[p["interval_ends"]],
             )
         counts = np.bincount(classes, minlength=len(target.classes))
         training = {
@@ -1629,19 +1580,16 @@ def _runs_in_chunks(
     y: np.ndarray,
     p: dict[str, Any],
     chunks: int,
-    n_jobs: int | None,
-    tau: int,
-    epsilon: float,
-    min_support: int,
-    widen: str,
+    options: dict[str, Any],
 ) -> tuple[np.ndarray, np.ndarray]:
     """The runs of a fit computed in ``chunks`` contiguous chunks of run indexes, dispatched by
     ``joblib.Parallel(n_jobs=-1)`` under the active joblib backend (each chunk on ``n_jobs``
     threads where it runs); concatenated in run order. A run depends on the data, the
     parameters, ``random_state`` and its index only (docs/semantics.md §5.2), so the model is
     that of a local fit whatever the chunks and wherever they ran. ``schema`` is
-    :func:`_schema`'s and ``widen`` the core's widening, exactly as the local fit passes them
-    (each run's interval ends are widened where it runs)."""
+    :func:`_schema`'s and ``options`` :func:`_core_options`' for ``fit_runs`` of the same
+    parameters, exactly as the local fit passes them (each run's interval ends are widened
+    where it runs)."""
     try:
         from joblib import Parallel, delayed
     except ImportError as e:  # pragma: no cover - depends on the environment
@@ -1653,9 +1601,7 @@ def _runs_in_chunks(
     task = delayed(_fit_runs_task)
     with _input_errors():
         parts = Parallel(n_jobs=-1)(
-            task(codes, *schema, y, p["method"], tau, p["T"], p["random_state"], p["shuffle"], a, b, n_jobs,
-                 simplify=p["simplify"], epsilon=epsilon, min_support=min_support, widen=widen)
-            for a, b in zip(bounds, bounds[1:])
+            task(codes, *schema, y, options, a, b) for a, b in zip(bounds, bounds[1:])
         )
     words = np.concatenate([w for w, _ in parts]).astype(np.uint64, copy=False)
     lengths = np.concatenate([n for _, n in parts]).astype(np.uint32, copy=False)
@@ -1862,6 +1808,41 @@ def _input_errors() -> Iterator[None]:
         raise
     except ValueError as e:
         raise FindRSInputError(str(e)) from None
+
+
+def _core_options(function: str, p: dict[str, Any], n_jobs: int | None, **given: Any) -> dict[str, Any]:
+    """The one settings dict the core's ``function`` (``"fit"``, ``"fit_runs"``,
+    ``"fit_multiclass"`` or ``"fit_auto"``) takes for the parameters ``p`` on ``n_jobs``
+    threads (``findrs/_core.pyi``'s ``FitOptions``, ``FitRunsOptions``, ``MulticlassOptions``,
+    ``AutoOptions``; the core refuses a key it does not read): the method, runs, seed, order,
+    widening and threads of every fit; but for ``fit_auto`` (which takes its settings per
+    candidate) the fixed setting's run rules (:func:`findrs.auto.core_setting`: tolerance,
+    share tolerance, support, simplification); for ``fit`` and ``fit_multiclass`` which rules
+    vote (BP's K or accuracy ratio, the rule budget); for ``fit`` FIND-RS's run and best of
+    runs; for ``fit_auto`` the cross-validation's runs, sample and support scaling and the
+    final fit's best of runs. ``given``: the items the caller decides (``fit``'s methods
+    joined by ``+``, ``fit_multiclass``'s ``combine``, ``fit_auto``'s ``folds`` and
+    ``final_fit``)."""
+    o: dict[str, Any] = {
+        "method": p["method"],
+        "n_runs": p["T"],
+        "seed": p["random_state"],
+        "shuffle": p["shuffle"],
+        "widen": _WIDEN[p["interval_ends"]],
+        "n_jobs": n_jobs,
+    }
+    if function == "fit_auto":
+        o.update(cv_n_runs=p["cv_T"], max_rows=p["cv_rows"], scale_support="min_support" in p["auto"],
+                 best_of=p["best_of"])
+    else:
+        tau, epsilon, _, min_support, fixed, ratio = auto.core_setting(p, p["accuracy_ratio"])[1:7]
+        o.update(tolerance=tau, epsilon=epsilon, min_support=min_support, simplify=p["simplify"])
+        if function != "fit_runs":
+            bp = p["method"] == "bp"
+            o.update(n_rules=fixed if bp else None, accuracy_ratio=ratio if bp else None, max_rules=p["max_rules"])
+        if function == "fit":
+            o.update(run=p["run"], best_of=p["best_of"])
+    return {**o, **given}
 
 
 def _schema(encoders: Sequence[FeatureEncoder], encoding: str) -> tuple[list[int], list[str], list[bool]]:

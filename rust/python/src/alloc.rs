@@ -8,6 +8,8 @@
 //! first allocations that find the same capsule); without an initialized Python or without the
 //! capsule (polars not importable) every allocation goes to the system allocator. The lookup
 //! itself allocates nothing.
+//!
+//! Imports: no module of the crate.
 
 use pyo3::ffi::{PyCapsule_Import, PyErr_Clear, Py_IsInitialized};
 use pyo3::Python;

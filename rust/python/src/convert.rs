@@ -1,4 +1,8 @@
 //! Conversions between Python objects and core types, and error/panic conversion.
+//!
+//! Invariant: every core error and panic becomes a Python exception here (see `lib.rs`).
+//!
+//! Imports: no module of the crate.
 
 use findrs_core::{Columns, ConstraintKind, FindRsError, Schema};
 use numpy::PyReadonlyArray1;

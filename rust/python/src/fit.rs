@@ -1,41 +1,24 @@
-//! `fit` and `fit_auto`: learn a model with the GIL released; ensembles and cross-validations
-//! run on a rayon pool in a worker thread while this thread checks for Python signals (Ctrl-C
-//! cancels between runs) and reports progress.
+//! `fit`, `fit_runs` and `fit_auto` (and the small helpers `cv_folds`, `fold_seed`,
+//! `fit_bytes`): learn a binary model with the GIL released, through [`crate::drive`].
+//!
+//! Invariant: a function converts its arguments (codes, schema, the options dict) to the
+//! core's types, calls the core once through `drive`, and converts the result back; no
+//! algorithm here.
+//!
+//! Imports: `convert`, `options`, `drive`, `model`.
 
-use crate::convert::{columns, core_err, guarded, panic_err, schema, slices};
+use crate::convert::{columns, core_err, schema, slices};
+use crate::drive::drive;
 use crate::model::CoreModel;
+use crate::options::{rule_count, Cv, FindRs, Options, RunRules, Runs, Vote};
 use findrs_core::{
     cross_validate_folds, cv_folds as core_cv_folds, cv_runs, final_support, fit_best_folds, fit_ranked, fit_bytes as core_fit_bytes,
-    fit_from_runs, fit_methods, fit_run_range, fold_seed as core_fold_seed, ConstraintKind, CvOptions, FitOptions, FoldCodes,
-    CvReport, CvRow, Method, Progress, Rule, RuleCount, Schema, Setting, Widen,
+    fit_from_runs, fit_methods, fit_run_range, fold_seed as core_fold_seed, ConstraintKind, FitOptions, FoldCodes,
+    CvReport, CvRow, Method, Rule, Schema, Setting,
 };
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use std::collections::HashMap;
-use std::sync::atomic::Ordering;
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
-use std::time::Duration;
-
-/// One rayon pool per requested thread count, built once.
-fn pool(n_jobs: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
-    let Some(n) = n_jobs else { return Ok(None) };
-    if n == 0 {
-        return Err(PyValueError::new_err("n_jobs must be at least 1 (or None for all cores)"));
-    }
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
-    let mut pools = POOLS.get_or_init(Default::default).lock().expect("pool registry");
-    if let Some(p) = pools.get(&n) {
-        return Ok(Some(p.clone()));
-    }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
-    let p = Arc::new(p);
-    pools.insert(n, p.clone());
-    Ok(Some(p))
-}
 
 /// Training rows classified correctly before a rule budget and by the model it returned.
 type BudgetCounts = (u32, u32);
@@ -59,8 +42,9 @@ pub fn fit_bytes(
     Ok(core_fit_bytes(&schema(domain_sizes, &kinds, null_seen)?, n_pos, n_neg))
 }
 
-/// Fits a model per method of `method` ("find-rs", "bo", "bp", or "bo+bp": BO and BP from one
-/// set of T runs, docs/semantics.md §5.1). Returns, per method, the model, the number of
+/// Fits a model per method of `options`' `method` ("find-rs", "bo", "bp", or "bo+bp": BO and BP
+/// from one set of T runs, docs/semantics.md §5.1), the settings the dict `options` holds
+/// ([`Runs`], [`RunRules`], [`Vote`], [`FindRs`]). Returns, per method, the model, the number of
 /// training rows that have an identical row of the other label (contradictions) and, when a
 /// rule budget replaced the model, the training rows classified correctly before it and by
 /// the model returned. `runs`: the words and per-run rule counts of every run, as
@@ -70,7 +54,7 @@ pub fn fit_bytes(
 /// (docs/semantics.md §5.3); a model so chosen comes with the run kept and every run's rows
 /// right.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, n_rules, accuracy_ratio, n_jobs, progress=None, simplify=false, max_rules=None, epsilon=0.0, min_support=0, widen="no", runs=None, run=0, best_of=1))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, options, progress=None, runs=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
     py: Python<'_>,
@@ -79,46 +63,18 @@ pub fn fit(
     kinds: Vec<String>,
     null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
-    method: &str,
-    tolerance: u32,
-    n_runs: u32,
-    seed: u64,
-    shuffle: bool,
-    n_rules: Option<usize>,
-    accuracy_ratio: Option<f64>,
-    n_jobs: Option<usize>,
+    options: Options<(Runs, RunRules, Vote, FindRs)>,
     progress: Option<Py<PyAny>>,
-    simplify: bool,
-    max_rules: Option<usize>,
-    epsilon: f64,
-    min_support: u32,
-    widen: &str,
     runs: Option<(PyReadonlyArray1<'_, u64>, PyReadonlyArray1<'_, u32>)>,
-    run: u32,
-    best_of: u32,
 ) -> PyResult<Vec<(CoreModel, usize, Option<BudgetCounts>, Option<BestOfRuns>)>> {
+    let Options((common, setting, vote, find_rs)) = options;
     let schema = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-    let methods = method.split('+').map(Method::parse).collect::<Result<Vec<_>, _>>().map_err(core_err)?;
-    let n_rules = rule_count(n_rules, accuracy_ratio);
-    let widen = Widen::parse(widen).map_err(core_err)?;
-    let options = FitOptions {
-        method: methods[0],
-        tolerance,
-        epsilon,
-        min_support,
-        n_runs,
-        seed,
-        shuffle,
-        n_rules,
-        simplify,
-        max_rules,
-        widen,
-        run,
-        best_of,
-    };
+    let methods = common.methods()?;
+    let options = find_rs.apply(vote.apply(setting.apply(common.fit_options(methods[0])?)));
+    let (n_runs, n_jobs) = (common.n_runs, common.n_jobs);
     let fitted = match runs {
         None => {
             let total = if options.method == Method::FindRs { 0 } else { n_runs as usize };
@@ -153,13 +109,13 @@ pub fn fit(
 }
 
 /// Runs `start..end` of a fit of `method` ("bo", "bp" or "bo+bp": the runs are the same;
-/// "find-rs": run 0) with these options, on `n_jobs` threads: every rule's words, concatenated
+/// "find-rs": run 0) with these options ([`Runs`], [`RunRules`]), on `n_jobs` threads: every rule's words, concatenated
 /// in run order, and each run's number of rules. `widen` widens each run's interval ends here
 /// (as [`fit`] does), so `fit` given these runs does not widen them again. A run depends on the
 /// data, the options, the seed and its index only, so chunks of runs computed anywhere,
 /// concatenated in run order and passed to [`fit`] as `runs`, give the model of a local fit.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, tolerance, n_runs, seed, shuffle, start, end, n_jobs, simplify=false, epsilon=0.0, min_support=0, widen="no"))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, options, start, end))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_runs<'py>(
     py: Python<'py>,
@@ -168,38 +124,17 @@ pub fn fit_runs<'py>(
     kinds: Vec<String>,
     null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
-    method: &str,
-    tolerance: u32,
-    n_runs: u32,
-    seed: u64,
-    shuffle: bool,
+    options: Options<(Runs, RunRules)>,
     start: u32,
     end: u32,
-    n_jobs: Option<usize>,
-    simplify: bool,
-    epsilon: f64,
-    min_support: u32,
-    widen: &str,
 ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>)> {
+    let Options((common, setting)) = options;
     let schema = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
     let data = columns(&schema, sl)?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-    let first = method.split('+').next().unwrap_or(method);
-    let method = Method::parse(first).map_err(core_err)?;
-    let widen = Widen::parse(widen).map_err(core_err)?;
-    let options = FitOptions {
-        method,
-        tolerance,
-        epsilon,
-        min_support,
-        n_runs,
-        seed,
-        shuffle,
-        simplify,
-        widen,
-        ..FitOptions::default()
-    };
+    let options = setting.apply(common.fit_options(common.methods()?[0])?);
+    let n_jobs = common.n_jobs;
     let runs = drive(py, n_jobs, None, 0, |state| fit_run_range(&schema, &data, y, &options, start..end, state))?;
     let lengths: Vec<u32> = runs.iter().map(|r| r.len() as u32).collect();
     let words: Vec<u64> = runs.iter().flatten().flat_map(|r| r.allowed().iter().copied()).collect();
@@ -239,8 +174,8 @@ type PySetting = (String, u32, f64, bool, u32, Option<usize>, Option<f64>, bool)
 /// rows, rules, conditions).
 type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 
-/// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_runs`
-/// runs per fit), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
+/// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_n_runs`
+/// runs per fit; the dict `options` holds [`Runs`] and [`Cv`]), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
 /// `kinds` is the base encoding (a candidate's encoding replaces "av" and "oh"); `max_rows`
 /// limits the cross-validation to a stratified sample (the final fit uses every row, its
 /// support scaled). Returns the model, the contradictions, the index of the candidate fitted,
@@ -262,7 +197,7 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// (docs/semantics.md §5.3; the cross-validation's fold fits make one run each); with more
 /// than 1, the result ends with the run kept and every run's training rows right.
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, method, candidates, folds, cv_n_runs, n_runs, seed, shuffle, n_jobs, progress=None, widen="no", max_rows=None, scale_support=true, final_fit=true, fold_columns=None, scores=None, best_of=1))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, candidates, options, progress=None, fold_columns=None, scores=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -271,23 +206,13 @@ pub fn fit_auto(
     kinds: Vec<String>,
     null_seen: Vec<bool>,
     labels: PyReadonlyArray1<'_, bool>,
-    method: &str,
     candidates: Vec<PySetting>,
-    folds: usize,
-    cv_n_runs: u32,
-    n_runs: u32,
-    seed: u64,
-    shuffle: bool,
-    n_jobs: Option<usize>,
+    options: Options<(Runs, Cv)>,
     progress: Option<Py<PyAny>>,
-    widen: &str,
-    max_rows: Option<usize>,
-    scale_support: bool,
-    final_fit: bool,
     fold_columns: Option<Vec<(Vec<PyReadonlyArray1<'_, u32>>, Vec<u32>)>>,
     scores: Option<(Vec<PyCvRow>, usize)>,
-    best_of: u32,
 ) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32, Option<BestOfRuns>)> {
+    let Options((common, cv_items)) = options;
     let flags = null_seen.clone();
     let base = schema(domain_sizes, &kinds, null_seen)?;
     let sl = slices(&columns_)?;
@@ -302,7 +227,7 @@ pub fn fit_auto(
         })
         .collect::<PyResult<Vec<_>>>()?;
     let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
-    let method = Method::parse(method).map_err(core_err)?;
+    let method = common.method()?;
     let settings = candidates
         .into_iter()
         .map(|(kind, tolerance, epsilon, negate, min_support, k, ratio, simplify)| {
@@ -317,9 +242,9 @@ pub fn fit_auto(
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let widen = Widen::parse(widen).map_err(core_err)?;
-    let cv = CvOptions { method, n_runs: cv_n_runs, folds, seed, shuffle, max_rows, scale_support, widen };
-    let options = FitOptions { method, n_runs, seed, shuffle, widen, best_of, ..FitOptions::default() };
+    let cv = cv_items.cv_options(&common)?;
+    let options = FitOptions { best_of: cv_items.best_of, ..common.fit_options(method)? };
+    let (n_runs, n_jobs, final_fit) = (common.n_runs, common.n_jobs, cv_items.final_fit);
     let (fitted, report) = if let Some((rows, sampled)) = scores {
         if !final_fit || rows.len() != settings.len() {
             return Err(PyValueError::new_err(format!(
@@ -383,79 +308,4 @@ pub fn cv_folds<'py>(
 #[pyfunction]
 pub fn fold_seed(seed: u64, fold: usize) -> u64 {
     core_fold_seed(seed, fold)
-}
-
-pub(crate) fn rule_count(n_rules: Option<usize>, accuracy_ratio: Option<f64>) -> RuleCount {
-    match (n_rules, accuracy_ratio) {
-        (Some(k), _) => RuleCount::Fixed(k),
-        (None, Some(r)) => RuleCount::Auto { accuracy_ratio: r },
-        (None, None) => RuleCount::All,
-    }
-}
-
-/// Runs `work` with the GIL released, on the requested pool. When `total > 0` (a job of many
-/// runs), it runs on a worker thread while this thread checks for Python signals (Ctrl-C
-/// cancels between runs) and reports `(finished, total)` to `progress`.
-pub(crate) fn drive<T: Send>(
-    py: Python<'_>,
-    n_jobs: Option<usize>,
-    progress: Option<Py<PyAny>>,
-    total: usize,
-    work: impl Fn(&Progress) -> findrs_core::Result<T> + Send + Sync,
-) -> PyResult<T> {
-    let pool = pool(n_jobs)?;
-    let state = Progress::default();
-    let run = || {
-        let go = || work(&state);
-        match &pool {
-            Some(p) => p.install(go),
-            None => go(),
-        }
-    };
-    if total == 0 {
-        return py.detach(|| guarded(|| run().map_err(core_err)));
-    }
-    let out = std::thread::scope(|s| -> PyResult<_> {
-        let (tx, rx) = mpsc::channel();
-        let worker = s.spawn(move || {
-            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
-            let _ = tx.send(out);
-        });
-        // Mutex only to make the receiver Sync for `detach`; this thread alone uses it.
-        let rx = Mutex::new(rx);
-        let recv = |timeout: Option<Duration>| {
-            let rx = rx.lock().expect("receiver");
-            match timeout {
-                Some(t) => rx.recv_timeout(t),
-                None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-            }
-        };
-        let mut reported = 0usize;
-        let out = loop {
-            match py.detach(|| recv(Some(Duration::from_millis(50)))) {
-                Ok(out) => break out,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    break Err(Box::new("the fit worker stopped without a result") as _)
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-            if let Err(e) = py.check_signals() {
-                state.cancel.store(true, Ordering::Relaxed);
-                let _ = py.detach(|| recv(None));
-                let _ = worker.join();
-                return Err(e);
-            }
-            let done = state.finished.load(Ordering::Relaxed);
-            if let (Some(cb), true) = (&progress, done != reported) {
-                reported = done;
-                cb.call1(py, (done.min(total), total))?;
-            }
-        };
-        let _ = worker.join();
-        out.map_err(panic_err)?.map_err(core_err)
-    })?;
-    if let Some(cb) = &progress {
-        cb.call1(py, (total, total))?;
-    }
-    Ok(out)
 }

@@ -5,12 +5,22 @@
 //! Invariant: no Rust panic and no core error reaches Python unconverted: core errors become
 //! `ValueError` (`KeyboardInterrupt` when a fit was cancelled by a signal, `MemoryError` when an
 //! allocation the data need failed), panics become `RuntimeError` naming them as a findrs bug.
+//!
+//! Modules, each importing only modules above it (each `//!` doc states what it may import;
+//! tests/test_structure.py checks it): `alloc` (the global allocator), `convert` (Python
+//! buffers to core types, errors and panics to exceptions), `options` (the settings dict of a
+//! fit), `drive` (a core job off the GIL, on a pool, cancellable), `model` (the models held by
+//! Python), `fit` and `multiclass` (the fit functions); and the expression plugin:
+//! `plugin_abi` (the Polars plugin C ABI), `plugin_input` (input columns to codes), `plugin`
+//! (the plugin functions).
 
 mod alloc;
 mod convert;
+mod drive;
 mod fit;
 mod model;
 mod multiclass;
+mod options;
 mod plugin;
 mod plugin_abi;
 mod plugin_input;
@@ -24,7 +34,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::CoreModel>()?;
-    m.add_class::<multiclass::CoreMulticlass>()?;
+    m.add_class::<model::CoreMulticlass>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_runs, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_auto, m)?)?;

@@ -1,11 +1,22 @@
-//! `CoreModel`: the core's [`RuleModel`] held by Python, with the public view that Python's
-//! `RuleSetModel` reads (constraints, rules as constraint ids, weights, vote groups, threshold,
-//! decision scale) and the core's one JSON form. Prediction is not here: Python predicts
-//! through the expression plugin ([`crate::plugin`]), which holds the same model.
+//! `CoreModel` and `CoreMulticlass`: the core's models held by Python. `CoreModel` is a
+//! [`RuleModel`] with the public view that Python's `RuleSetModel` reads (constraints, rules as
+//! constraint ids, weights, vote groups, threshold, decision scale) and the core's one JSON
+//! form; `CoreMulticlass` a [`MulticlassModel`] (docs/semantics.md §10), whose class sets are
+//! handed out as ordinary `CoreModel`s (binary models of one class against the rest), so
+//! Python reads each class through the binary view; it adds what combines them and the one
+//! JSON form of the whole. The two live together because each names the other (a document
+//! loads as either; a multiclass model hands out binary ones). Prediction is not here: Python
+//! predicts through the expression plugin ([`crate::plugin`]), which holds the same model.
+//!
+//! Invariant: a model held here is never changed (the classes are frozen; a method that
+//! changes a model returns a new one), so the constraint table built on first use stays true.
+//!
+//! Imports: `convert` only.
 
 use crate::convert::{core_err, guarded, slices};
-use crate::multiclass::CoreMulticlass;
-use findrs_core::{read_any_document, write_document, AnyModel, ConstraintTable, RuleModel};
+use findrs_core::{
+    read_any_document, write_document, write_multiclass_document, AnyModel, ConstraintTable, MulticlassModel, RuleModel,
+};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -209,5 +220,120 @@ impl CoreModel {
     #[getter]
     fn dnf(&self) -> bool {
         self.inner.rule_set().is_dnf()
+    }
+}
+
+#[pyclass(module = "findrs._core", frozen)]
+pub struct CoreMulticlass {
+    pub inner: MulticlassModel,
+    /// The distinct constraints of every rule of every set, built on first use.
+    table: OnceLock<ConstraintTable>,
+}
+
+impl CoreMulticlass {
+    pub fn from_model(inner: MulticlassModel) -> Self {
+        Self {
+            inner,
+            table: OnceLock::new(),
+        }
+    }
+
+    fn table(&self) -> &ConstraintTable {
+        self.table.get_or_init(|| {
+            let rules: Vec<_> = self.inner.sets().iter().flat_map(|s| s.rule_set().rules().iter().cloned()).collect();
+            ConstraintTable::of_rules(self.inner.schema(), &rules)
+        })
+    }
+}
+
+#[pymethods]
+impl CoreMulticlass {
+    /// The model document: `sections` (name, JSON text) first, then the model, with one text
+    /// per distinct constraint of all sets (in `constraint_table` order).
+    fn dump(&self, py: Python<'_>, sections: Vec<(String, String)>, texts: Vec<String>) -> PyResult<String> {
+        py.detach(|| {
+            guarded(|| {
+                let s: Vec<(&str, &str)> = sections.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+                write_multiclass_document(&self.inner, &s, Some(&texts)).map_err(core_err)
+            })
+        })
+    }
+
+    /// The voting-only model as the compact JSON the expression plugin receives.
+    fn plugin_json(&self) -> String {
+        findrs_core::multiclass_to_json(&self.inner.voting_only())
+    }
+
+    /// The same model with no rule of any class set constraining the features `features`
+    /// (docs/semantics.md §2.1).
+    fn without_constraints_on(&self, features: Vec<usize>) -> PyResult<Self> {
+        self.inner.without_constraints_on(&features).map(Self::from_model).map_err(core_err)
+    }
+
+    /// Each class set as a binary model, in combination order.
+    fn class_models(&self) -> Vec<CoreModel> {
+        self.inner.sets().iter().cloned().map(CoreModel::from_model).collect()
+    }
+
+    /// The distinct constraints of every rule of every set: `(feature, codes, unseen_passes)`.
+    fn constraint_table(&self) -> Vec<(usize, Vec<u32>, bool)> {
+        self.table().constraints.iter().map(|c| (c.feature, c.codes.clone(), c.unseen_passes)).collect()
+    }
+
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.inner.method().name()
+    }
+
+    #[getter]
+    #[allow(non_snake_case)]
+    fn T(&self) -> u32 {
+        self.inner.n_runs()
+    }
+
+    #[getter]
+    fn domain_sizes(&self) -> Vec<u32> {
+        self.inner.schema().domain_sizes().to_vec()
+    }
+
+    /// Per feature: whether null occurs in its training data (interval features; false for
+    /// the others), as `CoreModel.null_seen`.
+    #[getter]
+    fn null_seen(&self) -> Vec<bool> {
+        self.inner.schema().null_seen_flags().to_vec()
+    }
+
+    #[getter]
+    fn kinds(&self) -> Vec<&'static str> {
+        self.inner.schema().kinds().iter().map(|k| k.name()).collect()
+    }
+
+    /// `"one-vs-rest"`, `"rarest-first"` or `"frequent-first"`.
+    #[getter]
+    fn combine(&self) -> &'static str {
+        self.inner.combine().name()
+    }
+
+    #[getter]
+    fn n_classes(&self) -> u32 {
+        self.inner.n_classes()
+    }
+
+    /// The class each set describes, in combination order.
+    #[getter]
+    fn set_classes(&self) -> Vec<u32> {
+        self.inner.set_classes().to_vec()
+    }
+
+    /// The decision list's class when no set fires (`None` for one-vs-rest).
+    #[getter]
+    fn default_class(&self) -> Option<u32> {
+        self.inner.default_class()
+    }
+
+    /// Per set, theta = scale * offset: one-vs-rest scores a row votes / theta.
+    #[getter]
+    fn thetas(&self) -> Vec<f64> {
+        self.inner.thetas()
     }
 }

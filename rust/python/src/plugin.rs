@@ -11,15 +11,17 @@
 //! voting-only copy; `multiclass_to_json` for a multiclass model) plus a key; it is parsed once per key and cached, so a batch costs the
 //! kwargs' decoding and the prediction only. The cached model compiles its predictor on the
 //! first batch.
+//!
+//! Imports: `plugin_abi`, `plugin_input`.
 
 use findrs_core::{any_model_from_json, model_from_json, AnyModel, Columns, MulticlassModel, RuleModel, Schema};
-use crate::plugin_abi::{plugin_function, Output};
+use crate::plugin_abi::{plugin_function, Input, Output};
 use polars_arrow::array::{BooleanArray, ListArray, PrimitiveArray};
 use polars_arrow::datatypes::{ArrowDataType, Field};
 use polars_arrow::offset::OffsetsBuffer;
 use polars_error::{polars_bail, polars_err, PolarsResult};
 use polars_utils::pl_str::PlSmallStr;
-use crate::plugin_input::{code_column, string_codes, Codes, Input, StringFeature};
+use crate::plugin_input::{code_column, string_codes, Codes, StringFeature};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

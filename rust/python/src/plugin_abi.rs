@@ -12,11 +12,14 @@
 //! `POLARS_VERBOSE=1`, as pyo3-polars does) and the return value is left empty, which Polars
 //! turns into an exception. An exported series owns its schema and array pointers until Polars
 //! calls its `release` (which frees them, not the arrays Polars moved out), as `polars-ffi` does.
+//! An imported series ([`Input`]) owns its arrays, read from the exports as `polars-ffi`'s
+//! `import_series` reads them; what its values mean is `plugin_input`'s.
+//!
+//! Imports: no module of the crate (the ABI is the bottom layer the plugin stands on).
 
-use crate::plugin_input::{import_inputs, Input};
 use polars_arrow::array::Array;
-use polars_arrow::datatypes::Field;
-use polars_arrow::ffi::{export_array_to_c, export_field_to_c, import_field_from_c, ArrowArray, ArrowSchema};
+use polars_arrow::datatypes::{ArrowDataType, Field};
+use polars_arrow::ffi::{export_array_to_c, export_field_to_c, import_array_from_c, import_field_from_c, ArrowArray, ArrowSchema};
 use polars_error::{polars_err, PolarsResult};
 use polars_utils::pl_str::PlSmallStr;
 use serde::de::DeserializeOwned;
@@ -55,6 +58,35 @@ impl Drop for SeriesExport {
 #[repr(C)]
 pub struct CallerContext {
     _bitflags: u64,
+}
+
+/// One input column as Polars exported it: its name and its chunks.
+pub struct Input {
+    pub name: PlSmallStr,
+    pub dtype: ArrowDataType,
+    pub chunks: Vec<Box<dyn Array>>,
+}
+
+/// Imports the `n` exported inputs at `ptr`, taking ownership of their arrays as
+/// `polars_ffi::version_0::import_series` does.
+///
+/// # Safety
+/// `ptr` points to `n` valid exports, as Polars passes them to a plugin function.
+pub unsafe fn import_inputs(ptr: *mut SeriesExport, n: usize) -> PolarsResult<Vec<Input>> {
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        // Read by value: dropping it releases the export's own allocations (not the arrays).
+        let export = std::ptr::read(ptr.add(i));
+        let field = import_field_from_c(&*export.field)?;
+        let mut chunks = Vec::with_capacity(export.len);
+        for j in 0..export.len {
+            let array = std::ptr::read(*export.arrays.add(j));
+            chunks.push(import_array_from_c(array, field.dtype.clone())?);
+        }
+        out.push(Input { name: field.name.clone(), dtype: field.dtype.clone(), chunks });
+        drop(export);
+    }
+    Ok(out)
 }
 
 /// What an export of ours owns until released.

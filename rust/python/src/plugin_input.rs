@@ -10,43 +10,14 @@
 //! the codes of the training values in it, rows go through that table. Any other feature reads an
 //! unsigned integer code column without nulls (the encoders' expressions), borrowed when it is
 //! one `u32` chunk. Any other dtype is an error naming the column, never a guess.
+//!
+//! Imports: `plugin_abi` (the imported [`Input`]) only.
 
 use polars_arrow::array::{Array, DictionaryArray, DictionaryKey, PrimitiveArray, Utf8Array, Utf8ViewArray, View};
 use polars_arrow::datatypes::ArrowDataType;
-use polars_arrow::ffi::{import_array_from_c, import_field_from_c};
 use polars_error::{polars_bail, polars_err, PolarsResult};
-use polars_utils::pl_str::PlSmallStr;
-use crate::plugin_abi::SeriesExport;
+use crate::plugin_abi::Input;
 use serde::Deserialize;
-
-/// One input column as Polars exported it: its name and its chunks.
-pub struct Input {
-    pub name: PlSmallStr,
-    pub dtype: ArrowDataType,
-    pub chunks: Vec<Box<dyn Array>>,
-}
-
-/// Imports the `n` exported inputs at `ptr`, taking ownership of their arrays as
-/// `polars_ffi::version_0::import_series` does.
-///
-/// # Safety
-/// `ptr` points to `n` valid exports, as Polars passes them to a plugin function.
-pub unsafe fn import_inputs(ptr: *mut SeriesExport, n: usize) -> PolarsResult<Vec<Input>> {
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        // Read by value: dropping it releases the export's own allocations (not the arrays).
-        let export = std::ptr::read(ptr.add(i));
-        let field = import_field_from_c(&*export.field)?;
-        let mut chunks = Vec::with_capacity(export.len);
-        for j in 0..export.len {
-            let array = std::ptr::read(*export.arrays.add(j));
-            chunks.push(import_array_from_c(array, field.dtype.clone())?);
-        }
-        out.push(Input { name: field.name.clone(), dtype: field.dtype.clone(), chunks });
-        drop(export);
-    }
-    Ok(out)
-}
 
 /// A string feature as the plugin reads it (sent in the kwargs): its training values in code
 /// order (null not among them), the code of a null and the code of an unseen value.
