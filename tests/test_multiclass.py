@@ -154,7 +154,7 @@ def check_explain(model: RuleSetModel, df: pl.DataFrame) -> None:
             ]
         at += m.n_rules_found
     assert table["fired_rules"].to_list() == expected
-    classes = rules["class"].to_list()
+    classes = rules["label"].to_list()
     texts = rules["text"].to_list()
     assert table["fired_classes"].to_list() == [[classes[i] for i in ids] for ids in expected]
     assert table["fired_texts"].to_list() == [[texts[i] for i in ids] for ids in expected]
@@ -467,7 +467,7 @@ def test_namespaces_explain_and_print_with_classes() -> None:
         assert lazy["y_predicted"].to_list() == m.predict(df).to_list() == ["r", "g", "b", "r", "g"]
         explained = df.findrs.explain(m, top=1)
         assert explained.columns[-3:] == ["fired_rules", "fired_texts", "fired_classes"]
-        classes = m.rules["class"].to_list()
+        classes = m.rules["label"].to_list()
         assert all(len(ids) <= 1 for ids in explained["fired_rules"].to_list())
         assert explained["fired_classes"].to_list() == [[classes[i] for i in ids] for ids in explained["fired_rules"].to_list()]
         # Here every row is covered by its own class's rules (a decision list's default has none).

@@ -22,6 +22,8 @@ _check_polars(_polars.__version__)  # before anything builds a Polars query
 
 from . import datasets
 from .bagged import BaggedModel, fit_bagged
+from .base import Model
+from .loader import load
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
 from .config import Config
 from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError, IdentifierWarning
@@ -31,6 +33,6 @@ from .model import ModelPair, RuleSetModel, __version__
 from .settings import Settings
 
 __all__ = [
-    "BaggedModel", "Config", "ContradictionWarning", "ExceptionsModel", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "ModelPair",
-    "RuleSetModel", "Settings", "__version__", "datasets", "fit", "fit_bagged",
+    "BaggedModel", "Config", "ContradictionWarning", "ExceptionsModel", "FindRSInputError", "FindRSMemoryError", "IdentifierWarning", "Model", "ModelPair",
+    "RuleSetModel", "Settings", "__version__", "datasets", "fit", "fit_bagged", "load",
 ]

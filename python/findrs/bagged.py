@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from . import expressions
+from .base import Model
 from .config import Config, check_limit
 from .encode import check_columns
 from .errors import FindRSInputError
@@ -122,7 +123,7 @@ def fit_bagged(
                                       "bootstrap": "stratified"})
 
 
-class BaggedModel:
+class BaggedModel(Model):
     """The majority vote of findrs models fitted on bootstrap samples (docs/semantics.md
     §12): the positive label where more than half of :attr:`members` predict it. Build one
     with :func:`findrs.fit_bagged`.
@@ -201,23 +202,33 @@ class BaggedModel:
 
     @property
     def rules(self) -> pl.DataFrame:
-        """The distinct voting rules of the members: ``text``, ``label`` (the label the rule
-        argues for, as text), ``members`` (how many members hold a rule with this text and
-        label), most shared first, then by text.
+        """The distinct voting rules of the members, most shared first, then by text: the
+        columns of every model kind (:data:`findrs.base.RULES_COLUMNS`: ``id``, ``text``,
+        ``label`` (the label the rule argues for), ``kind`` (``"rule"``, or ``"exception"`` for
+        a member's exception rule), ``constraints``, ``weight`` (how many members hold a rule
+        with this text and label), ``train_positives`` / ``train_negatives`` (null: each member
+        counts its own bootstrap sample), ``kept`` (true)), then ``members`` (the same count as
+        ``weight``).
 
         Example:
             >>> import findrs
             >>> df = findrs.datasets.tic_tac_toe()
             >>> bag = findrs.fit_bagged(df, "class", "positive", n_estimators=3, random_state=0)
-            >>> bag.rules.columns
-            ['text', 'label', 'members']
+            >>> bag.rules.columns[:4], bag.rules["kind"].unique().to_list()
+            (['id', 'text', 'label', 'kind'], ['rule'])
         """
-        rows: list[tuple[str, str]] = []
-        for m in self.members:  # a text a member holds twice counts once
-            rows.extend({(text, str(label)) for text, label in _voting_texts(m)})
-        df = pl.DataFrame(rows, schema={"text": pl.String, "label": pl.String}, orient="row")
-        return (df.group_by("text", "label").agg(pl.len().cast(pl.UInt32).alias("members"))
-                .sort(["members", "text", "label"], descending=[True, False, False]))
+        tables = [m.rules.filter(pl.col("kept")).select("text", "label", "kind", "constraints") for m in self.members]
+        rules = pl.concat(tables).unique(["text", "label"], keep="first", maintain_order=True)
+        # A text a member holds twice counts once.
+        counts = (pl.concat([t.select("text", "label").unique() for t in tables])
+                  .group_by("text", "label").agg(pl.len().cast(pl.UInt32).alias("members")))
+        out = (rules.join(counts, on=["text", "label"], nulls_equal=True)
+               .sort(["members", "text", "label"], descending=[True, False, False]))
+        n = out.height
+        return out.select(
+            pl.Series("id", range(n), dtype=pl.UInt32), "text", "label", "kind", "constraints",
+            pl.col("members").alias("weight"), pl.lit(None, pl.UInt32).alias("train_positives"),
+            pl.lit(None, pl.UInt32).alias("train_negatives"), pl.lit(True).alias("kept"), "members")
 
     @property
     def n_rules(self) -> int:
@@ -542,7 +553,7 @@ class BaggedModel:
         width = max([len(str(x)) for x in rules["label"].to_list()] + [5])
         lines[-1] = f"  members  {'label'.ljust(width)}  rule"
         for r in shown.iter_rows(named=True):
-            lines.append(f"  {r['members']:>7}  {r['label'].ljust(width)}  {r['text']}")
+            lines.append(f"  {r['members']:>7}  {str(r['label']).ljust(width)}  {r['text']}")
         if limit is not None and rules.height > limit:
             lines.append(f"  … {rules.height - limit} more rules (show all with model.to_text(max_rules=None)) …")
         lines.append("(members: how many members vote with the rule; label: the label it argues for)")
@@ -554,15 +565,6 @@ class BaggedModel:
     def __repr__(self) -> str:
         return (f"BaggedModel(n_estimators={self.n_estimators}, n_rules={self.n_rules}, target={self.target.name!r}, "
                 f"positive={self.target.positive!r})")
-
-
-def _voting_texts(m: Member) -> list[tuple[str, Any]]:
-    """A member's voting rules as (text, the label the rule argues for)."""
-    if isinstance(m, ExceptionsModel):
-        r = m.rules
-        return [(text, m.target.positive if kind == "rule" else m.target.negative)
-                for text, kind in zip(r["text"].to_list(), r["kind"].to_list())]
-    return [(text, m.target.positive) for text in m.rules.filter(pl.col("kept"))["text"].to_list()]
 
 
 def _settings_summary(members: Sequence[Member]) -> str:

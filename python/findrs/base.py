@@ -1,13 +1,12 @@
-"""The one model type: :class:`Model`, the surface every fitted findrs model offers, and
-:func:`load`, which reads every kind back.
+"""The one model type: :class:`Model`, the surface every fitted findrs model offers
+(:func:`findrs.load` reads every kind back).
 
 Whatever a fit returns (a binary or multiclass :class:`~findrs.RuleSetModel`, rules with
 exceptions, a bagged vote) is a :class:`Model`: the same methods with the same signatures, so
 one script serves every kind. A capability that only some kinds have (a BP vote's ``K``, a
 vote's margin as an expression) is a method of those kinds alone, never a method that raises.
 
-Invariants this module keeps: it imports no model module (each kind imports it), and
-:func:`load` dispatches on a document's ``format`` alone, reading the text once.
+Invariant this module keeps: it imports no model module (each kind imports it).
 
 Example:
     >>> import findrs
@@ -22,13 +21,11 @@ from __future__ import annotations
 import abc
 import html
 import os
-from pathlib import Path
 from types import EllipsisType
 from typing import Any, Sequence
 
 import polars as pl
 
-from .errors import FindRSInputError
 
 RULES_COLUMNS = ("id", "text", "label", "kind", "constraints", "weight", "train_positives", "train_negatives", "kept")
 """The columns every model's :attr:`Model.rules` starts with, in this order (a kind may add
@@ -113,7 +110,7 @@ class Model(abc.ABC):
 
     @abc.abstractmethod
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
-        """The model as JSON text (written to ``path`` too, if given); :func:`load` reads it."""
+        """The model as JSON text (written to ``path`` too, if given); :func:`findrs.load` reads it."""
 
     @abc.abstractmethod
     def to_text(self, *, max_rules: int | None | EllipsisType = ...) -> str:
@@ -128,53 +125,3 @@ class Model(abc.ABC):
 
     def __str__(self) -> str:
         return self.to_text()
-
-
-def load(source: str | os.PathLike[str]) -> Model:
-    """Reads any model :meth:`Model.to_json` wrote: a path, or the JSON text itself.
-
-    Args:
-        source: a path (``str`` or path-like) of a model file, or its JSON text.
-
-    Returns:
-        The model, of the kind the document holds.
-
-    Raises:
-        FindRSInputError: no such file (a string that is not JSON text and names no file), text
-            that is not a findrs model document, or a document that fails its checks (the
-            message says which).
-
-    Example:
-        >>> import findrs
-        >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", random_state=0)
-        >>> findrs.load(m.to_json()).n_rules == m.n_rules
-        True
-    """
-    from .bagged import FORMAT as BAGGED, BaggedModel
-    from .exceptions import FORMAT as EXCEPTIONS, ExceptionsModel
-    from .model import RuleSetModel, document_format
-
-    text = _text_of(source)
-    kind = document_format(text)
-    if kind == EXCEPTIONS:
-        return ExceptionsModel.from_json(text)
-    if kind == BAGGED:
-        return BaggedModel.from_json(text)
-    return RuleSetModel.from_json(text)
-
-
-def _text_of(source: Any) -> str:
-    if isinstance(source, os.PathLike):
-        path = Path(source)
-    elif isinstance(source, str):
-        if source.lstrip().startswith(("{", "[")):
-            return source
-        path = Path(source)
-    else:
-        raise FindRSInputError(f"findrs.load takes a path or JSON text, got {type(source).__name__}")
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        raise FindRSInputError(f"no such model file: {str(path)!r} (findrs.load takes a path or the JSON text)") from None
-    except (IsADirectoryError, NotADirectoryError, PermissionError, OSError) as e:
-        raise FindRSInputError(f"cannot read the model file {str(path)!r}: {e.strerror or e}") from None

@@ -24,12 +24,12 @@ from typing import Any, Sequence
 import polars as pl
 
 from . import datasets
-from .bagged import FORMAT as _BAGGED_FORMAT
 from .bagged import BaggedModel, fit_bagged
+from .base import Model
+from .loader import load
 from .errors import FindRSInputError
-from .exceptions import ExceptionsModel, is_exceptions_document
+from .exceptions import ExceptionsModel
 from .learn import fit
-from .model import RuleSetModel, document_format
 from .settings import FIT_KEYWORDS, TABLE, _cli_int, add_cli_options
 
 _EXAMPLES = """examples:
@@ -165,18 +165,13 @@ def _cli_terms(message: str) -> str:
     return _PARAM_RE.sub(lambda m: _CLI_NAMES[m.group(1)] + " ", message)
 
 
-def _load_model(path: str) -> RuleSetModel | ExceptionsModel | BaggedModel:
+def _load_model(path: str) -> Model:
     if not Path(path).is_file():
         raise _CLIError(f"model file {path!r} not found")
-    text = Path(path).read_text()
-    if is_exceptions_document(text):
-        return ExceptionsModel.from_json(Path(path))
-    if document_format(text) == _BAGGED_FORMAT:
-        return BaggedModel.from_json(Path(path))
-    return RuleSetModel.from_json(Path(path))
+    return load(Path(path))
 
 
-def _training_schema(model: RuleSetModel) -> dict[str, pl.DataType]:
+def _training_schema(model: Model) -> dict[str, pl.DataType]:
     """The feature dtypes at fit time, so that a CSV reads back as the model expects."""
     simple = {
         "String": pl.String, "Categorical": pl.String, "Boolean": pl.Boolean, "Float32": pl.Float32,
@@ -390,7 +385,7 @@ def _rules(args: argparse.Namespace) -> int:
     rows = [
         [
             str(r["id"]),
-            *([str(r["class"])] if multi else []),
+            *([str(r["label"])] if multi else []),
             str(r["weight"]),
             "yes" if r["kept"] else "no",
             str(r["train_positives"]),

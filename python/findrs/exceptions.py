@@ -41,6 +41,7 @@ import numpy as np
 import polars as pl
 
 from . import expressions
+from .base import RULES_COLUMNS, Model
 from .config import Config
 from .encode import FeatureEncoder, check_columns
 from .errors import FindRSInputError
@@ -107,7 +108,7 @@ def exception_sets(rules: RuleSetModel, exceptions: RuleSetModel) -> list[list[i
     return [np.flatnonzero(row).tolist() for row in m]
 
 
-class ExceptionsModel:
+class ExceptionsModel(Model):
     """A fitted rules-with-exceptions model (docs/semantics.md §9.6): the positive label where
     some rule holds and none of that rule's exceptions holds. Build one with
     ``findrs.fit(..., settings=dict(exceptions=True))``.
@@ -234,11 +235,13 @@ class ExceptionsModel:
 
     @property
     def rules(self) -> pl.DataFrame:
-        """The rules and the exception rules that override one of them, as one table: ``id``
-        (a rule's or an exception rule's own id), ``kind`` (``"rule"`` / ``"exception"``),
-        ``text``, ``train_positives`` / ``train_negatives`` (training rows of the rule's own /
-        the other class it covers), ``precision`` (``train_positives / covers``) and
-        ``exceptions`` (a rule's exception ids; empty for an exception).
+        """The rules and the exception rules that override one of them, as one table: the
+        columns of every model kind (:data:`findrs.base.RULES_COLUMNS`: ``id``, a rule's or an
+        exception rule's own id; ``text``; ``label``, the label it describes; ``kind``,
+        ``"rule"`` / ``"exception"``; ``constraints``; ``weight``, 1; ``train_positives`` /
+        ``train_negatives``, training rows of its label / of the other it covers; ``kept``),
+        then ``precision`` (``train_positives / covers``) and ``exceptions`` (a rule's exception
+        ids; empty for an exception).
 
         Example:
             >>> import findrs
@@ -248,17 +251,15 @@ class ExceptionsModel:
             'rule'
         """
         used = sorted({s for e in self.exceptions_of for s in e})
-        r = self.rules_model.rules.select("id", "text", "train_positives", "train_negatives")
-        s = self.exception_model.rules.select("id", "text", "train_positives", "train_negatives")[used]
+        r = self.rules_model.rules.select(RULES_COLUMNS)
+        s = self.exception_model.rules.select(RULES_COLUMNS)[used].with_columns(pl.lit("exception").alias("kind"))
+        if s.schema["label"] != r.schema["label"]:
+            s = s.with_columns(pl.col("label").cast(r.schema["label"]))
         exc = pl.Series("exceptions", [list(e) for e in self.exceptions_of], dtype=pl.List(pl.UInt32))
-        out = pl.concat([
-            r.with_columns(pl.lit("rule").alias("kind"), exc),
-            s.with_columns(pl.lit("exception").alias("kind"),
-                           pl.Series("exceptions", [[]] * s.height, dtype=pl.List(pl.UInt32))),
-        ])
+        out = pl.concat([r.with_columns(exc),
+                         s.with_columns(pl.Series("exceptions", [[]] * s.height, dtype=pl.List(pl.UInt32)))])
         covers = pl.col("train_positives") + pl.col("train_negatives")
-        return out.select("id", "kind", "text", "train_positives", "train_negatives",
-                          (pl.col("train_positives") / covers).alias("precision"), "exceptions")
+        return out.select(*RULES_COLUMNS, (pl.col("train_positives") / covers).alias("precision"), "exceptions")
 
     # ----------------------------------------------------------------- prediction
     def _frame(self, data: Any) -> pl.DataFrame:
@@ -441,141 +442,6 @@ class ExceptionsModel:
             pl.col("overriding_exception").replace_strict(s_ids, texts_s, default=None, return_dtype=pl.String)
             .alias("overriding_text") if n_s else pl.lit(None, pl.String).alias("overriding_text"),
         ).drop(flag)
-
-    # ----------------------------------------------------------------- what it has not
-    def _not_here(self, what: str, instead: str) -> FindRSInputError:
-        return FindRSInputError(
-            f"{what} has no meaning for rules with exceptions (docs/semantics.md §9.6): {instead}; or fit with "
-            f"exceptions=False for a RuleSetModel (model.rules_model is its rules alone)")
-
-    def decision_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
-        """Refused: the model has no vote to score; :meth:`predict_expr` with ``labels=False``
-        is its decision (:meth:`decision_function`: ``+-0.5``).
-
-        Raises:
-            FindRSInputError: always, naming the alternative.
-
-        Example:
-            >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
-            ...                auto=False)
-            >>> try:
-            ...     m.decision_expr()
-            ... except findrs.FindRSInputError as e:
-            ...     print('predict_expr' in str(e))
-            True
-        """
-        raise self._not_here("decision_expr (a vote's margin)", "use predict_expr(labels=False) or decision_function(df)")
-
-    def score_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
-        """Refused, as :meth:`decision_expr`.
-
-        Raises:
-            FindRSInputError: always, naming the alternative.
-
-        Example:
-            >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
-            ...                auto=False)
-            >>> try:
-            ...     m.score_expr()
-            ... except findrs.FindRSInputError as e:
-            ...     print('decision_function' in str(e))
-            True
-        """
-        raise self._not_here("score_expr (a vote's score)", "use predict_expr(labels=False) or decision_function(df)")
-
-    def strength_expr(self, *, engine: expressions.Engine = "auto") -> pl.Expr:
-        """Refused, as :meth:`decision_expr`.
-
-        Raises:
-            FindRSInputError: always, naming the alternative.
-
-        Example:
-            >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
-            ...                auto=False)
-            >>> try:
-            ...     m.strength_expr()
-            ... except findrs.FindRSInputError as e:
-            ...     print('predict_expr' in str(e))
-            True
-        """
-        raise self._not_here("strength_expr (a vote's strength)", "use predict_expr(labels=False)")
-
-    def explain_expr(self, *, top: int | None = None) -> pl.Expr:
-        """Refused: an explanation here is several columns; :meth:`explain` gives them.
-
-        Raises:
-            FindRSInputError: always, naming the alternative.
-
-        Example:
-            >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
-            ...                auto=False)
-            >>> try:
-            ...     m.explain_expr()
-            ... except findrs.FindRSInputError as e:
-            ...     print('explain(df)' in str(e))
-            True
-        """
-        raise self._not_here("explain_expr (one column of fired rules)",
-                             "use explain(df): the rules and exceptions that fired and the deciding ones")
-
-    def why_not_expr(self) -> pl.Expr:
-        """Refused: :meth:`explain` names the exception that overrode a holding rule.
-
-        Raises:
-            FindRSInputError: always, naming the alternative.
-
-        Example:
-            >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
-            ...                auto=False)
-            >>> try:
-            ...     m.why_not_expr()
-            ... except findrs.FindRSInputError as e:
-            ...     print('overriding_exception' in str(e))
-            True
-        """
-        raise self._not_here("why_not_expr", "use explain(df): overriding_exception names the exception that "
-                                             "turned a holding rule's row negative")
-
-    def with_n_rules(self, k: int) -> "ExceptionsModel":
-        """Refused: the model is FIND-RS, not a BP vote.
-
-        Raises:
-            FindRSInputError: always, naming the alternative.
-
-        Example:
-            >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
-            ...                auto=False)
-            >>> try:
-            ...     m.with_n_rules(3)
-            ... except findrs.FindRSInputError as e:
-            ...     print('FIND-RS' in str(e))
-            True
-        """
-        raise self._not_here("with_n_rules (a BP vote's K)", "every rule and exception of a FIND-RS run decides")
-
-    def pruning_curve(self, train: Any, test: Any | None = None) -> pl.DataFrame:
-        """Refused, as :meth:`with_n_rules`.
-
-        Raises:
-            FindRSInputError: always, naming the alternative.
-
-        Example:
-            >>> import findrs
-            >>> m = findrs.fit(findrs.datasets.tic_tac_toe(), "class", "positive", exceptions=True, random_state=0,
-            ...                auto=False)
-            >>> try:
-            ...     m.pruning_curve(None)
-            ... except findrs.FindRSInputError as e:
-            ...     print('FIND-RS' in str(e))
-            True
-        """
-        raise self._not_here("pruning_curve (a BP vote's K)", "every rule and exception of a FIND-RS run decides")
 
     # ----------------------------------------------------------------- export
     def to_sql(self, *, table: str | Sequence[str] | None = None, dialect: str = "duckdb") -> str:

@@ -32,6 +32,7 @@ import polars as pl
 
 from . import _core, auto, expressions, multiclass, report
 from .encode import FeatureEncoder, check_columns, encode_frame
+from .base import Model
 from .errors import FindRSInputError
 from .multiclass import Combination
 from .frames import as_polars
@@ -91,7 +92,7 @@ __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
 
 
-class RuleSetModel:
+class RuleSetModel(Model):
     """A fitted findrs model. Build one with ``df.findrs.fit(...)`` or :func:`findrs.fit`.
 
     Its members, by use:
@@ -941,7 +942,7 @@ class RuleSetModel:
             fired = pl.col("fired_rules").list.eval
             return [
                 fired(pl.element().replace_strict(rules["id"], rules["text"], return_dtype=pl.String)).alias("fired_texts"),
-                fired(pl.element().replace_strict(rules["id"], rules["class"], return_dtype=rules["class"].dtype)).alias(
+                fired(pl.element().replace_strict(rules["id"], rules["label"], return_dtype=rules["label"].dtype)).alias(
                     "fired_classes"
                 ),
             ]
@@ -1066,13 +1067,15 @@ class RuleSetModel:
     def rules(self) -> pl.DataFrame:
         """The rules as a table, heaviest first for BO/BP (docs/semantics.md §6).
 
-        Columns: ``id``, ``text``, ``constraints`` (list of ``{feature, values}`` structs, values
-        as text), ``weight`` (alpha: how many runs found the rule; 1 for FIND-RS),
-        ``train_positives`` / ``train_negatives`` (training rows covered), ``kept`` (whether
-        the rule votes: BP's top K; always true otherwise). A multiclass model's table lists its
-        class sets' rules one set after the other (in :attr:`class_models` order) with a
-        ``class`` column after ``id``; ``train_positives`` are the rows of that class the rule
-        covers, ``train_negatives`` those of the other classes the set was learned against.
+        Columns (those of every model kind, :data:`findrs.base.RULES_COLUMNS`): ``id``,
+        ``text``, ``label`` (the label the rule describes: :attr:`positive`, or a multiclass
+        model's class), ``kind`` (``"rule"``), ``constraints`` (list of ``{feature, values}``
+        structs, values as text), ``weight`` (alpha: how many runs found the rule; 1 for
+        FIND-RS), ``train_positives`` / ``train_negatives`` (training rows of the label / of the
+        others covered), ``kept`` (whether the rule votes: BP's top K; always true otherwise). A
+        multiclass model's table lists its class sets' rules one set after the other (in
+        :attr:`class_models` order); ``train_negatives`` are the rows of the other classes the
+        set was learned against.
 
         Example:
             >>> import findrs
@@ -1085,11 +1088,7 @@ class RuleSetModel:
             tables, at = [], 0
             for m in self.class_models:
                 t = m.rules
-                label = pl.Series("class", [m.positive] * t.height)
-                dtype = _parse_dtype(self.target.dtype)
-                if dtype is not None:
-                    label = label.cast(dtype)
-                tables.append(t.with_columns(pl.col("id") + at).insert_column(1, label))
+                tables.append(t.with_columns(pl.col("id") + at, self._labels(m.positive, t.height)))
                 at += t.height
             self._rules_df = pl.concat(tables)
         if self._rules_df is None:
@@ -1118,6 +1117,8 @@ class RuleSetModel:
                 {
                     "id": pl.Series(range(n), dtype=pl.UInt32),
                     "text": text,
+                    "label": self._labels(self.target.positive, n),
+                    "kind": pl.Series(["rule"] * n, dtype=pl.String),
                     "constraints": constraints,
                     "weight": pl.Series(core.weights, dtype=pl.UInt32),
                     "train_positives": pl.Series(core.train_positives, dtype=pl.UInt32),
@@ -1126,6 +1127,14 @@ class RuleSetModel:
                 }
             )
         return self._rules_df
+
+    def _labels(self, label: Any, n: int) -> pl.Series:
+        """:attr:`rules`' ``label`` column: ``label`` ``n`` times, in the target's dtype."""
+        dtype = _parse_dtype(self.target.dtype)
+        try:
+            return pl.Series("label", [label] * n, dtype=dtype, strict=True)
+        except (TypeError, ValueError, pl.exceptions.PolarsError):
+            return pl.Series("label", [label] * n)
 
     def _rule_columns_small(self, n: int, table: pl.Series, dtype: pl.DataType) -> tuple[pl.Series, pl.Series]:
         """:attr:`rules`' ``text`` and ``constraints`` columns of the first ``n`` rules built
@@ -1919,18 +1928,26 @@ def _value_key(v: Any) -> Any:
 
 
 def source_text(source: Any) -> str:
-    """The JSON text a ``from_json`` reads: a file's text for a path (a path-like, or a string
-    naming an existing file), else the string itself.
+    """The JSON text a model reader reads: the string itself when it is JSON text (it starts
+    with ``{``), else a file's text (a path-like, or a string naming a file).
 
     Raises:
-        FindRSInputError: ``source`` is neither a string nor a path.
-        OSError: the file cannot be read.
+        FindRSInputError: ``source`` is neither a string nor a path; no such file; a file that
+            cannot be read (a directory, no permission).
     """
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_file(source)):
-        return Path(source).read_text()
-    if isinstance(source, str):
+    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
         return source
-    raise FindRSInputError(f"from_json takes JSON text or a path, got {type(source).__name__}")
+    if not isinstance(source, (str, os.PathLike)):
+        raise FindRSInputError(f"a model is read from a path or its JSON text, got {type(source).__name__}")
+    path = Path(source)
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise FindRSInputError(f"no such model file: {str(path)!r} (pass a path, or the JSON text itself)") from None
+    except OSError as e:
+        raise FindRSInputError(f"cannot read the model file {str(path)!r}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise FindRSInputError(f"the file {str(path)!r} is not text: not a findrs model file") from None
 
 
 def document_format(text: str) -> Any:
@@ -1941,15 +1958,6 @@ def document_format(text: str) -> Any:
     except ValueError:
         return None
     return doc.get("format") if isinstance(doc, dict) else None
-
-
-def _is_file(text: str) -> bool:
-    if text.lstrip().startswith("{"):
-        return False
-    try:
-        return Path(text).is_file()
-    except (OSError, ValueError):
-        return False
 
 
 def prediction_expr(mask: pl.Expr, target: Target, labels: bool) -> pl.Expr:
