@@ -21,7 +21,8 @@ from .polars_floor import check_polars as _check_polars
 _check_polars(_polars.__version__)  # before anything builds a Polars query
 
 from . import datasets
-from .bagged import BaggedModel, fit_bagged
+from .bagged import BaggedModel
+from .bagging import fit_bagged
 from .base import Model
 from .loader import load
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)

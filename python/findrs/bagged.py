@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 import os
-import warnings
 from pathlib import Path
 from types import EllipsisType
 from typing import Any, Callable, Sequence
@@ -38,89 +37,10 @@ from .exceptions import ExceptionsModel, is_exceptions_document
 from .frames import as_polars
 from .model import RuleSetModel, prediction_expr, source_text
 from .sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
-from .target import Target, binarize
+from .target import Target
 
 FORMAT, FORMAT_VERSION = "findrs-bagged", 1
 Member = RuleSetModel | ExceptionsModel
-
-
-def fit_bagged(
-    data: Any,
-    target: str,
-    positive: Any | None = None,
-    *,
-    n_estimators: int = 25,
-    random_state: int | None = None,
-    **kwargs: Any,
-) -> "BaggedModel":
-    """Fits ``n_estimators`` findrs models, each on a stratified bootstrap sample of the rows
-    (each class's rows drawn with replacement, as many as it has), and returns their majority
-    vote: the positive label where more than half of them predict it (docs/semantics.md §12).
-
-    Bagging trades readability for accuracy on small or noisy numeric data, where one rule set
-    varies a lot with the rows it sees: on wine (89 training rows, 13 numeric columns) one
-    default fit scores about 0.90, the vote of 25 about 0.93 (``results/intervals.md``). Each
-    member is :func:`findrs.fit` with ``kwargs`` (automatic settings by default: every member
-    chooses its own by cross-validation on its sample), so the vote costs ``n_estimators`` fits.
-    The paper's algorithm is not bagged: this is an addition, not a setting of it.
-
-    Args:
-        data: a Polars DataFrame or LazyFrame (collected once), or a pandas DataFrame / PyArrow
-            table.
-        target: the label column; binary, or any target with ``positive`` given.
-        positive: the positive label, as :func:`findrs.fit` reads it.
-        n_estimators: members in the vote (1 to 1,000; an odd count has no ties, and a tie is
-            the negative label).
-        random_state: seed of the samples and of the members' own ``random_state``; ``None``
-            draws one (recorded in :attr:`BaggedModel.params`).
-        **kwargs: every other :func:`findrs.fit` keyword, given to each member (for example
-            ``numeric="interval"``, ``auto=False``, ``method="bo"``).
-
-    Returns:
-        The :class:`BaggedModel`.
-
-    Raises:
-        FindRSInputError: ``n_estimators`` out of range, a multiclass target without
-            ``positive`` (bagging votes on one label: pass ``positive=<label>``), a method pair
-            (``"bo+bp"``), or any error :func:`findrs.fit` raises on the data.
-
-    Example:
-        >>> import findrs
-        >>> df = findrs.datasets.tic_tac_toe()
-        >>> bag = findrs.fit_bagged(df, "class", "positive", n_estimators=5, random_state=0)
-        >>> bag.n_estimators, bag.predict(df.head(2)).to_list()
-        (5, ['positive', 'positive'])
-    """
-    from .learn import fit
-
-    if isinstance(n_estimators, bool) or not isinstance(n_estimators, (int, np.integer)) or not 1 <= n_estimators <= 1000:
-        raise FindRSInputError(f"n_estimators must be an integer from 1 to 1000, got {n_estimators!r}")
-    if random_state is not None and (isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer))
-                                     or not 0 <= random_state < 2**63):
-        raise FindRSInputError(f"random_state must be None or an integer from 0 to 2**63 - 1, got {random_state!r}")
-    method = kwargs.get("method")
-    if isinstance(method, str) and "+" in method:
-        raise FindRSInputError(f"method={method!r} returns a pair of models; a bagged vote takes one method per "
-                               f"member: 'find-rs', 'bo', 'bp' or None")
-    df = as_polars(data)
-    y, tgt = binarize(df, target, positive)
-    seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else int(random_state)
-    rng = np.random.default_rng(seed)
-    by_class = [np.flatnonzero(y), np.flatnonzero(~y)]
-    members: list[Member] = []
-    caught: dict[type, warnings.WarningMessage] = {}
-    for _ in range(int(n_estimators)):
-        rows = np.sort(np.concatenate([rng.choice(idx, size=len(idx), replace=True) for idx in by_class]))
-        member_seed = int(rng.integers(0, 2**31 - 1))
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            members.append(fit(df[rows], target, tgt.positive, random_state=member_seed, **kwargs))
-        for w in seen:
-            caught.setdefault(w.category, w)
-    for w in caught.values():  # each kind once, as the first member saw it
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return BaggedModel(members, tgt, {"n_estimators": int(n_estimators), "random_state": seed,
-                                      "bootstrap": "stratified"})
 
 
 class BaggedModel(Model):

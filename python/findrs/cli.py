@@ -24,7 +24,8 @@ from typing import Any, Sequence
 import polars as pl
 
 from . import datasets
-from .bagged import BaggedModel, fit_bagged
+from .bagged import BaggedModel
+from .bagging import fit_bagged
 from .base import Model
 from .loader import load
 from .errors import FindRSInputError

@@ -23,7 +23,7 @@ from .encode import check_columns
 from .expressions import Engine, input_schema
 from .learn import fit as _fit
 from .bagged import BaggedModel
-from .bagged import fit_bagged as _fit_bagged
+from .bagging import fit_bagged as _fit_bagged
 from .exceptions import ExceptionsModel
 from .model import ModelPair, RuleSetModel
 
