@@ -34,10 +34,10 @@ from findrs.datasets import train_test_split
 ROOT = str(Path(__file__).resolve().parents[1])
 sys.path.insert(0, ROOT)
 from experiments.uci import UCI_NAMES, load_uci, require_data_dir  # noqa: E402
-from findrs.encode import encode_frame, fit_encoders
-from findrs.model import RuleSetModel
-from findrs.params import check_params
-from findrs.target import binarize
+from findrs.data.encode import encode_frame, fit_encoders
+from findrs.models.model import RuleSetModel
+from findrs.select.params import check_params
+from findrs.data.target import binarize
 
 # The authors' Python implementation, seconds per fit (figures from the project's issues).
 ANCHOR_ONE_RUN = {"tic-tac-toe": 0.030, "car": 0.058, "kr-vs-kp": 0.64, "mushroom": 1.85, "vote": 0.006, "banknote": 0.043}

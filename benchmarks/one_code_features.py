@@ -25,8 +25,8 @@ import polars as pl
 
 import findrs
 from findrs.datasets import train_test_split
-from findrs.exceptions import ExceptionsModel
-from findrs.model import RuleSetModel, one_code_features
+from findrs.models.exceptions import ExceptionsModel
+from findrs.models.model import RuleSetModel, one_code_features
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

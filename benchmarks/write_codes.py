@@ -21,8 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from findrs.encode import encode_frame, fit_encoders
-from findrs.target import binarize
+from findrs.data.encode import encode_frame, fit_encoders
+from findrs.data.target import binarize
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

@@ -27,7 +27,7 @@ Variants (each the defaults but for one thing):
 * ``vote``: the budgeted BP vote of docs/semantics.md §9.5 tried above 10,000 training rows too
   (``VOTE_MAX_ROWS`` lifted; its final fit makes 20 runs on all rows).
 * ``pairs1`` / ``pairs5``: rules with exceptions scored for the first candidate pair only (the
-  best candidate of each direction, ``findrs.exceptions_cv.EXCEPTION_PAIRS = 1``, the default) /
+  best candidate of each direction, ``findrs.learning.exceptions_cv.EXCEPTION_PAIRS = 1``, the default) /
   for the top 5 x 5 pairs.
 * ``autobest10`` / ``autobest30``: the final fit keeps the best of 10 / 30 runs instead of
   20 (``AUTO_BEST_OF``; 20 is the default since issue 12's branch adult33). The variants
@@ -103,7 +103,7 @@ Run 0 with its exceptions is checked to predict as the ``exceptions`` model on t
 the validation half.
 
 A second selection stage on the rows outside the cross-validation's sample (issue 12, branch
-rescore35; :func:`_rescored`, in place of ``findrs.learn._choose_exceptions`` for the fit's
+rescore35; :func:`_rescored`, in place of ``findrs.learning.learn._choose_exceptions`` for the fit's
 duration). Above 16,000 training rows the cross-validation uses a 12,000-row sample; the other
 rows (12,420 of the 24,420 at ``TRAIN_SHARE=0.75``) choose nothing. The contenders are the
 record's FIND-RS candidates and the rules-with-exceptions pair(s) the choice of docs/semantics.md
@@ -149,8 +149,8 @@ def _refit(scale: Callable[[int, int, int], int]) -> Callable[[pl.DataFrame, int
     return fit
 
 
-def _with_auto_constant(name: str, value: Any, module: str = "findrs.auto") -> Callable[[pl.DataFrame, int], Any]:
-    """The default fit with one constant of ``module`` (by default :mod:`findrs.auto`, e.g.
+def _with_auto_constant(name: str, value: Any, module: str = "findrs.select.auto") -> Callable[[pl.DataFrame, int], Any]:
+    """The default fit with one constant of ``module`` (by default :mod:`findrs.select.auto`, e.g.
     ``TOLERANCES``, ``VOTE_MAX_ROWS``) set to ``value`` for the fit's duration."""
     def fit(train: pl.DataFrame, seed: int) -> Any:
         import importlib
@@ -509,7 +509,7 @@ def _second_stage(k: int, pairs: int | None = None, **kw: Any) -> Callable[[pl.D
     direction paired (``None``: the defaults' one pair)."""
     def fit(train: pl.DataFrame, seed: int) -> Any:
         import findrs
-        import findrs.learn as learn
+        import findrs.learning.learn as learn
 
         old = learn._choose_exceptions
 
@@ -540,11 +540,11 @@ def _rescored(k: int, n_pairs: int | None, old: Callable[..., Any], df: pl.DataF
     fitted on all rows as the defaults fit their winner (support scaled, best of ``best_of``)."""
     import numpy as np
 
-    from findrs import exceptions_cv as X
-    from findrs.exceptions import ExceptionsModel
-    from findrs.learn import _encode_variant
-    from findrs.model import UNSAMPLED, cv_folds, fold_seed
-    from findrs.params import AUTOMATIC
+    from findrs.learning import exceptions_cv as X
+    from findrs.models.exceptions import ExceptionsModel
+    from findrs.learning.learn import _encode_variant
+    from findrs.models.model import UNSAMPLED, cv_folds, fold_seed
+    from findrs.select.params import AUTOMATIC
 
     rec = model._cv
     if rec is None:
@@ -660,10 +660,10 @@ VARIANTS: dict[str, Callable[[pl.DataFrame, int], Any]] = {
     "sup-sqrt": _refit(lambda s, n, k: max(0, round(s * math.sqrt(n / k)))),
     "sup-raw": _refit(lambda s, n, k: s),
     "vote": _with_auto_constant("VOTE_MAX_ROWS", 10**9),
-    "pairs1": _with_auto_constant("EXCEPTION_PAIRS", 1, "findrs.exceptions_cv"),
-    "pairs5": _with_auto_constant("EXCEPTION_PAIRS", 5, "findrs.exceptions_cv"),
-    "autobest10": _with_auto_constant("AUTO_BEST_OF", 10, "findrs.learn"),
-    "autobest30": _with_auto_constant("AUTO_BEST_OF", 30, "findrs.learn"),
+    "pairs1": _with_auto_constant("EXCEPTION_PAIRS", 1, "findrs.learning.exceptions_cv"),
+    "pairs5": _with_auto_constant("EXCEPTION_PAIRS", 5, "findrs.learning.exceptions_cv"),
+    "autobest10": _with_auto_constant("AUTO_BEST_OF", 10, "findrs.learning.learn"),
+    "autobest30": _with_auto_constant("AUTO_BEST_OF", 30, "findrs.learning.learn"),
     "bins20": _kw(bins=20),
     "bins30": _kw(bins=30),
     "ovr-own": _both("ovr"),

@@ -80,7 +80,7 @@ def build_data(train: pl.DataFrame, test: pl.DataFrame, target: str = "class") -
     """AV codes, category strings and one-hot matrices of one split (encoders fit on train)."""
     from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncoder
 
-    from findrs.encode import encode_frame, fit_encoders
+    from findrs.data.encode import encode_frame, fit_encoders
 
     names = [c for c in train.columns if c != target]
     numeric = [c for c in names if train.schema[c].is_float()]

@@ -249,7 +249,7 @@ def _bin_matrices(train: pl.DataFrame, test: pl.DataFrame) -> tuple[np.ndarray, 
     bins, as experiments/baselines.py checks), as ordinal columns and one-hot."""
     from sklearn.preprocessing import OneHotEncoder
 
-    from findrs.encode import encode_frame, fit_encoders
+    from findrs.data.encode import encode_frame, fit_encoders
 
     names = [c for c in train.columns if c != "class"]
     with warnings.catch_warnings():
@@ -639,7 +639,7 @@ def _gap_split(seed: int, train: pl.DataFrame, test: pl.DataFrame, default: Any)
     import findrs
     from sklearn.model_selection import StratifiedKFold
 
-    from findrs.auto import VOTE_RULES, VOTE_T
+    from findrs.select.auto import VOTE_RULES, VOTE_T
 
     y = train["class"].to_numpy()
     out: dict[str, Any] = {

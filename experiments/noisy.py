@@ -217,14 +217,14 @@ def _edges_cv(train: pl.DataFrame, seed: int, extra: dict) -> tuple[Any, dict]:
 def exc_auto(train: pl.DataFrame, seed: int) -> tuple[Any, dict]:
     """Prototype of the automatic choice of rules with exceptions (issue 12): the defaults'
     model, or ``exceptions=True``'s when the rules-with-exceptions model of the defaults' own
-    candidates (``findrs.exceptions_cv``: the best positive FIND-RS candidate, the best negative
+    candidates (``findrs.learning.exceptions_cv``: the best positive FIND-RS candidate, the best negative
     one on its encoding, combined on each fold of the same cross-validation) has strictly more
     held-out rows right than the defaults' chosen candidate. Training rows only. Returns the
     model and what was compared."""
     import findrs
-    from findrs.exceptions_cv import exceptions_pick, fold_counts
-    from findrs.learn import _encode_variant
-    from findrs.target import binarize
+    from findrs.learning.exceptions_cv import exceptions_pick, fold_counts
+    from findrs.learning.learn import _encode_variant
+    from findrs.data.target import binarize
 
     model = findrs.fit(train, "class", True, random_state=seed)
     rec = model._cv

@@ -1,7 +1,7 @@
 """A plain, obviously-correct pure-Python FIND-RS (Algorithm 1 + prune) used as a test oracle.
 
 Everything works on code tuples (one code per feature, codes ``0..domain_size-1`` as given by
-``findrs.encode.encode_frame``). A rule is a list of Python sets, one per feature: the training
+``findrs.data.encode.encode_frame``). A rule is a list of Python sets, one per feature: the training
 codes the rule allows for that feature (semantics §2). No bitsets, no shortcuts: sets and loops.
 
 The output is the canonical form of a model's rules (:func:`rules_of`): a list of rules, each a list of

@@ -10,7 +10,7 @@ import polars as pl
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from findrs.encode import encode_frame
+from findrs.data.encode import encode_frame
 
 STRING_POOL = ["a", "b", "c", "x y", "Z", "", "null"]
 

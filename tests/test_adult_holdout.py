@@ -69,10 +69,10 @@ def test_exceptions_with_the_best_run_predict_as_the_model_of_that_run(
     ``ExceptionsModel`` built from the refit of that run (``run=t``) and the exception rules;
     ``exc-best10`` keeps ``best10``'s run, ``exc-bestx10`` the run whose exceptions model has
     the most training rows right (the first of those)."""
-    import findrs.auto
+    import findrs.select.auto
     from experiments.adult_holdout import SETTINGS, VARIANTS, _ExcRuns
 
-    monkeypatch.setattr(findrs.auto, "VOTE_MAX_ROWS", 0)  # FIND-RS defaults, as on Adult
+    monkeypatch.setattr(findrs.select.auto, "VOTE_MAX_ROWS", 0)  # FIND-RS defaults, as on Adult
     train, test = frames
     best, by_rules, by_model = (VARIANTS[v](train, 0) for v in ("best10", "exc-best10", "exc-bestx10"))
     assert isinstance(by_rules, _ExcRuns) and by_rules.pick == best.pick
@@ -95,11 +95,11 @@ def test_second_stage_scores_its_contenders_as_fits_on_the_sample(monkeypatch: p
     both; with no row outside the sample the fit is the defaults'."""
     import warnings
 
-    import findrs.auto
+    import findrs.select.auto
     from experiments.adult_holdout import STAGE2, _second_stage
-    from findrs.model import UNSAMPLED, cv_folds, fold_seed
+    from findrs.models.model import UNSAMPLED, cv_folds, fold_seed
 
-    monkeypatch.setattr(findrs.auto, "VOTE_MAX_ROWS", 0)  # FIND-RS defaults, as on Adult
+    monkeypatch.setattr(findrs.select.auto, "VOTE_MAX_ROWS", 0)  # FIND-RS defaults, as on Adult
     df = findrs.datasets.tic_tac_toe().with_columns(pl.col("class") == "positive")
     y = df["class"].to_numpy()
     with warnings.catch_warnings():

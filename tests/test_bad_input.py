@@ -493,6 +493,6 @@ def test_infinities_fall_into_the_end_bins() -> None:
     model = findrs.fit(df, "label", "yes", auto=False)
     (enc,) = [e for e in model.encoders if e.name == "c"]
     assert enc.edges[0] == 1.0 and enc.edges[-1] == 5.0
-    codes = findrs.encode.encode_frame(df, model.encoders)[model.features.index("c")]
+    codes = findrs.data.encode.encode_frame(df, model.encoders)[model.features.index("c")]
     bins = [enc.values[c] for c in codes]
     assert bins[1] == 9 and bins[4] == 0

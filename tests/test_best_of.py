@@ -13,7 +13,7 @@ import pytest
 
 import findrs
 from findrs.errors import FindRSInputError
-from findrs.params import AUTO_BEST_OF
+from findrs.select.params import AUTO_BEST_OF
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_model_files_keep_and_check_the_choice(noisy: pl.DataFrame) -> None:
     assert f"run {t} of best_of=6 kept" in str(back)
 
     def edited(params: dict | None = None, training: dict | None = None) -> str:
-        core, sections = findrs.model._core.CoreModel.load(m.to_json())
+        core, sections = findrs.models.model._core.CoreModel.load(m.to_json())
         d = {k: json.loads(v) for k, v in sections}
         d["params"].update(params or {})
         d["training"].update(training or {})
@@ -103,7 +103,7 @@ def test_model_files_keep_and_check_the_choice(noisy: pl.DataFrame) -> None:
 
 def test_one_run_files_are_written_as_before_and_load_as_one_run(noisy: pl.DataFrame) -> None:
     m = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=0, **PAPERS)))
-    core, sections = findrs.model._core.CoreModel.load(m.to_json())
+    core, sections = findrs.models.model._core.CoreModel.load(m.to_json())
     d = {k: json.loads(v) for k, v in sections}
     assert "run" not in d["params"] and "best_of" not in d["params"]  # written as before §5.3
     back = findrs.RuleSetModel.from_json(core.dump([(k, json.dumps(v)) for k, v in d.items()], m._constraint_texts()))
@@ -169,12 +169,12 @@ def test_bad_combinations_are_refused(noisy: pl.DataFrame) -> None:
 def test_large_frames_keep_the_best_of_fewer_runs(noisy: pl.DataFrame, monkeypatch) -> None:
     """docs/semantics.md §5.3: the final fit makes at most BEST_OF_ROW_RUNS run-rows (20 runs up
     to 100,000 rows, 1 from 2,000,000); the model is then the fit with that best_of."""
-    import findrs.params
-    from findrs.params import BEST_OF_ROW_RUNS, auto_best_of
+    import findrs.select.params
+    from findrs.select.params import BEST_OF_ROW_RUNS, auto_best_of
 
     assert BEST_OF_ROW_RUNS == 2_000_000
     assert [auto_best_of(n) for n in (1, 100_000, 100_001, 540_456, 1_000_000, 2_026_710)] == [20, 20, 19, 3, 2, 1]
-    monkeypatch.setattr(findrs.params, "BEST_OF_ROW_RUNS", 3 * noisy.height + 1)  # this frame is "large"
+    monkeypatch.setattr(findrs.select.params, "BEST_OF_ROW_RUNS", 3 * noisy.height + 1)  # this frame is "large"
     m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", settings=dict(exceptions=False))
     assert m.params["best_of"] == 3 and len(m._best_of) == 3
     given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",

@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import findrs
-from findrs.auto import scaled_support
-from findrs.encode import encode_frame, fit_encoders, supervised_cuts
+from findrs.select.auto import scaled_support
+from findrs.data.encode import encode_frame, fit_encoders, supervised_cuts
 from findrs.errors import FindRSInputError
-from findrs.fold_codes import fold_coder
-from findrs.model import RuleSetModel, _described
+from findrs.data.fold_codes import fold_coder
+from findrs.models.model import RuleSetModel, _described
 
 from strategies import frames, perturbed
 from test_expressions import _all_forms_agree

@@ -225,15 +225,15 @@ def test_null_excluded_by_oh_set() -> None:
 
 
 # The docstring examples of the package are user-facing documentation: they must be true.
-@pytest.mark.parametrize(
-    "module",
-    [
-        "findrs", "findrs.learn", "findrs.model", "findrs.encode", "findrs.namespace", "findrs.datasets",
-        "findrs.text", "findrs.sql", "findrs.view", "findrs.config", "findrs.nearest", "findrs.report",
-        "findrs.params", "findrs.auto", "findrs.errors", "findrs.progress", "findrs.cli", "findrs.sklearn",
-        "findrs.plot", "findrs.multiclass", "findrs.polars_floor", "findrs.fold_codes",
-    ],
-)
+def _package_modules() -> list[str]:
+    """Every module of the installed package (sub-packages included), found, not listed."""
+    import pkgutil
+
+    return ["findrs", *sorted(m.name for m in pkgutil.walk_packages(findrs.__path__, "findrs.")
+                              if not m.name.endswith("._core"))]
+
+
+@pytest.mark.parametrize("module", _package_modules())
 def test_docstring_examples(module: str, tmp_path, monkeypatch) -> None:
     import doctest
     import importlib

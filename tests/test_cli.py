@@ -13,7 +13,7 @@ import findrs
 from findrs import RuleSetModel
 from findrs.cli import build_parser, main
 from findrs.datasets import tic_tac_toe, train_test_split
-from findrs.encode import encode_frame
+from findrs.data.encode import encode_frame
 
 
 @pytest.fixture(scope="module")

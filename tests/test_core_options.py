@@ -1,4 +1,4 @@
-"""The settings dict that crosses into the core (``findrs.model._core_options``, read by
+"""The settings dict that crosses into the core (``findrs.models.model._core_options``, read by
 rust/python/src/options.rs): a wrong, missing or mistyped key is a ``TypeError`` naming it, an
 unknown method a ``ValueError``; never a panic, never a setting silently ignored."""
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import findrs
 from findrs import ExceptionsModel, FindRSInputError
 from findrs.cli import main
-from findrs.exceptions import exception_sets
+from findrs.models.exceptions import exception_sets
 from strategies import frames, perturbed
 from test_sql import sqlite_table
 

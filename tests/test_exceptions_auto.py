@@ -14,10 +14,10 @@ import pytest
 
 import findrs
 from findrs import ExceptionsModel, FindRSInputError, RuleSetModel, _core
-from findrs import exceptions_cv
-from findrs.learn import _encode_variant
-from findrs.model import UNSAMPLED
-from findrs.target import binarize
+from findrs.learning import exceptions_cv
+from findrs.learning.learn import _encode_variant
+from findrs.models.model import UNSAMPLED
+from findrs.data.target import binarize
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 

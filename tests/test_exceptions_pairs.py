@@ -1,5 +1,5 @@
 """The pairs of candidates the default fit scores as rules with exceptions (docs/semantics.md
-§9.6, ``findrs.exceptions_cv``): which pairs, their fold counts against a plain re-count through
+§9.6, ``findrs.learning.exceptions_cv``): which pairs, their fold counts against a plain re-count through
 the public model (Polars prediction of :class:`~findrs.ExceptionsModel`), the matrix of fired
 rules against the reference evaluation of each rule, the exceptions rule against Python's
 integers, and a fit where a pair other than the first wins."""
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 import findrs
 from findrs import ExceptionsModel, _core
-from findrs import exceptions_cv
-from findrs.exceptions import exception_matrix
-from findrs.model import UNSAMPLED
+from findrs.learning import exceptions_cv
+from findrs.models.exceptions import exception_matrix
+from findrs.models.model import UNSAMPLED
 import reference
 from strategies import codes_of, domains_of, frames, labels_of
 from test_exceptions_auto import _fit, _pair_counts, _train, _variant

@@ -18,7 +18,7 @@ import pytest
 import findrs
 from findrs import RuleSetModel
 from findrs.cli import main
-from findrs.progress import PlainProgress, progress_bar
+from findrs.learning.progress import PlainProgress, progress_bar
 
 
 def _message(call) -> str:
@@ -263,7 +263,7 @@ def test_verbose_fit_prints_one_final_line_without_tqdm(monkeypatch, capsys) -> 
 
 def test_verbose_fit_uses_tqdm_when_installed(capsys) -> None:
     pytest.importorskip("tqdm")
-    from findrs.progress import TqdmProgress
+    from findrs.learning.progress import TqdmProgress
 
     assert isinstance(progress_bar(), TqdmProgress)
     findrs.fit(findrs.datasets.monks(2), "class", method="bp", random_state=0, verbose=True, auto=False, settings=dict(T=30, tolerance=1))

@@ -16,7 +16,7 @@ import pytest
 
 import findrs
 from findrs import FindRSInputError
-from findrs.encode import encode_frame
+from findrs.data.encode import encode_frame
 
 from paths import assert_paths_agree
 
@@ -41,7 +41,7 @@ def test_the_issues_pattern_named_feature_is_read_from_its_own_column() -> None:
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("encoding", ["av", "oh"])
 def test_names_polars_reads_as_patterns_are_used_literally(method: str, encoding: str) -> None:
-    from findrs.frames import column
+    from findrs.data.frames import column
 
     rng = np.random.default_rng(1)
     n = 120

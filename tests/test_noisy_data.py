@@ -166,7 +166,7 @@ def test_auto_table_and_choice(df: pl.DataFrame, method: str, seed: int) -> None
     model = findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(method=method, random_state=seed, **AUTO, **kw, auto=False, settings=dict(T=5))))
     table = model.cv_results
     params = {**AUTO, "simplify": False, "n_rules": "cv" if kw else None}
-    cands = findrs.auto.candidates(params, n_positives=int(y.sum()), n_negatives=int((~y).sum()))
+    cands = findrs.select.auto.candidates(params, n_positives=int(y.sum()), n_negatives=int((~y).sum()))
     assert table.height == len(cands)
     assert table["chosen"].sum() == 1
     chosen = int(table["chosen"].arg_max())
@@ -467,7 +467,7 @@ def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
     assert a.params["cv_rows"] == 120
     chosen = rec["candidates"][rec["chosen"]]
     s = chosen["min_support"]
-    assert a.params["min_support"] == findrs.auto.scaled_support(s, df.height, rec["sampled"])
+    assert a.params["min_support"] == findrs.select.auto.scaled_support(s, df.height, rec["sampled"])
     # The supports tried are those of the sample's positives.
     assert max(c["min_support"] for c in rec["candidates"]) <= max(2, 120 // 20)
     fixed = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(random_state=5, auto=False, **{
@@ -485,7 +485,7 @@ def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
 
 # docs/semantics.md §9.4: the default folds follow the rows the cross-validation uses.
 def test_default_folds_follow_the_rows_the_cross_validation_uses() -> None:
-    assert [findrs.auto.default_folds(n) for n in (10, 10_000, 10_001, 20_001)] == [5, 5, 3, 3]
+    assert [findrs.select.auto.default_folds(n) for n in (10, 10_000, 10_001, 20_001)] == [5, 5, 3, 3]
     rng = np.random.default_rng(0)
     n = 10_001  # more than 10,000 training rows
     df = pl.DataFrame({"a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}).with_columns(
@@ -502,7 +502,7 @@ def test_default_folds_follow_the_rows_the_cross_validation_uses() -> None:
 # docs/semantics.md §9.4: cv_rows="auto" (the default) is 8,000 rows up to 16,000 training rows,
 # 12,000 (in 3 folds) above.
 def test_the_default_sample_grows_above_16000_rows() -> None:
-    from findrs.params import CV_ROWS, CV_ROWS_LARGE, DEFAULTS, auto_cv_rows
+    from findrs.select.params import CV_ROWS, CV_ROWS_LARGE, DEFAULTS, auto_cv_rows
 
     assert DEFAULTS["cv_rows"] == "auto" and (CV_ROWS, CV_ROWS_LARGE) == (8_000, 12_000)
     assert [auto_cv_rows(n) for n in (1, 16_000, 16_001, 20_000, 32_561, 67_557)] == [
@@ -526,7 +526,7 @@ def test_the_default_sample_grows_above_16000_rows() -> None:
 # docs/semantics.md §9.4: share tolerances 0.05 apart when the cross-validation uses more than
 # 10,000 rows (the 12,000-row sample of a frame of over 16,000 rows), 0.1 apart otherwise.
 def test_the_tolerance_grid_is_finer_when_the_cross_validation_has_the_rows() -> None:
-    from findrs.auto import LARGE_ROWS, TOLERANCES, TOLERANCES_LARGE, tolerances
+    from findrs.select.auto import LARGE_ROWS, TOLERANCES, TOLERANCES_LARGE, tolerances
 
     assert TOLERANCES == (0, 0.1, 0.2, 0.3, 0.4)
     assert TOLERANCES_LARGE == (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
@@ -606,8 +606,8 @@ def test_the_vote_wins_only_by_cross_validation_and_is_the_fit_of_its_settings()
     assert model.T == 20 and model.params["cv_T"] == 20 and model.n_rules <= 100
     # cv_T: the runs of each fold's fit, 1 for FIND-RS, the vote's T for BP.
     runs = dict(table.group_by("method").agg(pl.col("cv_T").unique()).iter_rows())
-    assert runs == {"find-rs": [1], "bp": [findrs.auto.VOTE_T]}
-    assert model.params["n_rules"] in findrs.auto.VOTE_RULES and "n_rules" in model.params["auto"]
+    assert runs == {"find-rs": [1], "bp": [findrs.select.auto.VOTE_T]}
+    assert model.params["n_rules"] in findrs.select.auto.VOTE_RULES and "n_rules" in model.params["auto"]
     given = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify",
                                           "bin_edges", "numeric")}
     fixed = findrs.fit(train, "y", **findrs.settings.fit_keywords(dict(random_state=0, method="bp", auto=False, **given, settings=dict(T=20, n_rules=model.params["n_rules"]))))
@@ -631,7 +631,7 @@ def test_the_vote_loses_to_find_rs_on_clean_rules_and_keeps_its_model() -> None:
     assert findrs.RuleSetModel.from_json(model.to_json()).params == model.params
     # The record says how many runs the losing vote made per fold, though the model's cv_T is FIND-RS's 1.
     assert model.params["cv_T"] == 1
-    assert model.cv_results.filter(pl.col("method") == "bp")["cv_T"].to_list() == [findrs.auto.VOTE_T] * 4
+    assert model.cv_results.filter(pl.col("method") == "bp")["cv_T"].to_list() == [findrs.select.auto.VOTE_T] * 4
 
 
 def test_the_vote_falls_back_to_find_rs_when_its_support_leaves_no_rule(monkeypatch) -> None:
@@ -639,7 +639,7 @@ def test_the_vote_falls_back_to_find_rs_when_its_support_leaves_no_rule(monkeypa
     # positive (as a support scaled from a sample could be) leaves no rule on all rows, so the
     # FIND-RS winner stays, unchanged, and the record marks it chosen (docs/semantics.md §9.5).
     train, _ = _noisy_games()
-    monkeypatch.setattr(findrs.auto, "scaled_support", lambda s, n, k: n + 1)
+    monkeypatch.setattr(findrs.select.auto, "scaled_support", lambda s, n, k: n + 1)
     model = findrs.fit(train, "y", random_state=0)
     monkeypatch.undo()
     alone = findrs.fit(train, "y", random_state=0, method="find-rs")
@@ -672,7 +672,7 @@ def test_a_vote_record_without_cv_T_loads_and_a_wrong_cv_T_is_refused() -> None:
 
 def test_no_vote_above_its_row_budget_or_with_a_method_given(monkeypatch) -> None:
     train, _ = _noisy_games()
-    monkeypatch.setattr(findrs.auto, "VOTE_MAX_ROWS", train.height - 1)
+    monkeypatch.setattr(findrs.select.auto, "VOTE_MAX_ROWS", train.height - 1)
     model = findrs.fit(train, "y", random_state=0)
     assert model.method == "find-rs" and "method" not in model.params["auto"] and "method" not in model.cv_results.columns
     monkeypatch.undo()

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import findrs
 from findrs.errors import ContradictionWarning
-from findrs.exceptions import ExceptionsModel
-from findrs.model import RuleSetModel, one_code_features
+from findrs.models.exceptions import ExceptionsModel
+from findrs.models.model import RuleSetModel, one_code_features
 
 from test_expressions import _all_forms_agree
 from test_sql import check_sqlite

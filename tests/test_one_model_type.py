@@ -10,7 +10,7 @@ from polars.testing import assert_series_equal
 
 import findrs
 from findrs import FindRSInputError
-from findrs.base import RULES_COLUMNS
+from findrs.models.base import RULES_COLUMNS
 
 TTT = findrs.datasets.tic_tac_toe()
 MONK = findrs.datasets.monks(2)

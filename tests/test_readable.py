@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 import findrs
 from findrs import RuleSetModel
 from findrs.datasets import monks, tic_tac_toe, train_test_split
-from findrs.encode import FeatureEncoder, nudged_threshold, whole_edge
+from findrs.data.encode import FeatureEncoder, nudged_threshold, whole_edge
 from findrs.errors import FindRSInputError
-from findrs.text import constraint_text
-from findrs.view import Constraint
+from findrs.export.text import constraint_text
+from findrs.export.view import Constraint
 from strategies import codes_of, frames, perturbed
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
@@ -459,7 +459,7 @@ def test_strength_is_predict_proba() -> None:
 
 def test_why_not_in_small_blocks_equals_one_block(monkeypatch) -> None:
     # The rules are searched block by block (ties keep the earlier rule across blocks).
-    import findrs.nearest as nearest
+    import findrs.export.nearest as nearest
 
     train, test = train_test_split(monks(2))
     model = findrs.fit(train, "class", method="bp", random_state=0, auto=False, settings=dict(T=30, n_rules=None))

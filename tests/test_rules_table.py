@@ -1,5 +1,5 @@
 """``RuleSetModel.rules`` builds a small table from Python lists and a large one with Polars'
-list expressions (``findrs.model._SMALL_TABLE``); both routes give the same frame."""
+list expressions (``findrs.models.model._SMALL_TABLE``); both routes give the same frame."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import findrs
-from findrs import model as model_mod
+from findrs.models import model as model_mod
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 

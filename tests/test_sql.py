@@ -1,4 +1,4 @@
-"""SQL export (findrs.sql.model_to_sql): the SQL computes exactly what the model computes.
+"""SQL export (findrs.export.sql.model_to_sql): the SQL computes exactly what the model computes.
 
 Every test fits a model, runs the generated SQL over a test frame (DuckDB; SQLite for the second
 dialect) and compares row by row with ``model.predict``, the votes of the rules that fire
@@ -25,9 +25,9 @@ from findrs import RuleSetModel
 from experiments.uci import UCI_NAMES, load_uci
 from findrs.datasets import monks, tic_tac_toe, train_test_split
 from findrs.errors import FindRSInputError
-from findrs.encode import encode_frame
-from findrs.sql import constraint_sql
-from findrs.view import Constraint
+from findrs.data.encode import encode_frame
+from findrs.export.sql import constraint_sql
+from findrs.export.view import Constraint
 from strategies import frames, perturbed
 
 duckdb = pytest.importorskip("duckdb")
@@ -296,7 +296,7 @@ def _one_column_check(con, enc, codes: list[int], values: pl.Series) -> None:
 def test_every_constraint_of_small_domains(con) -> None:
     from itertools import combinations
 
-    from findrs.encode import FeatureEncoder
+    from findrs.data.encode import FeatureEncoder
 
     cats = [
         (pl.Series("c", ["a", "b", "c", None]), pl.Series("c", ["a", "b", "c", None, "z", "'"])),
@@ -429,7 +429,7 @@ def test_uci(con, data_dir, name: str) -> None:
 # docs/semantics.md §1, §6: a binned constraint is `x >= a AND x < b` against the exact
 # thresholds (whole numbers for an integer column), exact in DuckDB and SQLite.
 def test_binned_constraints_read_as_ranges(con) -> None:
-    from findrs.encode import FeatureEncoder
+    from findrs.data.encode import FeatureEncoder
 
     ages = FeatureEncoder.fit(pl.Series("age", list(range(17, 91))), bins=10)
     assert ages.edges[1:-1] == (25.0, 32.0, 39.0, 47.0, 54.0, 61.0, 69.0, 76.0, 83.0)

@@ -14,7 +14,10 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import sys
 from pathlib import Path
+
+import pytest
 
 import findrs
 from findrs.namespace import DataFrameNamespace, LazyFrameNamespace
@@ -52,24 +55,64 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def _module_name(path: Path) -> str:
+    """``data.encode`` for ``python/findrs/data/encode.py``, ``cli`` for a top-level module,
+    ``data`` for a sub-package's ``__init__``."""
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1] or ["__init__"]
+    return ".".join(parts)
+
+
 def python_imports() -> dict[str, set[str]]:
-    """For every module of the package, the package modules it imports."""
-    modules = {p.stem for p in PACKAGE.glob("*.py")}
+    """For every module of the package (dotted below ``findrs``), the package modules it
+    imports, relative (``.x``, ``..pkg.x``, ``from . import x``) or absolute (``findrs.x``),
+    at module level or inside functions."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
     graph: dict[str, set[str]] = {}
-    for path in PACKAGE.glob("*.py"):
+    for path in paths:
+        name = _module_name(path)
+        here = list(path.relative_to(PACKAGE).parent.parts)  # the package holding the file
         deps: set[str] = set()
+
+        def add(dotted: str) -> None:
+            # the longest prefix that is a module ("data.encode.FeatureEncoder" -> "data.encode")
+            bits = dotted.split(".")
+            for k in range(len(bits), 0, -1):
+                if ".".join(bits[:k]) in modules:
+                    deps.add(".".join(bits[:k]))
+                    return
+
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):
-                if node.level == 1 and node.module:
-                    deps.add(node.module.split(".")[0])
-                elif node.level == 1:
-                    deps.update(a.name for a in node.names)
+                if node.level:
+                    base = here[: len(here) - (node.level - 1)] if node.level > 1 else list(here)
+                    prefix = [*base, *(node.module.split(".") if node.module else [])]
+                    for a in node.names:
+                        add(".".join([*prefix, a.name]))
                 elif node.module and node.module.startswith("findrs."):
-                    deps.add(node.module.split(".")[1])
+                    for a in node.names:
+                        add(node.module[len("findrs."):] + "." + a.name)
             elif isinstance(node, ast.Import):
-                deps.update(a.name.split(".")[1] for a in node.names if a.name.startswith("findrs."))
-        graph[path.stem] = {d for d in deps if d in modules and d != path.stem}
+                for a in node.names:
+                    if a.name.startswith("findrs."):
+                        add(a.name[len("findrs."):])
+        graph[name] = {d for d in deps if d != name}
     return graph
+
+
+LAYERS = {"base": 0, "data": 1, "export": 2, "select": 2, "models": 3, "learning": 4, "front": 5}
+"""The package's layers, lowest first: a module imports only from layers below its own or
+from its own sub-package (``export`` and ``select`` are side by side)."""
+BASE = {"errors", "settings", "config", "polars_floor"}
+
+
+def _layer(module: str) -> str:
+    top = module.split(".")[0]
+    if top in LAYERS and top != "base":
+        return top
+    return "base" if top in BASE else "front"
 
 
 def _rust_code(text: str) -> str:
@@ -268,9 +311,45 @@ def test_the_cycle_finder_finds_cycles() -> None:
 
 def test_no_import_cycle_in_the_python_package() -> None:
     graph = python_imports()
-    assert {"model", "expressions", "sql", "encode"} <= set(graph)
-    assert "model" in graph["learn"]  # the reader sees real edges
+    assert {"models.model", "export.expressions", "export.sql", "data.encode", "learning.learn"} <= set(graph)
+    assert "models.model" in graph["learning.learn"]  # the reader sees real edges
+    assert "learning.learn" in graph["learning.bagging"] and "models.model" in graph["models.loader"]
     assert _cycle(graph) is None, f"import cycle: {' -> '.join(_cycle(graph) or [])}"
+
+
+def test_the_python_reader_resolves_relative_imports(tmp_path: Path, monkeypatch) -> None:
+    pkg = tmp_path / "findrs"
+    (pkg / "a").mkdir(parents=True)
+    (pkg / "a" / "x.py").write_text("from ..b import y\nfrom . import z\n")
+    (pkg / "a" / "z.py").write_text("def f():\n    from .x import q\n")
+    (pkg / "b.py").write_text("from findrs.a.z import f\n")
+    (pkg / "a" / "__init__.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+    graph = python_imports()
+    assert graph["a.x"] == {"b", "a.z"} and graph["a.z"] == {"a.x"} and graph["b"] == {"a.z"}
+    assert _cycle(graph) == ["a.x", "a.z", "a.x"]
+
+
+def test_the_package_is_split_into_layers_that_import_downward() -> None:
+    subpackages = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+    assert len(subpackages) >= 3 and set(subpackages) <= set(LAYERS)
+    for sub in subpackages:  # each sub-package says what it may import
+        assert "May import:" in (PACKAGE / sub / "__init__.py").read_text(), sub
+    wrong = []
+    for module, deps in python_imports().items():
+        mine = _layer(module)
+        for d in deps:
+            theirs = _layer(d)
+            if not (mine == theirs or LAYERS[theirs] < LAYERS[mine]):
+                wrong.append(f"{module} ({mine}) imports {d} ({theirs})")
+    assert not wrong, "imports against the layers:\n" + "\n".join(sorted(wrong))
+
+
+@pytest.mark.xfail(strict=True, reason="models/model.py and data/encode.py are still over 800 lines; "
+                   "remove this marker when they are split")
+def test_no_python_module_is_over_800_lines() -> None:
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 800}
+    assert not long, long
 
 
 def _crate(root: Path, files: dict[str, str]) -> Path:
@@ -368,8 +447,8 @@ def test_no_module_cycle_in_the_bindings_crate() -> None:
 
 
 def test_only_the_model_module_touches_the_extension() -> None:
-    touching = sorted(p.name for p in PACKAGE.glob("*.py") if "_core" in p.read_text())
-    assert touching == ["model.py"]
+    touching = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if "_core" in p.read_text())
+    assert touching == ["models/model.py"]
 
 
 def test_namespace_fit_takes_the_parameters_of_fit() -> None:

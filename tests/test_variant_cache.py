@@ -1,4 +1,4 @@
-"""The encodings a default fit compares are built once (``findrs.learn._variants``): an
+"""The encodings a default fit compares are built once (``findrs.learning.learn._variants``): an
 encoding answered from memory equals the one built fresh, per fold too, and the fit's model is
 the same with or without the memory (docs/semantics.md §9.4, §9.6)."""
 
@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 import findrs
-from findrs import learn
-from findrs.target import binarize
+from findrs.learning import learn
+from findrs.data.target import binarize
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 

@@ -21,16 +21,16 @@ from .polars_floor import check_polars as _check_polars
 _check_polars(_polars.__version__)  # before anything builds a Polars query
 
 from . import datasets
-from .bagged import BaggedModel
-from .bagging import fit_bagged
-from .base import Model
-from .loader import load
+from .models.bagged import BaggedModel
+from .learning.bagging import fit_bagged
+from .models.base import Model
+from .models.loader import load
 from . import namespace as _namespace  # noqa: F401  (registers df.findrs / lf.findrs)
 from .config import Config
 from .errors import ContradictionWarning, FindRSInputError, FindRSMemoryError, IdentifierWarning
-from .exceptions import ExceptionsModel
-from .learn import fit
-from .model import ModelPair, RuleSetModel, __version__
+from .models.exceptions import ExceptionsModel
+from .learning.learn import fit
+from .models.model import ModelPair, RuleSetModel, __version__
 from .settings import Settings
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Types of ``findrs._core``, the Rust extension module (PyO3 bindings of findrs-core).
 
-Only ``findrs.model`` uses it; everything else goes through :class:`findrs.RuleSetModel`.
+Only ``findrs.models.model`` uses it; everything else goes through :class:`findrs.RuleSetModel`.
 """
 
 from typing import Callable
@@ -18,7 +18,7 @@ UNSAMPLED: int
 """The fold :func:`cv_folds` gives a row outside the cross-validation's sample (the core's
 ``u32::MAX``)."""
 
-# The settings of a fit cross as one dict (``findrs.model._core_options`` builds it), read by the
+# The settings of a fit cross as one dict (``findrs.models.model._core_options`` builds it), read by the
 # core in parts (rust/python/src/options.rs) that these TypedDicts mirror. A key no part of the
 # function reads, a missing required key or a value of the wrong type raises ``TypeError``
 # naming the key; an unknown method, widening or combination ``ValueError``.

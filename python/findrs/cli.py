@@ -24,13 +24,13 @@ from typing import Any, Sequence
 import polars as pl
 
 from . import datasets
-from .bagged import BaggedModel
-from .bagging import fit_bagged
-from .base import Model
-from .loader import load
+from .models.bagged import BaggedModel
+from .learning.bagging import fit_bagged
+from .models.base import Model
+from .models.loader import load
 from .errors import FindRSInputError
-from .exceptions import ExceptionsModel
-from .learn import fit
+from .models.exceptions import ExceptionsModel
+from .learning.learn import fit
 from .settings import FIT_KEYWORDS, TABLE, _cli_int, add_cli_options
 
 _EXAMPLES = """examples:

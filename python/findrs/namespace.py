@@ -19,13 +19,13 @@ from typing import Any, Callable
 
 import polars as pl
 
-from .encode import check_columns
-from .expressions import Engine, input_schema
-from .learn import fit as _fit
-from .bagged import BaggedModel
-from .bagging import fit_bagged as _fit_bagged
-from .exceptions import ExceptionsModel
-from .model import ModelPair, RuleSetModel
+from .data.encode import check_columns
+from .export.expressions import Engine, input_schema
+from .learning.learn import fit as _fit
+from .models.bagged import BaggedModel
+from .learning.bagging import fit_bagged as _fit_bagged
+from .models.exceptions import ExceptionsModel
+from .models.model import ModelPair, RuleSetModel
 
 
 def _forward(function: Callable[..., Any], frame: str, doc: str) -> Callable[..., Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import FindRSInputError
-from .model import RuleSetModel
+from .models.model import RuleSetModel
 
 
 def pruning_curve(model: RuleSetModel, train: Any, test: Any | None = None, *, ax: Any = None, title: str | None = None) -> Any:

@@ -33,12 +33,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .encode import FeatureEncoder, dtype_family
-from .frames import column
-from .exceptions import ExceptionsModel
-from .learn import fit as _findrs_fit
-from .model import RuleSetModel
-from .target import _INDEXED_CLASSES
+from .data.encode import FeatureEncoder, dtype_family
+from .data.frames import column
+from .models.exceptions import ExceptionsModel
+from .learning.learn import fit as _findrs_fit
+from .models.model import RuleSetModel
+from .data.target import _INDEXED_CLASSES
 
 __all__ = ["FindRSClassifier"]
 
@@ -399,7 +399,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         findrs's own check (a clear error naming the column and both dtypes)."""
         fixes = []
         for enc in self.model_.encoders:
-            s = df.get_column(enc.name).alias("x")  # a plain name: see findrs.frames.column
+            s = df.get_column(enc.name).alias("x")  # a plain name: see findrs.data.frames.column
             fam = dtype_family(s.dtype)
             want = enc.family if enc.kind == "categorical" else "float"
             if fam == want or (want == "float" and fam == "integer"):

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .errors import FindRSInputError
+from ..errors import FindRSInputError
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from .bagged import BaggedModel, Member
-from .errors import FindRSInputError
-from .frames import as_polars
+from ..models.bagged import BaggedModel, Member
+from ..errors import FindRSInputError
+from ..data.frames import as_polars
 from .learn import fit
-from .target import binarize
+from ..data.target import binarize
 
 
 def fit_bagged(

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 import polars.selectors as cs
 
-from .errors import FindRSInputError
+from ..errors import FindRSInputError
 
 
 def as_polars(data: Any) -> pl.DataFrame:

@@ -45,7 +45,7 @@ class Nearest:
 
     Example:
         >>> import numpy as np
-        >>> from findrs.view import Constraint
+        >>> from findrs.export.view import Constraint
         >>> cons = (Constraint(0, (0,), False), Constraint(1, (1,), False))
         >>> nn = Nearest([2, 2], cons, np.array([0, 2]), np.array([0, 1]))
         >>> rule, failed = nn.search([np.array([0, 1]), np.array([0, 0])], np.array([True, True]))

@@ -10,14 +10,14 @@ computes, its held-out rows are encoded with them (a value in a bin none of thos
 gets the unseen code, as at prediction), and the fold's model is scored on those codes.
 
 Invariant: a fold's encoders differ from the encoders of every training row only in the edges
-and occupied bins of binned columns, and those are exactly what :func:`~findrs.encode.fit_encoders`
+and occupied bins of binned columns, and those are exactly what :func:`~findrs.data.encode.fit_encoders`
 computes on the rows given (which columns are binned, the categorical values and the outer
 edges, none of which depends on the labels, stay those of every training row); no held-out
 row's label is among those rows.
 
 Example:
     >>> import numpy as np, polars as pl
-    >>> from findrs.encode import fit_encoders
+    >>> from findrs.data.encode import fit_encoders
     >>> df = pl.DataFrame({"x": [1.0, 2, 3, 4, 10, 11, 12, 13]})
     >>> y = np.array([0, 0, 0, 1, 1, 1, 1, 1], dtype=bool)
     >>> enc = fit_encoders(df, ["x"], 10, bin_edges="supervised", labels=y)
@@ -68,7 +68,7 @@ def _refit(x: np.ndarray, enc: FeatureEncoder, rows: np.ndarray, labels: np.ndar
 
 
 def _codes(x: np.ndarray, enc: FeatureEncoder) -> np.ndarray:
-    """Every value's code under the binned ``enc`` (as :func:`~findrs.encode.encode_frame`
+    """Every value's code under the binned ``enc`` (as :func:`~findrs.data.encode.encode_frame`
     gives it): its bin's code, the unseen code for a bin no training row occupies, and for null
     the null code (the unseen code when training held no null)."""
     assert enc.edges is not None
@@ -106,7 +106,7 @@ def fold_coder(
     how: str = "supervised",
 ) -> Callable[[np.ndarray], tuple[list[FeatureEncoder], list[np.ndarray]]]:
     """The per-fold encoding the cross-validation calls with the mask of the rows each fold may
-    learn from (:data:`findrs.model.FoldCoder`): :func:`refit_edges` on those rows, and every
+    learn from (:data:`findrs.models.model.FoldCoder`): :func:`refit_edges` on those rows, and every
     row of ``df`` encoded with the result (``codes``: ``df`` under ``encoders``, whose columns
     that are not binned are reused). A mask seen before is answered from a cache (the
     cross-validation of an encoding, the fit of its winner and the vote of §9.5 use the same
@@ -114,7 +114,7 @@ def fold_coder(
 
     Example:
         >>> import numpy as np, polars as pl
-        >>> from findrs.encode import encode_frame, fit_encoders
+        >>> from findrs.data.encode import encode_frame, fit_encoders
         >>> df = pl.DataFrame({"x": [1.0, 2, 3, 4, 10, 11, 12, 13]})
         >>> y = np.array([0, 0, 0, 1, 1, 1, 1, 1], dtype=bool)
         >>> enc = fit_encoders(df, ["x"], 10, bin_edges="supervised", labels=y)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from types import EllipsisType
 from typing import Any, Protocol, Sequence
 
-from .config import Config, check_limit
+from ..config import Config, check_limit
 
 _METHOD_NAMES = {"find-rs": "FIND-RS", "bo": "FIND-RS-BO", "bp": "FIND-RS-BP"}
 

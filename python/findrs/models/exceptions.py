@@ -40,16 +40,16 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from . import expressions
+from ..export import expressions
 from .base import RULES_COLUMNS, Model
-from .config import Config
-from .encode import FeatureEncoder, check_columns
-from .errors import FindRSInputError
-from .auto import table as auto_table
-from .frames import as_polars
+from ..config import Config
+from ..data.encode import FeatureEncoder, check_columns
+from ..errors import FindRSInputError
+from ..select.auto import table as auto_table
+from ..data.frames import as_polars
 from .model import RuleSetModel, document_format, prediction_expr, source_text
-from .sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
-from .target import Target
+from ..export.sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
+from ..data.target import Target
 
 FORMAT = "findrs-exceptions"
 FORMAT_VERSION = 1
@@ -236,7 +236,7 @@ class ExceptionsModel(Model):
     @property
     def rules(self) -> pl.DataFrame:
         """The rules and the exception rules that override one of them, as one table: the
-        columns of every model kind (:data:`findrs.base.RULES_COLUMNS`: ``id``, a rule's or an
+        columns of every model kind (:data:`findrs.models.base.RULES_COLUMNS`: ``id``, a rule's or an
         exception rule's own id; ``text``; ``label``, the label it describes; ``kind``,
         ``"rule"`` / ``"exception"``; ``constraints``; ``weight``, 1; ``train_positives`` /
         ``train_negatives``, training rows of its label / of the other it covers; ``kept``),

@@ -38,8 +38,8 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-from .auto import VOTE_RULES
-from .errors import ContradictionWarning, FindRSInputError
+from ..select.auto import VOTE_RULES
+from ..errors import ContradictionWarning, FindRSInputError
 
 ENCODING_KEYS = ("encoding", "bin_edges", "numeric")
 """What a candidate's encoding is made of: the rules and the exception rules share all three."""
@@ -56,7 +56,7 @@ default (``results/adult-holdout.md``, "Pairs of candidates")."""
 MAX_VOTING_RULES = max(VOTE_RULES)
 """Rules with exceptions replace the default's model only with at most this many voting rules
 (the rules and the exception rules that override one): the default's budget of 100, the vote's
-largest K (:data:`findrs.auto.VOTE_RULES`; docs/semantics.md §9.6)."""
+largest K (:data:`findrs.select.auto.VOTE_RULES`; docs/semantics.md §9.6)."""
 
 
 def _rank(rec: Mapping[str, Any], i: int) -> tuple[int, int, int]:
@@ -106,7 +106,7 @@ def _fold_model(codes: list[np.ndarray], y: np.ndarray, encoders: Any, tgt: Any,
     run 0's order, as the cross-validation scores every candidate; docs/semantics.md §5.3); ``None``
     when its support leaves no rule (the cross-validation then scores the fold's model as
     predicting the other label everywhere)."""
-    from .model import RuleSetModel
+    from ..models.model import RuleSetModel
 
     p = {**params, **{k: c[k] for k in SETTING_KEYS}, "method": "find-rs", "T": 1, "n_rules": None,
          "max_rules": None, "auto": [], "random_state": seed, "run": 0, "best_of": 1}
@@ -140,7 +140,7 @@ def _combine(rules: _FoldRules, excs: _FoldRules) -> tuple[np.ndarray, int, int]
     """The rules-with-exceptions model of two fold models on the held-out rows: positive where
     some rule fires and none of its exceptions (docs/semantics.md §9.6); with its voting rules
     (the rules and the exception rules that are an exception of one) and their conditions."""
-    from .exceptions import exception_matrix
+    from ..models.exceptions import exception_matrix
 
     if rules.fired.shape[1] == 0:
         return np.zeros(rules.fired.shape[0], dtype=bool), 0, 0
@@ -200,7 +200,7 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
     Raises:
         AssertionError: a fold model does not reproduce the record's count (a bug).
     """
-    from .model import UNSAMPLED, cv_folds, fold_seed
+    from ..models.model import UNSAMPLED, cv_folds, fold_seed
 
     cands = rec["candidates"]
     seed = int(params["random_state"])
@@ -279,10 +279,10 @@ def _best(rec: Mapping[str, Any], ids: list[int]) -> int:
 
 def _sub_record(rec: Mapping[str, Any], ids: list[int]) -> dict[str, Any]:
     """The record of ``rec``'s candidates ``ids`` alone (their settings of
-    :data:`~findrs.params.AUTOMATIC` and counts, the tags of the other CV axes dropped), for a
+    :data:`~findrs.select.params.AUTOMATIC` and counts, the tags of the other CV axes dropped), for a
     final fit from their scores (``RuleSetModel._fit_auto(record=...)``)."""
-    from .auto import _COUNTS
-    from .params import AUTOMATIC
+    from ..select.auto import _COUNTS
+    from ..select.params import AUTOMATIC
 
     cands = [{k: rec["candidates"][i][k] for k in (*AUTOMATIC, *_COUNTS)} for i in ids]
     best = ids.index(_best(rec, ids))
@@ -294,7 +294,7 @@ def _final(variant: tuple[Any, ...], y: np.ndarray, tgt: Any, rec: Mapping[str, 
     """The FIND-RS model fitted on every row from the scores of ``rec``'s candidates ``ids`` (the
     best-ranked whose support leaves a rule, its support scaled as in docs/semantics.md §9.4),
     as a fit cross-validating those candidates alone gives it."""
-    from .model import RuleSetModel
+    from ..models.model import RuleSetModel
 
     p, encoders, codes, coder = variant
     params = {**p, "method": "find-rs", "T": 1, "n_rules": None, "max_rules": None, "cv_T": 1, "auto": auto}
@@ -318,8 +318,8 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
     has more than :data:`MAX_VOTING_RULES` voting rules, ``model`` is returned. The rules,
     when fitted again, keep the best of ``best_of`` runs (docs/semantics.md §5.3), as
     ``exceptions=True``'s do; the exception rules are one run."""
-    from .exceptions import ExceptionsModel
-    from .params import AUTOMATIC
+    from ..models.exceptions import ExceptionsModel
+    from ..select.params import AUTOMATIC
 
     rec = model._cv
     pairs = exception_pairs(rec) if rec is not None else []

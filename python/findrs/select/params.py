@@ -20,7 +20,7 @@ the run of ``0..T`` with the most training rows right, and a model records the r
 automatic settings, else 1.
 
 Example:
-    >>> from findrs.params import check_params
+    >>> from findrs.select.params import check_params
     >>> check_params({"method": "bp", "T": 10})["n_rules"]
     'auto'
     >>> p = check_params({"encoding": "oh"})
@@ -40,11 +40,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import FindRSInputError
+from ..errors import FindRSInputError
 
-from .settings import (  # noqa: F401  (the table's checks and derived dicts, read here)
-    DEFAULTS, MAX_T, NOT_GIVEN, PARAMETERS, NotGiven, _Bool, _Choice, _Int, _Ratio, _Tolerance,
-)
+from ..settings import DEFAULTS, MAX_T, NOT_GIVEN, PARAMETERS, NotGiven, _Bool, _Choice, _Int, _Ratio, _Tolerance
 
 ABSENT_FROM_OLDER_FILES: dict[str, Any] = {
     "simplify": False,
@@ -109,7 +107,7 @@ training frames of up to ``2 * CV_ROWS`` rows (docs/semantics.md §9.4)."""
 CV_ROWS_LARGE = 12_000
 """The sample ``cv_rows="auto"`` takes on frames of more than ``2 * CV_ROWS`` training rows,
 where the 8,000-row sample picks coarser models (more support, simplified rules) than the rows
-support. With it the default folds are 3 (:func:`findrs.auto.default_folds`: above 10,000
+support. With it the default folds are 3 (:func:`findrs.select.auto.default_folds`: above 10,000
 rows), so the cross-validation costs what the 8,000-row sample's 5 folds cost. On 24,420 of
 Adult's rows, validated on the other 8,141 (training data only), 12,000 rows in 3 folds beat the
 8,000 rows in 5 by +.0016 over six seeds (five better, one worse by .0001); 12,000 rows in 5

@@ -1,7 +1,7 @@
 """Readable text of constraints and rules (docs/semantics.md §2, "Readable text").
 
 Every text says exactly what the constraint admits, values never seen in training included
-(whether an unseen value passes comes from the model's view, :attr:`findrs.view.Constraint.unseen_passes`,
+(whether an unseen value passes comes from the model's view, :attr:`findrs.export.view.Constraint.unseen_passes`,
 not from a rule of this module's own):
 
 - a categorical constraint reads ``a = v`` or ``a in {...}`` when no unseen value passes it;
@@ -17,7 +17,7 @@ not from a rule of this module's own):
   ``x = v`` with ``interval_ends="tight"``, ``lo <= x < hi`` with cuts, its ends printed
   exactly, and ``or x is null`` when null passes.
 
-Numbers are rounded for reading (:func:`findrs.encode.edge_texts`); ``exact=True`` prints each
+Numbers are rounded for reading (:func:`findrs.data.encode.edge_texts`); ``exact=True`` prints each
 bin boundary as the least number that falls above it (:attr:`FeatureEncoder.bin_starts`), so
 that the text, read with the ordinary meaning of ``<`` and ``>=``, is exactly the constraint.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .encode import FeatureEncoder, edge_texts, format_number
+from ..data.encode import FeatureEncoder, edge_texts, format_number
 from .view import Constraint
 
 

@@ -9,7 +9,7 @@ earlier candidate in the order built here (simpler settings first). A model keep
 fitted; :attr:`RuleSetModel.cv_results <findrs.RuleSetModel.cv_results>` is its :func:`table`.
 
 Example:
-    >>> from findrs.auto import candidates
+    >>> from findrs.select.auto import candidates
     >>> p = {"encoding": "av", "tolerance": "auto", "min_support": 0, "direction": "positive", "simplify": False,
     ...      "n_rules": None}
     >>> [c["tolerance"] for c in candidates(p, n_positives=50, n_negatives=50)]
@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import polars as pl
 
-from .errors import FindRSInputError
+from ..errors import FindRSInputError
 from .params import AUTOMATIC, PARAMETERS
 
 TOLERANCES: tuple[int | float, ...] = (0, 0.1, 0.2, 0.3, 0.4)
@@ -85,7 +85,7 @@ def tolerances(cv_rows_used: int) -> tuple[int | float, ...]:
 
 def candidates(params: Mapping[str, Any], *, n_positives: int, n_negatives: int) -> list[dict[str, Any]]:
     """Every combination of the values to try, one dict per candidate with a value for each of
-    :data:`~findrs.params.AUTOMATIC` (a fixed parameter appears with its one value). Order:
+    :data:`~findrs.select.params.AUTOMATIC` (a fixed parameter appears with its one value). Order:
     simpler first (AV before OH, lower tolerance, less support, the positive class, the
     paper's rules before simplified ones, the automatic K). ``n_positives`` and ``n_negatives`` count the training rows of the positive
     label and of the others that the cross-validation uses (its sample): above

@@ -9,7 +9,7 @@ included) and differ in how they evaluate the rules on the codes:
   (``FeatureEncoder.expr``), and predicts with the Rust core; the model travels in the kwargs (the core's
   JSON of its voting rules) and is parsed once per model, then cached. Eager prediction
   (``model.predict``) runs it too: it is findrs' one prediction path;
-- the **compiled** form prints the model's public view (:class:`findrs.view.Vote`) as plain
+- the **compiled** form prints the model's public view (:class:`findrs.export.view.Vote`) as plain
   Polars: each voting rule as ``all_horizontal`` of its constraints, each a comparison of the
   raw column with the values it allows (``FeatureEncoder.allows``: the same values the codes
   stand for, without a lookup per constraint), the votes as the weighted count of the vote's
@@ -29,12 +29,12 @@ from typing import Any, Iterator, Literal, Sequence
 import polars as pl
 from polars.plugins import register_plugin_function
 
-from .encode import FeatureEncoder
-from .errors import FindRSInputError
+from ..data.encode import FeatureEncoder
+from ..errors import FindRSInputError
 from .view import Vote
 
 Engine = Literal["auto", "plugin", "compiled"]
-_LIB = Path(__file__).parent
+_LIB = Path(__file__).resolve().parents[1]  # the package folder, where the extension sits
 # benchmarks/bench_predict.py, 100k connect-4 rows, plan + run: the plugin is as fast or faster
 # at every size (K = 8, 191 constraints: compiled 0.10 s, plugin 0.08 s; K = 64: 0.53 s against
 # 0.07 s; K = 1024: 9.5 s against 0.10 s), since Polars evaluates each constraint's encoder

@@ -11,19 +11,19 @@ from typing import Any, Iterator, Literal, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from .encode import encode_frame, fit_encoders
-from .errors import ContradictionWarning, FindRSInputError
-from .exceptions import ExceptionsModel
-from .fold_codes import fold_coder
-from .frames import as_polars
-from .model import FoldCoder, ModelPair, RuleSetModel
-from .multiclass import DEFAULT as _MULTICLASS_DEFAULT
-from .multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
-from .params import DEFAULTS, auto_best_of, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
+from ..data.encode import encode_frame, fit_encoders
+from ..errors import ContradictionWarning, FindRSInputError
+from ..models.exceptions import ExceptionsModel
+from ..data.fold_codes import fold_coder
+from ..data.frames import as_polars
+from ..models.model import FoldCoder, ModelPair, RuleSetModel
+from ..models.multiclass import DEFAULT as _MULTICLASS_DEFAULT
+from ..models.multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
+from ..select.params import DEFAULTS, auto_best_of, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
 from .progress import progress_bar
-from .settings import Settings, coerce
-from .target import binarize, class_indices
-from . import auto as _auto_mod
+from ..settings import Settings, coerce
+from ..data.target import binarize, class_indices
+from ..select import auto as _auto_mod
 from . import exceptions_cv as _exceptions_cv
 
 Method = Literal["find-rs", "bo", "bp"]
@@ -361,7 +361,7 @@ def _exceptions_mode(exceptions: Any, auto: Any) -> Any:
 def _choose_exceptions(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, tgt: Any, model: RuleSetModel,
                        codes: list[np.ndarray], coder: FoldCoder | None, n_jobs: int | None, best_of: int) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model``, or rules with exceptions when
-    the default fit's cross-validation scores them strictly higher (:func:`findrs.exceptions_cv.choose`).
+    the default fit's cross-validation scores them strictly higher (:func:`findrs.learning.exceptions_cv.choose`).
     ``codes`` / ``coder``: ``model``'s encoding; the other encodings its record lists are made
     again when the choice needs one (:func:`_encode_variant`). ``best_of``: the final FIND-RS
     fit's (docs/semantics.md §5.3), which the rules keep when they are fitted again (``model``
@@ -452,7 +452,7 @@ def _choose_combination(
     """``multiclass="auto"`` (docs/semantics.md §10): the combination whose FIND-RS model (the
     fit's settings, one run) classifies the most held-out rows in stratified cross-validation
     on the training rows, and the record of it (``None`` when a class has fewer than 2 rows:
-    then the first of :data:`~findrs.multiclass.COMBINATIONS`). ``combinations``: those
+    then the first of :data:`~findrs.models.multiclass.COMBINATIONS`). ``combinations``: those
     counted (the record's ``correct`` holds 0 for the others)."""
     folds = stratified_folds(classes, params["random_state"])
     if folds is None:
@@ -543,7 +543,7 @@ def _variants() -> Iterator[None]:
     what it built: the automatic cross-validation of the encodings (docs/semantics.md §9.4) and
     the choice of rules with exceptions (§9.6) ask for the same ones. The encoding is a
     function of those inputs, and its per-fold encoding caches each fold
-    (:func:`findrs.fold_codes.fold_coder`), so the answers are the encodings built anew, made
+    (:func:`findrs.data.fold_codes.fold_coder`), so the answers are the encodings built anew, made
     once; the memory is dropped when the block ends."""
     token = _VARIANTS.set({})
     try:
@@ -570,7 +570,7 @@ def _remember_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, 
 def _encode_variant(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, p: dict[str, Any]) -> Variant:
     """The frame encoded with ``p``'s ``bins``, ``numeric``, ``interval_ends`` and
     ``bin_edges``; with supervised bin edges, each fold of the cross-validation is encoded on
-    its own training rows (:mod:`findrs.fold_codes`, docs/semantics.md §9.4). Inside
+    its own training rows (:mod:`findrs.data.fold_codes`, docs/semantics.md §9.4). Inside
     :func:`_variants`, an encoding built before is not built again."""
     memory = _VARIANTS.get()
     key = _variant_key(df, features, y, p)
@@ -660,7 +660,7 @@ def _choose_vote(
     fold_codes: FoldCoder | None = None,
 ) -> RuleSetModel:
     """``method=None`` with automatic settings (docs/semantics.md §9.5): the budgeted BP vote
-    (:data:`~findrs.auto.VOTE_T` runs, K of :data:`~findrs.auto.VOTE_RULES`) with the settings and
+    (:data:`~findrs.select.auto.VOTE_T` runs, K of :data:`~findrs.select.auto.VOTE_RULES`) with the settings and
     encoding of ``model``, the FIND-RS winner (``codes``: the frame in that encoding;
     ``fold_codes``: its per-fold encoding, if its cross-validation had one), is
     cross-validated on the same sample and folds; it replaces ``model`` only when its best K has

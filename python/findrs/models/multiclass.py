@@ -39,10 +39,10 @@ from typing import Any, Literal, Sequence
 
 import polars as pl
 
-from . import report
-from .errors import FindRSInputError
-from .sql import _dialect, _double, _literal, _table_name, quote_identifier
-from .target import Target
+from ..export import report
+from ..errors import FindRSInputError
+from ..export.sql import _dialect, _double, _literal, _table_name, quote_identifier
+from ..data.target import Target
 
 __all__ = ["COMBINATIONS", "DEFAULT", "Combination", "Multiclass"]
 
@@ -199,7 +199,7 @@ def _summaries(
     model: Any, max_rules: int | None | EllipsisType, rule_width: int | None | EllipsisType
 ) -> tuple[str, list[str], list[report.Summary], list[str], str | None]:
     """What a display of a multiclass model shows: its title, the combination in plain words,
-    each class set's summary (titled by its class, as :func:`findrs.report.summary` gives it),
+    each class set's summary (titled by its class, as :func:`findrs.export.report.summary` gives it),
     the notes once for all sets, and the closing line of a decision list."""
     comb: Combination = model.combination
     sets = model.class_models

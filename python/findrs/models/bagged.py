@@ -28,16 +28,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import polars as pl
 
-from . import expressions
+from ..export import expressions
 from .base import Model
-from .config import Config, check_limit
-from .encode import check_columns
-from .errors import FindRSInputError
+from ..config import Config, check_limit
+from ..data.encode import check_columns
+from ..errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
-from .frames import as_polars
+from ..data.frames import as_polars
 from .model import RuleSetModel, prediction_expr, source_text
-from .sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
-from .target import Target
+from ..export.sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
+from ..data.target import Target
 
 FORMAT, FORMAT_VERSION = "findrs-bagged", 1
 Member = RuleSetModel | ExceptionsModel
@@ -123,7 +123,7 @@ class BaggedModel(Model):
     @property
     def rules(self) -> pl.DataFrame:
         """The distinct voting rules of the members, most shared first, then by text: the
-        columns of every model kind (:data:`findrs.base.RULES_COLUMNS`: ``id``, ``text``,
+        columns of every model kind (:data:`findrs.models.base.RULES_COLUMNS`: ``id``, ``text``,
         ``label`` (the label the rule argues for), ``kind`` (``"rule"``, or ``"exception"`` for
         a member's exception rule), ``constraints``, ``weight`` (how many members hold a rule
         with this text and label), ``train_positives`` / ``train_negatives`` (null: each member

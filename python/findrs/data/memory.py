@@ -20,7 +20,7 @@ import resource
 from pathlib import Path
 from typing import Sequence
 
-from .errors import FindRSMemoryError
+from ..errors import FindRSMemoryError
 
 
 def _meminfo_available() -> int | None:

@@ -11,7 +11,7 @@ one serialization; version 1 files are converted on load.
 
 A multiclass model (docs/semantics.md §10) holds the core's multiclass model: its class sets
 are binary models (:attr:`RuleSetModel.class_models`), its combination is printed by
-:mod:`findrs.multiclass`, and the core's plugin decides each row's class.
+:mod:`findrs.models.multiclass`, and the core's plugin decides each row's class.
 """
 
 from __future__ import annotations
@@ -30,19 +30,23 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import polars as pl
 
-from . import _core, auto, expressions, multiclass, report
-from .encode import FeatureEncoder, check_columns, encode_frame
+from .. import _core
+from ..select import auto
+from ..export import expressions
+from . import multiclass
+from ..export import report
+from ..data.encode import FeatureEncoder, check_columns, encode_frame
 from .base import Model
-from .errors import FindRSInputError
+from ..errors import FindRSInputError
 from .multiclass import Combination
-from .frames import as_polars
-from .memory import check_fit_memory, memory_error
-from .nearest import Nearest
-from .params import ABSENT_FROM_OLDER_FILES, MAX_T, check_params, _chosen_in_order
-from .sql import model_to_sql
-from .target import Target
-from .text import constraint_labels, constraint_text
-from .view import Constraint, Vote
+from ..data.frames import as_polars
+from ..data.memory import check_fit_memory, memory_error
+from ..export.nearest import Nearest
+from ..select.params import ABSENT_FROM_OLDER_FILES, MAX_T, check_params, _chosen_in_order
+from ..export.sql import model_to_sql
+from ..data.target import Target
+from ..export.text import constraint_labels, constraint_text
+from ..export.view import Constraint, Vote
 
 FORMAT = "findrs-model"
 
@@ -111,9 +115,9 @@ class RuleSetModel(Model):
     - BP only: :meth:`with_n_rules`, :meth:`pruning_curve`.
 
     Attributes:
-        encoders: one :class:`~findrs.encode.FeatureEncoder` per feature, in model order.
-        target: the :class:`~findrs.target.Target` (column, labels).
-        params: the fit's parameters (see :mod:`findrs.params`).
+        encoders: one :class:`~findrs.data.encode.FeatureEncoder` per feature, in model order.
+        target: the :class:`~findrs.data.target.Target` (column, labels).
+        params: the fit's parameters (see :mod:`findrs.select.params`).
 
     Example:
         >>> import findrs
@@ -221,7 +225,7 @@ class RuleSetModel(Model):
     ) -> "RuleSetModel":
         """Cross-validates the candidates of ``params["auto"]`` in the core, fits the best on all
         rows and records what was tried; ``params["cv"]`` ``None`` means
-        :func:`findrs.auto.default_folds` of the rows the cross-validation uses, at most the rows
+        :func:`findrs.select.auto.default_folds` of the rows the cross-validation uses, at most the rows
         of the smaller class. With more than ``params["cv_rows"]``
         rows, the cross-validation uses a stratified sample of that many, and an automatic
         ``min_support`` is scaled to all rows (docs/semantics.md §9.4). ``fold_codes``: each
@@ -283,10 +287,10 @@ class RuleSetModel(Model):
         """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
         sampled, final support). ``cands``: the candidates to try (default: those of
-        ``params``, :func:`findrs.auto.candidates`). ``fold_codes``: fold ``f`` of the
+        ``params``, :func:`findrs.select.auto.candidates`). ``fold_codes``: fold ``f`` of the
         cross-validation is read from ``fold_codes(rows)``, the encoding fitted on ``rows``
         (a mask of the training rows: all but ``f``'s held-out rows; docs/semantics.md §9.4).
-        ``record`` (with ``final_fit``): a record of this cross-validation (:func:`findrs.auto.record`);
+        ``record`` (with ``final_fit``): a record of this cross-validation (:func:`findrs.select.auto.record`);
         its candidates and scores are passed to the core, which fits from them without
         cross-validating. The final fit keeps the best of ``params["best_of"]`` runs
         (docs/semantics.md §5.3); the last item is then the run kept and every run's training
@@ -452,7 +456,7 @@ class RuleSetModel(Model):
     @property
     def combination(self) -> Combination:
         """How a multiclass model's class sets decide a row (see
-        :class:`findrs.multiclass.Combination`).
+        :class:`findrs.models.multiclass.Combination`).
 
         Raises:
             FindRSInputError: the model is binary.
@@ -558,7 +562,7 @@ class RuleSetModel(Model):
     @property
     def vote(self) -> Vote:
         """How the voting rules decide a row: their constraints, the vote groups and weights, the
-        threshold and the decision scale (see :class:`findrs.view.Vote`). Exporters print this.
+        threshold and the decision scale (see :class:`findrs.export.view.Vote`). Exporters print this.
 
         Example:
             >>> import findrs
@@ -989,7 +993,7 @@ class RuleSetModel(Model):
         fewest conditions the row fails, among those that do not hold on it; the heavier on a
         tie) and ``failed_conditions`` (``List[String]``: exactly the conditions of that rule
         the row fails, in feature order); both null on rows predicted positive
-        (docs/semantics.md §6). NumPy computes it batch by batch (:mod:`findrs.nearest`), about
+        (docs/semantics.md §6). NumPy computes it batch by batch (:mod:`findrs.export.nearest`), about
         one operation per condition of the voting rules for each negative row: meant for the
         rows you look at.
 
@@ -1037,7 +1041,7 @@ class RuleSetModel(Model):
         """The model as a SQL expression (or, with ``table``, a ``SELECT``) computing exactly what
         ``predict`` computes (``output="votes"``: the integer votes, ``"decision"``:
         ``decision_function``), for ``dialect`` ``"duckdb"`` or ``"sqlite"``; see
-        :func:`findrs.sql.model_to_sql`.
+        :func:`findrs.export.sql.model_to_sql`.
 
         Raises:
             FindRSInputError: an unknown dialect or output.
@@ -1050,7 +1054,7 @@ class RuleSetModel(Model):
 
         A multiclass model's SQL gives its labels (``output="predict"`` only): each class set's
         votes as that set's ``to_sql(output="votes")`` prints them, combined as
-        :func:`findrs.multiclass.combination_sql` says.
+        :func:`findrs.models.multiclass.combination_sql` says.
         """
         if self.target.classes is not None:
             if output != "predict":
@@ -1067,7 +1071,7 @@ class RuleSetModel(Model):
     def rules(self) -> pl.DataFrame:
         """The rules as a table, heaviest first for BO/BP (docs/semantics.md §6).
 
-        Columns (those of every model kind, :data:`findrs.base.RULES_COLUMNS`): ``id``,
+        Columns (those of every model kind, :data:`findrs.models.base.RULES_COLUMNS`): ``id``,
         ``text``, ``label`` (the label the rule describes: :attr:`positive`, or a multiclass
         model's class), ``kind`` (``"rule"``), ``constraints`` (list of ``{feature, values}``
         structs, values as text), ``weight`` (alpha: how many runs found the rule; 1 for
@@ -1825,7 +1829,7 @@ def _core_options(function: str, p: dict[str, Any], n_jobs: int | None, **given:
     threads (``findrs/_core.pyi``'s ``FitOptions``, ``FitRunsOptions``, ``MulticlassOptions``,
     ``AutoOptions``; the core refuses a key it does not read): the method, runs, seed, order,
     widening and threads of every fit; but for ``fit_auto`` (which takes its settings per
-    candidate) the fixed setting's run rules (:func:`findrs.auto.core_setting`: tolerance,
+    candidate) the fixed setting's run rules (:func:`findrs.select.auto.core_setting`: tolerance,
     share tolerance, support, simplification); for ``fit`` and ``fit_multiclass`` which rules
     vote (BP's K or accuracy ratio, the rule budget); for ``fit`` FIND-RS's run and best of
     runs; for ``fit_auto`` the cross-validation's runs, sample and support scaling and the
@@ -1867,7 +1871,7 @@ def _schema(encoders: Sequence[FeatureEncoder], encoding: str) -> tuple[list[int
 @contextlib.contextmanager
 def _memory_errors(encoders: Sequence[FeatureEncoder], encoding: str, labels: np.ndarray) -> Iterator[None]:
     """Refuses a fit that needs more memory than is available, before the core allocates it,
-    and turns an allocation the core could not make into the same error (findrs.memory)."""
+    and turns an allocation the core could not make into the same error (findrs.data.memory)."""
     n_pos = int(labels.sum())
     sizes, kinds, null_seen = _schema(encoders, encoding)
     needed = _core.fit_bytes(sizes, kinds, n_pos, len(labels) - n_pos, null_seen)

@@ -17,7 +17,7 @@ The expression reads the raw feature columns (no encoding step) and follows sema
   (``x >= lo AND x <= hi``; a cut end ``x < c``), null (and NaN) passing only when the
   constraint says so.
 
-The votes are printed from the model's public view (:class:`findrs.view.Vote`): the weighted
+The votes are printed from the model's public view (:class:`findrs.export.view.Vote`): the weighted
 count of the vote's groups of which some rule holds (FIND-RS: its one group, so the
 prediction is a ``CASE`` over the rules; BO: the distinct runs, each counted as often as it
 occurs; BP: each voting rule with its weight), compared with the view's threshold; the
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 import warnings
 from typing import Any, Sequence
 
-from .encode import FeatureEncoder
-from .errors import FindRSInputError
-from .target import Target
+from ..data.encode import FeatureEncoder
+from ..errors import FindRSInputError
+from ..data.target import Target
 from .text import interval_span
 from .view import Constraint, Vote
 

@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from .errors import FindRSInputError, IdentifierWarning
+from ..errors import FindRSInputError, IdentifierWarning
 from .frames import column
 
 _CATEGORICAL_DTYPES = (pl.String, pl.Categorical, pl.Enum, pl.Boolean)
