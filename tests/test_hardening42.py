@@ -91,3 +91,36 @@ def test_bagged_sql_keeps_a_newline_in_a_literal() -> None:
     bag = findrs.fit_bagged(df, "y", n_estimators=3, random_state=0, auto=False)
     assert bag.predict(df).to_list() == [True, False, True, False, False, True]
     _same_as_predict(bag, df)
+
+
+# --------------------------------------------------------------------------- 3. default fits reload
+_NINE = pl.DataFrame({
+    "a": ["y", "z", "y", "z", "y", "y", "x", "y"], "b": ["p", "p", "p", "p", "q", "q", "p", "p"],
+    "c": [1, 1, 0, 3, 3, 3, 0, 2], "y": [False, False, False, False, True, False, True, False]})
+
+
+def _round_trips(m, df: pl.DataFrame) -> None:
+    back = type(m).from_json(m.to_json())
+    assert back.predict(df).to_list() == m.predict(df).to_list()
+    assert back.to_json() == m.to_json()
+
+
+def test_default_exceptions_model_whose_pick_left_no_rule_reloads() -> None:
+    """The pair's rules candidate (support 2) left no rule on every row, so the rules are the
+    next-ranked candidate's: the record named the pick's settings, which the loader refused."""
+    m = findrs.fit(_NINE, "y", random_state=2)
+    assert isinstance(m, findrs.ExceptionsModel)
+    _round_trips(m, _NINE)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(6, 14), data=st.data())
+def test_default_fits_of_small_frames_round_trip(n: int, data) -> None:
+    rows = st.lists(st.integers(0, 2), min_size=n, max_size=n)
+    df = pl.DataFrame({"a": [["x", "y", "z"][i] for i in data.draw(rows)],
+                       "b": [["p", "q", "p"][i] for i in data.draw(rows)],
+                       "c": data.draw(rows), "y": [i == 0 for i in data.draw(rows)]})
+    if df["y"].n_unique() < 2:
+        return
+    m = findrs.fit(df, "y", random_state=data.draw(st.integers(0, 2**32)))
+    _round_trips(m, df)
