@@ -124,3 +124,20 @@ def test_default_fits_of_small_frames_round_trip(n: int, data) -> None:
         return
     m = findrs.fit(df, "y", random_state=data.draw(st.integers(0, 2**32)))
     _round_trips(m, df)
+
+
+# --------------------------------------------------------------------------- 8. quantiles of +-max
+@pytest.mark.parametrize("kw", [dict(auto=False), dict(auto=False, bins=3), {}])
+def test_quantile_edges_of_a_column_spanning_the_doubles_warn_nothing(kw) -> None:
+    """np.quantile's interpolation between -1.79e308 and 1.79e308 overflowed (a RuntimeWarning
+    out of fit, and non-finite edges); the edges are now finite and in order."""
+    big = 1.7976931348623157e308
+    df = pl.DataFrame({"x": [-big, big] * 4, "y": [True, False, False, True, True, False, True, False]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", findrs.ContradictionWarning)
+        m = findrs.fit(df, "y", bin_edges="quantile", random_state=0, **kw)
+    for e in m.encoders:
+        if e.edges is not None:
+            assert all(-big <= a <= b <= big for a, b in zip(e.edges, e.edges[1:])), e.edges
+    assert len(m.predict(df)) == 8

@@ -887,7 +887,16 @@ def data_edges_of(
     finite = np.isfinite(x)
     values = x[finite]
     if how == "quantile":
-        inner = [float(q) for q in np.quantile(values, np.arange(1, bins) / bins, method="linear")]
+        at = np.arange(1, bins) / bins
+        with np.errstate(over="ignore", invalid="ignore"):
+            qs = np.quantile(values, at, method="linear")
+        if not np.isfinite(qs).all():
+            # Values spanning more than the largest double (e.g. +-1.79e308): the interpolation's
+            # difference overflowed. The quantiles of the halves, doubled, within the values.
+            with np.errstate(over="ignore"):
+                halves = np.quantile(values / 2, at, method="linear") * 2
+            qs = np.where(np.isfinite(qs), qs, np.clip(halves, values.min(), values.max()))
+        inner = [float(q) for q in qs]
     else:
         if labels is None or len(labels) != len(x):
             raise FindRSInputError("bin_edges='supervised' needs the training labels of every row")
