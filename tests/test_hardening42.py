@@ -141,3 +141,32 @@ def test_quantile_edges_of_a_column_spanning_the_doubles_warn_nothing(kw) -> Non
         if e.edges is not None:
             assert all(-big <= a <= b <= big for a, b in zip(e.edges, e.edges[1:])), e.edges
     assert len(m.predict(df)) == 8
+
+
+# --------------------------------------------------------------------------- 5. infinities
+def _with_infinity(classes: int) -> pl.DataFrame:
+    x = [float(i % 7) for i in range(24)]
+    x[3], x[10] = float("inf"), float("-inf")
+    return pl.DataFrame({"x": x, "a": [["p", "q", "r"][i % 3] for i in range(24)],
+                         "y": [(i * 5 // 3) % classes for i in range(24)]})
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("kw", [{}, dict(auto=True), dict(method="bp"), dict(bin_edges="quantile"),
+                                dict(numeric="bins"), dict(auto=False), "bagged"])
+def test_an_infinity_does_not_fail_the_automatic_settings(classes: int, kw) -> None:
+    """The interval candidate of the automatic settings refused the column ("holds an
+    infinity ... or fit with numeric='bins'") though bins take it: it is skipped."""
+    df = _with_infinity(classes)
+    positive = 1 if classes == 2 else None
+    if kw == "bagged":
+        m = findrs.fit_bagged(df, "y", 1, n_estimators=3, random_state=0)
+    else:
+        m = findrs.fit(df, "y", positive, random_state=0, **kw)
+    assert type(m).from_json(m.to_json()).predict(df).to_list() == m.predict(df).to_list()
+    assert all(e.kind != "interval" for e in getattr(m, "encoders", []) if e.name == "x")
+
+
+def test_an_infinity_is_still_refused_where_intervals_are_asked_for() -> None:
+    with pytest.raises(FindRSInputError, match="infinity"):
+        findrs.fit(_with_infinity(2), "y", 1, numeric="interval", random_state=0)
