@@ -170,3 +170,138 @@ def test_an_infinity_does_not_fail_the_automatic_settings(classes: int, kw) -> N
 def test_an_infinity_is_still_refused_where_intervals_are_asked_for() -> None:
     with pytest.raises(FindRSInputError, match="infinity"):
         findrs.fit(_with_infinity(2), "y", 1, numeric="interval", random_state=0)
+
+
+# --------------------------------------------------------------------------- 1. corrupt model files
+import json as _json
+import os as _os
+import subprocess as _subprocess
+import sys as _sys
+
+_WORKER = r'''
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))  # a runaway allocation fails fast
+import findrs
+from findrs.errors import FindRSInputError
+loaders = {"findrs-model": findrs.RuleSetModel, "findrs-exceptions": findrs.ExceptionsModel,
+           "findrs-bagged": findrs.BaggedModel}
+print("ready", flush=True)
+for line in sys.stdin:
+    text = json.loads(line)
+    try:
+        fmt = json.loads(text).get("format")
+        loaders.get(fmt, findrs.RuleSetModel).from_json(text)
+        out = "ok"
+    except FindRSInputError:
+        out = "refused"
+    except BaseException as e:
+        out = f"{type(e).__name__}: {str(e)[:300]}"
+    print(out, flush=True)
+'''
+
+
+class _Loader:
+    """A child process that loads documents, so that an abort fails the test, not pytest."""
+
+    def __init__(self) -> None:
+        self.proc: _subprocess.Popen | None = None
+
+    def load(self, text: str) -> str:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = _subprocess.Popen([_sys.executable, "-c", _WORKER], stdin=_subprocess.PIPE,
+                                          stdout=_subprocess.PIPE, text=True, env={**_os.environ})
+            assert self.proc.stdout.readline().strip() == "ready"
+        self.proc.stdin.write(_json.dumps(text) + "\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline().strip()
+        if not out:
+            code = self.proc.wait(timeout=60)
+            return f"the loader died (exit {code})"
+        return out
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def loader():
+    worker = _Loader()
+    yield worker
+    worker.close()
+
+
+def _documents() -> list[str]:
+    from findrs.datasets import tic_tac_toe
+    df = tic_tac_toe().gather_every(8)
+    x = pl.DataFrame({"x": [float(i % 9) for i in range(40)], "c": [["p", "q", None][i % 3] for i in range(40)],
+                      "y": [(i % 9) % 3 for i in range(40)]})
+    return [
+        findrs.fit(df, "class", "positive", method="bo", T=3, random_state=0, auto=False).to_json(),
+        findrs.fit(df, "class", "positive", method="bp", T=5, encoding="oh", random_state=0, auto=False).to_json(),
+        findrs.fit(x, "y", 1, numeric="interval", method="bp", T=3, random_state=0, auto=False).to_json(),
+        findrs.fit(x, "y", random_state=0, auto=False).to_json(),  # multiclass
+        findrs.fit(x, "y", 1, random_state=0).to_json(),  # automatic settings, a cv record
+        findrs.fit(df, "class", "positive", exceptions=True, random_state=0, auto=False).to_json(),
+        findrs.fit_bagged(x, "y", 1, n_estimators=2, random_state=0, auto=False).to_json(),
+    ]
+
+
+_DOCS: list[str] = []
+
+
+def _int_paths(node, path=()):
+    if isinstance(node, bool):
+        return
+    if isinstance(node, int):
+        yield path
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield from _int_paths(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _int_paths(v, (*path, i))
+
+
+_SIZES = {"domains", "n_rules", "T", "classes", "default", "class", "weight", "total_weight", "feature", "bins",
+          "n_estimators"}
+"""The keys under which a number sizes something (a domain, K, T, a class count...)."""
+
+HUGE = st.one_of(
+    st.sampled_from([2**32 - 1, 2**32 - 2, 3 * 2**30, 2**31, 2**31 - 1, 2**28, 10**9]),  # u32, huge to allocate
+    st.sampled_from([2**32, 2**63, 2**64 + 5, -1, -(2**63), 10**18, 10**40, 0]),  # out of range, or none
+    st.integers(),
+)
+
+
+def test_the_issue_domain_is_refused(loader) -> None:
+    """The issue's file: domains[0] = 4294967295 aborted the interpreter (16 GiB in Schema)."""
+    if not _DOCS:
+        _DOCS.extend(_documents())
+    doc = _json.loads(_DOCS[0])
+    doc["model"]["schema"]["domains"][0] = 4294967295
+    assert loader.load(_json.dumps(doc)) == "refused"
+    with pytest.raises(FindRSInputError):
+        findrs.RuleSetModel.from_json(_json.dumps(doc))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_corrupt_sizes_are_refused_never_abort(loader, data) -> None:
+    """Any number of a real model's document replaced by a huge, negative or overflowing one:
+    the document loads or is refused with FindRSInputError; the loader never dies."""
+    if not _DOCS:
+        _DOCS.extend(_documents())
+    text = data.draw(st.sampled_from(_DOCS))
+    doc = _json.loads(text)
+    paths = list(_int_paths(doc))
+    sizes = [p for p in paths if _SIZES.intersection(map(str, p))] or paths
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(sizes if data.draw(st.booleans()) else paths))
+        node = doc
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = data.draw(HUGE)
+    out = loader.load(_json.dumps(doc))
+    assert out in ("ok", "refused"), out
