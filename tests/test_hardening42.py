@@ -305,3 +305,45 @@ def test_corrupt_sizes_are_refused_never_abort(loader, data) -> None:
         node[path[-1]] = data.draw(HUGE)
     out = loader.load(_json.dumps(doc))
     assert out in ("ok", "refused"), out
+
+
+# --------------------------------------------------------------------------- 4. Int128 / UInt64 literals
+_EXTREMES = {pl.Int128: [-(2**127), 2**127 - 1, -(2**100), 2**100, 2**63, -(2**63) - 1],
+             pl.UInt64: [2**64 - 1, 2**63, 2**63 + 1, 2**64 - 2]}
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(dtype=st.sampled_from([pl.Int128, pl.UInt64]), data=st.data())
+def test_compiled_paths_type_their_literals_as_the_column(dtype, data) -> None:
+    """A rule such as 'x in {1, 2} or x is unseen' on an Int128 (or UInt64) column listed its
+    values as a Python list, whose dtype Polars infers from its first values (Int64): to_expr,
+    the compiled predict and decision raised TypeError; they now predict as ``predict``."""
+    small = data.draw(st.lists(st.integers(0, 50), min_size=2, max_size=3, unique=True))
+    big = data.draw(st.lists(st.sampled_from(_EXTREMES[dtype]), min_size=2, max_size=4, unique=True))
+    values = sorted(small + big)
+    n = 3 * len(values)
+    x = [values[i % len(values)] for i in range(n)]
+    pick = set(data.draw(st.lists(st.sampled_from(values), min_size=1, max_size=len(values) - 1)))
+    z = [["a", "b"][i % 2] for i in range(n)]
+    df = pl.DataFrame({"x": pl.Series(x, dtype=dtype), "z": z, "y": [v in pick for v in x]})
+    multi = df.with_columns(pl.Series("y", [values.index(v) % 3 for v in x]))
+    test = pl.DataFrame({"x": pl.Series([*values, 7777], dtype=dtype), "z": ["a"] * (len(values) + 1)})
+    for frame, positive in ((df, True), (multi, None)):
+        if frame["y"].n_unique() < (2 if positive else 3):
+            continue
+        m = findrs.fit(frame, "y", positive, encoding="oh", auto=False, random_state=0)
+        expected = m.predict(test).to_list()
+        assert test.select(m.to_expr()).to_series().to_list() == expected
+        assert test.select(m.predict_expr(engine="compiled")).to_series().to_list() == expected
+        assert test.select(m.predict_expr(engine="plugin")).to_series().to_list() == expected
+        if positive:
+            assert (test.select(m.decision_expr(engine="compiled")).to_series().to_list()
+                    == m.decision_function(test).to_list())
+
+
+def test_the_issue_int128_rule_compiles() -> None:
+    x = pl.Series([1, 2, 2**100, 2**101, -5, 1, 2, 2**100, 2**101, -5], dtype=pl.Int128)
+    df = pl.DataFrame({"x": x, "y": [v in (-5, 2) for v in x.to_list()]})
+    m = findrs.fit(df, "y", True, encoding="oh", auto=False, random_state=0)
+    assert df.select(m.to_expr()).to_series().to_list() == m.predict(df).to_list()
+    assert df.select(m.predict_expr(engine="compiled")).to_series().to_list() == m.predict(df).to_list()

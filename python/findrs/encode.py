@@ -358,11 +358,12 @@ class FeatureEncoder:
         if values.len() == 0:
             test = pl.lit(not hit)
         elif values.len() == 1:
-            test = key == values[0] if hit else key != values[0]
+            one = pl.lit(values[0], dtype)  # typed as the key: an Int128 value beyond Int64 too
+            test = key == one if hit else key != one
         else:
-            # A Python list is a collection for every Polars from 1.25 on (an imploded literal
-            # is per-row before 1.28; a same-dtype Series is deprecated after).
-            inside = key.is_in(values.to_list())
+            # The values as one list of the key's dtype (a Python list's dtype is inferred from
+            # its first values: Int64 for [1, 2**100], a TypeError).
+            inside = key.is_in(values.implode())
             test = inside if hit else ~inside
         return pl.when(missing).then(pl.lit(null_ok)).otherwise(test)
 
