@@ -347,3 +347,47 @@ def test_the_issue_int128_rule_compiles() -> None:
     m = findrs.fit(df, "y", True, encoding="oh", auto=False, random_state=0)
     assert df.select(m.to_expr()).to_series().to_list() == m.predict(df).to_list()
     assert df.select(m.predict_expr(engine="compiled")).to_series().to_list() == m.predict(df).to_list()
+
+
+# --------------------------------------------------------------------------- 6. unlucky bootstrap samples
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(8, 20), seed=st.integers(0, 2**16), data=st.data())
+def test_a_bag_fits_whenever_fit_fits(n: int, seed: int, data) -> None:
+    """Members whose bootstrap sample lost a rare class of a target of more than two classes
+    tripped the bag's own label check, and members whose sample held no finite value of a
+    column failed to bin it ("no finite value to bin"), though ``fit`` fits the frame."""
+    labels = ["a", "b"] * n
+    labels[data.draw(st.integers(0, n - 1))] = "rare"
+    x = [float("nan")] * n
+    for i in data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=2)):
+        x[i] = float(i) + 0.5
+    df = pl.DataFrame({"x": x, "c": [["p", "q", "r"][i % 3] for i in range(n)], "y": labels[:n]})
+    if "rare" not in df["y"].to_list():
+        return
+    positive = data.draw(st.sampled_from(["a", "b"]))
+    kw = data.draw(st.sampled_from([{}, dict(auto=False)]))
+    try:
+        findrs.fit(df, "y", positive, random_state=seed, **kw)
+    except FindRSInputError:
+        return
+    bag = findrs.fit_bagged(df, "y", positive, n_estimators=3, random_state=seed, **kw)
+    assert bag.target.negative is None
+    assert findrs.BaggedModel.from_json(bag.to_json()).predict(df).to_list() == bag.predict(df).to_list()
+
+
+def test_a_bag_of_a_three_class_target_fits_on_every_seed() -> None:
+    """The issue's frame: 4 of 5 seeds failed on a member's sample that missed 'z'."""
+    df = pl.DataFrame({"a": [["p", "q", "r"][i % 3] for i in range(12)], "b": [["u", "v"][i % 2] for i in range(12)],
+                       "y": ["x"] * 6 + ["y"] * 5 + ["z"]})
+    for seed in range(5):
+        bag = findrs.fit_bagged(df, "y", "x", n_estimators=5, random_state=seed)
+        assert len(bag.predict(df)) == 12
+
+
+def test_a_bag_fits_a_column_of_few_finite_values() -> None:
+    """Seeds 2 and 4 drew a member's sample without any of x's three finite values."""
+    x = [1.5, 2.5, 3.5] + [float("nan")] * 27
+    df = pl.DataFrame({"x": x, "a": [["p", "q", "r"][i % 3] for i in range(30)], "y": [i % 2 == 0 for i in range(30)]})
+    for seed in range(6):
+        bag = findrs.fit_bagged(df, "y", n_estimators=5, random_state=seed)
+        assert findrs.BaggedModel.from_json(bag.to_json()).predict(df).to_list() == bag.predict(df).to_list()
