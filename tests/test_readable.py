@@ -184,8 +184,9 @@ def test_oh_set_reads_as_the_shorter_form() -> None:
 def test_binned_text_merges_adjacent_bins() -> None:
     x = pl.Series("x", [0.0, 1.0, 2.0, 3.0, 4.0, 7.0, 8.0, 9.0, 10.0])  # bins 5, 6 empty
     enc = FeatureEncoder.fit(x, bins=10)
-    assert enc.values == (0, 1, 2, 3, 4, 7, 8, 9)
-    code = {b: c for c, b in enumerate(enc.values)}
+    # More bins than values: the empty bins 5 and 6 are one bin (encode.occupied_bins).
+    assert enc.values == (0, 1, 2, 3, 4, 6, 7, 8) and len(enc.edges) == 10
+    code = {b: c for c, b in enumerate((0, 1, 2, 3, 4, 7, 8, 9))}  # the ten bins' codes
     assert constraint_text(enc, Constraint(0, (code[1], code[2], code[3]), False)) == "1 <= x < 4"
     assert constraint_text(enc, Constraint(0, (code[4], code[7]), False)) == "(4 <= x < 5 or 7 <= x < 8)"
     # Unseen values (empty bins, null) pass: the allowed run 4..8 swallows the empty bins 5, 6.

@@ -358,11 +358,12 @@ class FeatureEncoder:
         if values.len() == 0:
             test = pl.lit(not hit)
         elif values.len() == 1:
-            test = key == values[0] if hit else key != values[0]
+            one = pl.lit(values[0], dtype)  # typed as the key: an Int128 value beyond Int64 too
+            test = key == one if hit else key != one
         else:
-            # A Python list is a collection for every Polars from 1.25 on (an imploded literal
-            # is per-row before 1.28; a same-dtype Series is deprecated after).
-            inside = key.is_in(values.to_list())
+            # The values as one list of the key's dtype (a Python list's dtype is inferred from
+            # its first values: Int64 for [1, 2**100], a TypeError).
+            inside = key.is_in(values.implode())
             test = inside if hit else ~inside
         return pl.when(missing).then(pl.lit(null_ok)).otherwise(test)
 
@@ -779,6 +780,23 @@ def _enum_cast_refuses_numbers() -> bool:
     return False
 
 
+def occupied_bins(edges: Sequence[float], occupied: Sequence[int]) -> tuple[tuple[float, ...], list[int]]:
+    """``edges`` without the inner edges between two bins no training value occupies, and the
+    occupied bins' indices among the bins left: every value falls in an occupied bin exactly as
+    before, and any other value in a bin none occupies (an unseen value, as before), so the
+    codes are the same, but bins beyond the column's distinct values cost nothing (1,000,000
+    bins over 20 rows made to_sql take 25 s and to_json 19 MB).
+
+    Example:
+        >>> occupied_bins((0.0, 1.0, 2.0, 3.0, 4.0, 5.0), [0, 4])
+        ((0.0, 1.0, 4.0, 5.0), [0, 2])
+    """
+    taken = set(occupied)
+    kept = [0] + [i for i in range(1, len(edges) - 1) if i - 1 in taken or i in taken] + [len(edges) - 1]
+    bin_of = {b: j for j, b in enumerate(kept[:-1])}  # an occupied bin starts at a kept edge
+    return tuple(edges[i] for i in kept), [bin_of[b] for b in occupied]
+
+
 def _edges(lo: float, hi: float, bins: int) -> tuple[float, ...]:
     """``bins + 1`` equal-width edges from ``lo`` to ``hi``: NumPy's ``linspace``, as
     KBinsDiscretizer computes them. When ``hi - lo`` overflows a double (values near +-1e308)
@@ -887,7 +905,16 @@ def data_edges_of(
     finite = np.isfinite(x)
     values = x[finite]
     if how == "quantile":
-        inner = [float(q) for q in np.quantile(values, np.arange(1, bins) / bins, method="linear")]
+        at = np.arange(1, bins) / bins
+        with np.errstate(over="ignore", invalid="ignore"):
+            qs = np.quantile(values, at, method="linear")
+        if not np.isfinite(qs).all():
+            # Values spanning more than the largest double (e.g. +-1.79e308): the interpolation's
+            # difference overflowed. The quantiles of the halves, doubled, within the values.
+            with np.errstate(over="ignore"):
+                halves = np.quantile(values / 2, at, method="linear") * 2
+            qs = np.where(np.isfinite(qs), qs, np.clip(halves, values.min(), values.max()))
+        inner = [float(q) for q in qs]
     else:
         if labels is None or len(labels) != len(x):
             raise FindRSInputError("bin_edges='supervised' needs the training labels of every row")
@@ -963,7 +990,8 @@ def fit_encoders(
             # Bin edges span the finite values; infinities fall into the end bins.
             x = _float(col)
             finite = x.filter(x.is_finite())
-            stats += [finite.min().alias(f"{name}\0min"), finite.max().alias(f"{name}\0max")]
+            stats += [finite.min().alias(f"{name}\0min"), finite.max().alias(f"{name}\0max"),
+                      finite.n_unique().alias(f"{name}\0distinct")]
             stats.append(x.is_infinite().any().alias(f"{name}\0inf"))
         if family == "float":
             # A float column of 0s and 1s (what one-hot encoders emit) is categorical.
@@ -1042,8 +1070,11 @@ def fit_encoders(
             known = b[1:] if has_null else b
             null = (None,) if has_null else ()
             if enc.kind == "binned":
-                values = tuple(int(v) for v in known) + null
-                encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, enc.edges, enc.family)
+                edges, known = enc.edges, [int(v) for v in known]
+                if len(edges) - 1 > row[f"{enc.name}\0distinct"]:
+                    edges, known = occupied_bins(edges, known)
+                values = tuple(known) + null
+                encoders[i] = FeatureEncoder(enc.name, enc.dtype, "binned", values, edges, enc.family)
                 continue
             # Compared as doubles; an integer column keeps whole-number values (within 2^53,
             # where every integer is a double; beyond it the values are written as floats).

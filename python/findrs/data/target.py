@@ -168,12 +168,16 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
             f"FIND-RS needs negative rows too"
         )
     others = [c for c in classes if c != positive]
-    negative = others[0] if len(others) == 1 else None
+    negative = others[0] if len(others) == 1 and not _ONE_VS_REST.get() else None
     return y, Target(target, str(df.schema[target]), positive, negative)
 
 
 # An integer target with more distinct values than this reads as a quantity, not classes.
 _MANY_NUMBERS = 20
+
+# True while fit_bagged fits the members of a one-vs-rest vote: a bootstrap sample that holds two
+# of the target's classes is still that target's one-vs-rest (no negative label).
+_ONE_VS_REST: ContextVar[bool] = ContextVar("findrs_one_vs_rest", default=False)
 
 # True while FindRSClassifier fits: its multiclass target column holds class indices (scikit-learn
 # already refused continuous labels), so many numbers there are classes, not a quantity.

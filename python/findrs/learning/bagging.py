@@ -12,12 +12,13 @@ import warnings
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from ..models.bagged import BaggedModel, Member
 from ..errors import FindRSInputError
 from ..data.frames import as_polars
 from .learn import fit
-from ..data.target import binarize
+from ..data.target import _ONE_VS_REST, binarize
 
 
 def fit_bagged(
@@ -81,17 +82,59 @@ def fit_bagged(
     seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else int(random_state)
     rng = np.random.default_rng(seed)
     by_class = [np.flatnonzero(y), np.flatnonzero(~y)]
+    finite = _finite_columns(df, target, kwargs.get("features"))
     members: list[Member] = []
     caught: dict[type, warnings.WarningMessage] = {}
     for _ in range(int(n_estimators)):
-        rows = np.sort(np.concatenate([rng.choice(idx, size=len(idx), replace=True) for idx in by_class]))
+        rows = _sample(rng, by_class, finite)
         member_seed = int(rng.integers(0, 2**31 - 1))
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            members.append(fit(df[rows], target, tgt.positive, random_state=member_seed, **kwargs))
+        # A sample that lost a class of a target of more than two is still its one-vs-rest.
+        one_vs_rest = _ONE_VS_REST.set(tgt.negative is None)
+        try:
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                members.append(fit(df[rows], target, tgt.positive, random_state=member_seed, **kwargs))
+        finally:
+            _ONE_VS_REST.reset(one_vs_rest)
         for w in seen:
             caught.setdefault(w.category, w)
     for w in caught.values():  # each kind once, as the first member saw it
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return BaggedModel(members, tgt, {"n_estimators": int(n_estimators), "random_state": seed,
                                       "bootstrap": "stratified"})
+
+
+_MAX_DRAWS = 1000
+"""Bootstrap samples :func:`_sample` draws at most for one member."""
+
+
+def _finite_columns(df: pl.DataFrame, target: str, features: Any) -> dict[str, np.ndarray]:
+    """Per numeric feature column (``features``: :func:`findrs.fit`'s, ``None`` for every column
+    but the target) holding a finite value, which rows hold one: each member's sample must hold
+    one too, or its binning has nothing to bin (:func:`findrs.fit` accepts the frame)."""
+    names = [features] if isinstance(features, str) else [c for c in df.columns if c != target] if features is None \
+        else list(features)
+    out = {}
+    for c in names:
+        if c in df.columns and df.schema[c].is_numeric():
+            mask = df.get_column(c).cast(pl.Float64).is_finite().fill_null(False).to_numpy()
+            if mask.any():
+                out[c] = mask
+    return out
+
+
+def _sample(rng: np.random.Generator, by_class: list[np.ndarray], finite: dict[str, np.ndarray]) -> np.ndarray:
+    """One member's rows: a bootstrap sample of each label's rows (stratified), drawn again
+    while it misses every finite value of a column of ``finite`` (which rows hold one).
+
+    Raises:
+        FindRSInputError: :data:`_MAX_DRAWS` samples all missed them.
+    """
+    lost: list[str] = []
+    for _ in range(_MAX_DRAWS):
+        rows = np.sort(np.concatenate([rng.choice(idx, size=len(idx), replace=True) for idx in by_class]))
+        lost = [c for c, mask in finite.items() if not mask[rows].any()]
+        if not lost:
+            return rows
+    raise FindRSInputError(f"{_MAX_DRAWS} bootstrap samples each missed every finite value of the column(s) {lost}; "
+                           f"a member could not bin them: fill the column, or drop it with features=[...]")

@@ -357,6 +357,11 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
     out = ExceptionsModel(rules, excs)
     if not any(out.exceptions_of) or out.n_rules > MAX_VOTING_RULES:
         return model
+    if rules is not model and rules._cv is not None:
+        # The settings the rules were fitted with: the pick's, or the next-ranked candidate's when
+        # the pick's support left no rule (what the loader checks against the rules' params).
+        sub = rules._cv
+        r = {**r, **{k: v for k, v in sub["candidates"][sub["chosen"]].items() if k in AUTOMATIC and k in r}}
     entry = {**r, **dict(zip(("correct", "rows", "rules", "conditions"), map(list, zip(*counts[pick])))),
              "exceptions": True}
     record = {**rec, "chosen": len(cands),

@@ -494,9 +494,15 @@ def _choose_numeric_multiclass(
     and intervals); bins and no records when a class has fewer than 2 rows."""
     given = (combine,) if combine != "auto" else COMBINATIONS
     p = {**params, "numeric": "interval"}
-    enc = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
-                       bin_edges=p["bin_edges"], labels=classes)
-    fits = [(params, encoders, codes), (p, enc, encode_frame(df, enc))]
+    fits = [(params, encoders, codes)]
+    try:
+        enc = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
+                           bin_edges=p["bin_edges"], labels=classes)
+        fits.append((p, enc, encode_frame(df, enc)))
+    except FindRSInputError:
+        # A column intervals cannot take (an infinity): the candidate is skipped, bins stay.
+        pick = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs, given)
+        return (*fits[0], pick[0], pick[1] if combine == "auto" else None, None)
     picks = [_choose_combination(df, c, classes, e, tgt, q, n_jobs, given) for q, e, c in fits]
     if picks[0][1] is None:
         return (*fits[0], picks[0][0], None, None)
@@ -631,7 +637,12 @@ def _choose_encoding(
     interval: Variant | None = None
     i_best = 0
     if numeric:
-        interval = _encode_variant(df, features, y, {**params, "numeric": "interval"})
+        try:
+            interval = _encode_variant(df, features, y, {**params, "numeric": "interval"})
+        except FindRSInputError:
+            # A column intervals cannot take (an infinity): the candidate is skipped, bins stay.
+            numeric = False
+    if numeric:
         i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None, fold_codes=interval[3])
         i_best = 1 if _chosen_score(i_rec) > _chosen_score(recs[e_best]) else 0
     p, enc, cod, coder = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
@@ -643,7 +654,7 @@ def _choose_encoding(
         i_rec = model._cv
     edge_rec = _auto_mod.merge_edge_records(recs, EDGE_CANDIDATES, e_best) if edges else recs[0]
     if not numeric:
-        return model._with_edges_record(edge_rec), cod, coder
+        return (model._with_edges_record(edge_rec) if edges else model), cod, coder
     if i_best == 0 and edges:
         model = model._with_edges_record(edge_rec)
     rec = _auto_mod.merge_numeric_records(edge_rec, variants[e_best][0]["bin_edges"], i_rec, params["bin_edges"], i_best)

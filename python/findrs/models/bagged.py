@@ -365,8 +365,10 @@ class BaggedModel(Model):
             pos, neg = _literal(self.target.positive, d), _literal(self.target.negative, d)
         terms = []
         for m in self.members:
-            member = m.to_sql(dialect=dialect).replace("\n", "\n    ")
-            terms.append(f"  CASE WHEN (\n    {member}\n  ) = {pos} THEN 1 ELSE 0 END")
+            # The member's SQL as it is: indenting its lines would put spaces inside a string
+            # literal or a quoted column name that holds a newline.
+            member = m.to_sql(dialect=dialect)
+            terms.append(f"  CASE WHEN (\n{member}\n  ) = {pos} THEN 1 ELSE 0 END")
         expr = "CASE WHEN (\n" + "\n  +\n".join(terms) + f"\n) * 2 > {self.n_estimators}\nTHEN {pos} ELSE {neg} END"
         if table is None:
             return expr

@@ -18,6 +18,11 @@
 use crate::data::error::{FindRsError, Result};
 use crate::data::interval::{self, IntervalLayout, MAX_VALUES};
 
+/// The most slots a schema may have (some 268 million): far beyond any fit (a slot is a training
+/// code of an AV or OH feature), and what keeps a corrupt domain size from allocating
+/// gigabytes (its slot table, each rule's bitset) before anything else is checked.
+pub const MAX_SLOTS: u64 = 1 << 28;
+
 /// How a feature's constraint generalizes (docs/semantics.md §2). A new kind of constraint is a new variant
 /// here plus its `generalize` and near-miss rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -121,6 +126,17 @@ impl Schema {
                     "feature {f} has an empty domain"
                 )));
             }
+        }
+        let slots: u64 = domain_sizes
+            .iter()
+            .zip(&kinds)
+            .filter(|(_, &k)| k != ConstraintKind::Interval)
+            .map(|(&d, _)| d as u64 + 1)
+            .sum();
+        if slots > MAX_SLOTS {
+            return Err(FindRsError::InvalidData(format!(
+                "the features' domains make {slots} slots, more than {MAX_SLOTS}"
+            )));
         }
         let mut offsets = Vec::with_capacity(domain_sizes.len() + 1);
         let mut feature_of_slot = Vec::new();
@@ -334,5 +350,16 @@ mod tests {
         assert_eq!(plain.n_index_slots(), plain.n_slots());
         assert!(Schema::new(vec![0], vec![Interval]).is_err());
         assert!(Schema::with_nulls(vec![0], vec![Interval], vec![true]).is_ok());
+    }
+
+    /// A domain of u32::MAX (a corrupt model file) allocated 16 GiB of slot table, and the
+    /// process aborted: it is refused before anything is allocated.
+    #[test]
+    fn domains_beyond_the_slot_limit_are_refused() {
+        use ConstraintKind::*;
+        let err = Schema::uniform(vec![u32::MAX, 3], OneHot).unwrap_err().to_string();
+        assert!(err.contains("slots, more than"), "{err}");
+        assert!(Schema::uniform(vec![(MAX_SLOTS / 2) as u32; 2], AttributeValue).is_err());
+        assert!(Schema::new(vec![u32::MAX, 2], vec![Interval, AttributeValue]).is_err());
     }
 }

@@ -212,6 +212,53 @@ fn sets_json(schema: &Schema, method: Method, n_runs: u32, sets: &[&RuleSet], te
     })
 }
 
+/// The most bytes a model read from JSON may take for its schemas and rules (2 GiB).
+const MAX_LOAD_BYTES: u64 = 1 << 31;
+
+/// Bounds every size a `"model"` section gives before anything sized by it is allocated (a
+/// corrupt domain of `u32::MAX` made the schema allocate 16 GiB, and the process aborted). In a
+/// whole document (`document_len`: its length), the AV and OH domains count training values
+/// its `features` section lists, so together they are at most its length; in any text, the
+/// schemas (one per rule set) and the rules (one bitset per rule and per constraint, as wide as
+/// the domains make it) fit in [`MAX_LOAD_BYTES`]. The counts themselves (rules, constraints,
+/// runs, rule sets) are lists the text holds; K, T, weights and classes are checked against
+/// them before they size anything ([`RuleModel::new`], [`MulticlassModel::new`]).
+fn check_sizes(m: &ModelJson, document_len: Option<usize>) -> Result<()> {
+    let bad = |s: String| Err(FindRsError::InvalidData(s));
+    let slot_features = m.schema.kinds.iter().filter(|k| k.as_str() != "interval").count() as u64;
+    let values: u64 = m
+        .schema
+        .domains
+        .iter()
+        .zip(&m.schema.kinds)
+        .filter(|(_, k)| k.as_str() != "interval")
+        .map(|(&d, _)| d as u64)
+        .sum();
+    if let Some(len) = document_len {
+        if values > len as u64 {
+            return bad(format!(
+                "the schema's domains hold {values} training values, more than a document of {len} characters lists"
+            ));
+        }
+    }
+    let n_slots = values + slot_features;
+    if n_slots > crate::data::schema::MAX_SLOTS {
+        return bad(format!("the schema's domains make {n_slots} slots, more than {}", crate::data::schema::MAX_SLOTS));
+    }
+    let n_features = m.schema.domains.len() as u64;
+    let intervals = n_features - slot_features.min(n_features);
+    let rule_bytes = 8 * (n_slots.div_ceil(64) + intervals);
+    let rules = m.constraints.len() as u64 + m.rule_sets.iter().map(|s| s.rules.len() as u64).sum::<u64>();
+    let schemas = (m.rule_sets.len() as u64).max(1) * (4 * n_slots + 32 * n_features);
+    let bytes = rules.saturating_mul(rule_bytes).saturating_add(schemas);
+    if bytes > MAX_LOAD_BYTES {
+        return bad(format!(
+            "{rules} rules and constraints over {n_slots} slots would take {bytes} bytes, more than {MAX_LOAD_BYTES}"
+        ));
+    }
+    Ok(())
+}
+
 /// The model a `"model"` section describes: binary, or multiclass when it has `combine`.
 fn any_model_of(m: ModelJson) -> Result<AnyModel> {
     let Some(combine) = m.combine.as_ref() else {
@@ -295,6 +342,7 @@ pub fn model_to_json(model: &RuleModel) -> String {
 /// A model from [`model_to_json`]'s text, checked as [`RuleModel::new`] checks.
 pub fn model_from_json(text: &str) -> Result<RuleModel> {
     let m: ModelJson = serde_json::from_str(text).map_err(|e| invalid("bad findrs model JSON", e))?;
+    check_sizes(&m, None)?;
     model_of(m)
 }
 
@@ -307,6 +355,7 @@ pub fn multiclass_to_json(model: &MulticlassModel) -> String {
 /// A binary or multiclass model from [`model_to_json`]'s or [`multiclass_to_json`]'s text.
 pub fn any_model_from_json(text: &str) -> Result<AnyModel> {
     let m: ModelJson = serde_json::from_str(text).map_err(|e| invalid("bad findrs model JSON", e))?;
+    check_sizes(&m, None)?;
     any_model_of(m)
 }
 
@@ -385,6 +434,7 @@ pub fn read_any_document(text: &str) -> Result<(AnyModel, Vec<(String, String)>)
     }
     let model = get("model").ok_or_else(|| FindRsError::InvalidData("the findrs model has no \"model\" section".into()))?;
     let m: ModelJson = serde_json::from_str(model.get()).map_err(|e| invalid("the \"model\" section is malformed", e))?;
+    check_sizes(&m, Some(text.len()))?;
     let model = any_model_of(m)?;
     let sections = top
         .0
@@ -665,6 +715,35 @@ mod tests {
         assert!(text.contains("\"domains\": [2,3],"), "{text}");
         assert!(text.contains("\"kinds\": [\"oh\", \"oh\"]"), "{text}");
         assert_eq!(layout("{\"a\":{},\"b\":[],\"c\":\"x,\\\"}\"}"), "{\n  \"a\": {},\n  \"b\": [],\n  \"c\": \"x,\\\"}\"\n}\n");
+    }
+
+    /// Sizes no document can justify are refused before they allocate (a domain of u32::MAX
+    /// made the schema allocate 16 GiB and the process abort).
+    #[test]
+    fn corrupt_sizes_are_refused_before_they_allocate() {
+        let good = write_document(&model(Method::Bp), &[], None).unwrap();
+        assert!(good.contains("\"domains\": [2,3]"), "{good}");
+        for (domains, needle) in [
+            ("[4294967295,3]", "more than a document of"),
+            ("[2,4294967295]", "more than a document of"),
+            ("[2147483648,2147483648]", "more than a document of"),
+        ] {
+            let bad = good.replace("\"domains\": [2,3]", &format!("\"domains\": {domains}"));
+            let err = read_document(&bad).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+        }
+        // The plugin's text lists no values: the fixed bounds hold there.
+        let plugin = model_to_json(&model(Method::Bp));
+        let bad = plugin.replace("\"domains\":[2,3]", "\"domains\":[4294967295,3]");
+        assert!(model_from_json(&bad).unwrap_err().to_string().contains("slots, more than"));
+        let wide = plugin.replace("\"domains\":[2,3]", "\"domains\":[268000000,3]");
+        let rules: Vec<String> = (0..100).map(|_| r#"{"weight":1,"constraints":[],"train_positives":0,"train_negatives":0}"#.to_string()).collect();
+        let many = wide.replacen("\"rules\":[", &format!("\"rules\":[{},", rules.join(",")), 1);
+        assert!(model_from_json(&many).unwrap_err().to_string().contains("bytes, more than"));
+        // Out-of-range and negative numbers are refused by the parser.
+        for bad in ["\"T\": 4294967296", "\"T\": -1", "\"T\": 1e300"] {
+            assert!(read_document(&good.replace("\"T\": 3", bad)).is_err());
+        }
     }
 
     #[test]
