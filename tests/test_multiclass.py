@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 import findrs
 from experiments.uci import load_uci
-from findrs import FindRSInputError, RuleSetModel, multiclass
+from findrs import FindRSInputError, RuleSetModel
+from findrs.models import multiclass
 from findrs.cli import main as cli_main
 from findrs.datasets import train_test_split
 from strategies import codes_of, feature_specs, perturbed
