@@ -543,7 +543,7 @@ def _rescored(k: int, n_pairs: int | None, old: Callable[..., Any], df: pl.DataF
     from findrs.learning import exceptions_cv as X
     from findrs.models.exceptions import ExceptionsModel
     from findrs.learning.learn import _encode_variant
-    from findrs.models.model import UNSAMPLED, cv_folds, fold_seed
+    from findrs.models.rule_set_parts import UNSAMPLED, cv_folds, fold_seed
     from findrs.select.params import AUTOMATIC
 
     rec = model._cv

@@ -97,7 +97,7 @@ def test_second_stage_scores_its_contenders_as_fits_on_the_sample(monkeypatch: p
 
     import findrs.select.auto
     from experiments.adult_holdout import STAGE2, _second_stage
-    from findrs.models.model import UNSAMPLED, cv_folds, fold_seed
+    from findrs.models.rule_set_parts import UNSAMPLED, cv_folds, fold_seed
 
     monkeypatch.setattr(findrs.select.auto, "VOTE_MAX_ROWS", 0)  # FIND-RS defaults, as on Adult
     df = findrs.datasets.tic_tac_toe().with_columns(pl.col("class") == "positive")

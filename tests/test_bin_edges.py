@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 import findrs
 from findrs.select.auto import scaled_support
-from findrs.data.encode import encode_frame, fit_encoders, supervised_cuts
+from findrs.data.encode import encode_frame, fit_encoders
+from findrs.data.edges import supervised_cuts
 from findrs.errors import FindRSInputError
 from findrs.data.fold_codes import fold_coder
-from findrs.models.model import RuleSetModel, _described
+from findrs.models.model import RuleSetModel
+from findrs.models.rule_set_files import _described
 
 from strategies import frames, perturbed
 from test_expressions import _all_forms_agree

@@ -16,7 +16,7 @@ import findrs
 from findrs import ExceptionsModel, FindRSInputError, RuleSetModel, _core
 from findrs.learning import exceptions_cv
 from findrs.learning.learn import _encode_variant
-from findrs.models.model import UNSAMPLED
+from findrs.models.rule_set_parts import UNSAMPLED
 from findrs.data.target import binarize
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")

@@ -18,7 +18,7 @@ import findrs
 from findrs import ExceptionsModel, _core
 from findrs.learning import exceptions_cv
 from findrs.models.exceptions import exception_matrix
-from findrs.models.model import UNSAMPLED
+from findrs.models.rule_set_parts import UNSAMPLED
 import reference
 from strategies import codes_of, domains_of, frames, labels_of
 from test_exceptions_auto import _fit, _pair_counts, _train, _variant

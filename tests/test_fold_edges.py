@@ -18,7 +18,8 @@ import findrs
 from findrs import _core
 from findrs.data.encode import encode_frame, fit_encoders
 from findrs.data.fold_codes import fold_coder, refit_edges
-from findrs.models.model import UNSAMPLED, RuleSetModel
+from findrs.models.rule_set_parts import UNSAMPLED
+from findrs.models.model import RuleSetModel
 
 from test_bin_edges import _frame
 
@@ -209,7 +210,7 @@ def test_a_cut_between_values_closer_than_the_nudge_is_dropped() -> None:
     # moved to 1.0000000000000002e-08 and kept when a larger value set `hi` above it, so a
     # fold's edges (outer edges of every row) and the fold's own fit (outer edges of its rows)
     # differed. Dropped, both agree, and every value keeps its side.
-    from findrs.data.encode import data_edges_of
+    from findrs.data.edges import data_edges_of
 
     x = np.array([0.0, 5.055323843035702e-244, 1.0])
     y = np.array([True, False, False])

@@ -419,7 +419,8 @@ def test_merged_bins_give_every_value_its_code(xs, bins, probes) -> None:
     occupied bin, in an empty one, beyond the ends, infinite, NaN, null) the code of the
     encoder with all ``bins`` equal-width bins; with no more bins than distinct values the
     edges are all kept (those models do not change)."""
-    from findrs.data.encode import FeatureEncoder, _edges, _float, encode_frame
+    from findrs.data.encode import FeatureEncoder, _float, encode_frame
+    from findrs.data.edges import _edges
     finite = [v for v in xs if v == v and abs(v) != float("inf")]
     if len(set(finite)) < 2:
         return

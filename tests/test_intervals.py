@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 import findrs
 from findrs import FindRSInputError, IdentifierWarning, RuleSetModel
-from findrs.data.encode import cut_between
+from findrs.data.edges import cut_between
 
 from test_sql import check_duckdb, check_sqlite
 

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 import findrs
 from findrs import RuleSetModel
 from findrs.datasets import monks, tic_tac_toe, train_test_split
-from findrs.data.encode import FeatureEncoder, nudged_threshold, whole_edge
+from findrs.data.encode import FeatureEncoder
+from findrs.data.edges import nudged_threshold, whole_edge
 from findrs.errors import FindRSInputError
 from findrs.export.text import constraint_text
 from findrs.export.view import Constraint

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import findrs
-from findrs.models import model as model_mod
+from findrs.models import rule_set_view as view_mod
 
 pytestmark = pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
 
@@ -39,7 +39,7 @@ def _models() -> list[findrs.RuleSetModel]:
 
 def test_the_small_and_the_large_route_give_the_same_table(monkeypatch: pytest.MonkeyPatch) -> None:
     small = [m.rules for m in _models()]
-    monkeypatch.setattr(model_mod, "_SMALL_TABLE", -1)
+    monkeypatch.setattr(view_mod, "_SMALL_TABLE", -1)
     large = [m.rules for m in _models()]
     assert "TRUE" in small[5]["text"].to_list()
     for a, b in zip(small, large):

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import polars as pl
 
-from .data.encode import check_columns
+from .data.columns import check_columns
 from .export.expressions import Engine, input_schema
 from .learning.learn import fit as _fit
 from .models.bagged import BaggedModel

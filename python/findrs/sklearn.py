@@ -33,7 +33,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .data.encode import FeatureEncoder, dtype_family
+from .data.encode import FeatureEncoder
+
+from .data.columns import dtype_family
 from .data.frames import column
 from .models.exceptions import ExceptionsModel
 from .learning.learn import fit as _findrs_fit

@@ -36,7 +36,9 @@ from typing import Callable, Sequence
 import numpy as np
 import polars as pl
 
-from .encode import FeatureEncoder, data_edges_of
+from .encode import FeatureEncoder
+
+from .edges import data_edges_of
 
 
 def _values(df: pl.DataFrame, enc: FeatureEncoder) -> np.ndarray:

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..data.encode import FeatureEncoder, edge_texts, format_number
+from ..data.encode import FeatureEncoder, edge_texts
+
+from ..data.edges import format_number
 from .view import Constraint
 
 

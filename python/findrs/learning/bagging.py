@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..models.bagged import BaggedModel, Member
-from ..errors import FindRSInputError
 from ..data.frames import as_polars
-from .learn import fit
 from ..data.target import _ONE_VS_REST, binarize
+from ..errors import FindRSInputError
+from ..models.bagged import BaggedModel, Member
+from .learn import fit
 
 
 def fit_bagged(

@@ -200,7 +200,7 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
     Raises:
         AssertionError: a fold model does not reproduce the record's count (a bug).
     """
-    from ..models.model import UNSAMPLED, cv_folds, fold_seed
+    from ..models.rule_set_parts import UNSAMPLED, cv_folds, fold_seed
 
     cands = rec["candidates"]
     seed = int(params["random_state"])

@@ -16,7 +16,8 @@ from ..errors import ContradictionWarning, FindRSInputError
 from ..models.exceptions import ExceptionsModel
 from ..data.fold_codes import fold_coder
 from ..data.frames import as_polars
-from ..models.model import FoldCoder, ModelPair, RuleSetModel
+from ..models.rule_set_parts import FoldCoder
+from ..models.model import ModelPair, RuleSetModel
 from ..models.multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from ..models.multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
 from ..select.params import DEFAULTS, auto_best_of, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order

@@ -31,11 +31,12 @@ import polars as pl
 from ..export import expressions
 from .base import Model
 from ..config import Config, check_limit
-from ..data.encode import check_columns
+from ..data.columns import check_columns
 from ..errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
 from ..data.frames import as_polars
-from .model import RuleSetModel, prediction_expr, source_text
+from .model import RuleSetModel, prediction_expr
+from .rule_set_files import source_text
 from ..export.sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
 from ..data.target import Target
 

@@ -43,11 +43,13 @@ import polars as pl
 from ..export import expressions
 from .base import RULES_COLUMNS, Model
 from ..config import Config
-from ..data.encode import FeatureEncoder, check_columns
+from ..data.encode import FeatureEncoder
+from ..data.columns import check_columns
 from ..errors import FindRSInputError
 from ..select.auto import table as auto_table
 from ..data.frames import as_polars
-from .model import RuleSetModel, document_format, prediction_expr, source_text
+from .model import RuleSetModel, prediction_expr
+from .rule_set_files import document_format, source_text
 from ..export.sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
 from ..data.target import Target
 

@@ -13,7 +13,8 @@ from .bagged import BaggedModel
 from .base import Model
 from .exceptions import FORMAT as EXCEPTIONS
 from .exceptions import ExceptionsModel
-from .model import RuleSetModel, document_format, source_text
+from .model import RuleSetModel
+from .rule_set_files import document_format, source_text
 
 
 def load(source: str | os.PathLike[str]) -> Model:
