@@ -495,4 +495,5 @@ def test_infinities_fall_into_the_end_bins() -> None:
     assert enc.edges[0] == 1.0 and enc.edges[-1] == 5.0
     codes = findrs.data.encode.encode_frame(df, model.encoders)[model.features.index("c")]
     bins = [enc.values[c] for c in codes]
-    assert bins[1] == 9 and bins[4] == 0
+    finite = [b for b in enc.values if isinstance(b, int)]  # the occupied bins, empty ones merged
+    assert bins[1] == max(finite) and bins[4] == 0 == min(finite)

@@ -91,17 +91,17 @@ def test_exceptions_members_vote_for_their_rules() -> None:
 def test_samples_are_stratified_bootstraps_with_their_own_seeds(monkeypatch) -> None:
     """Each member sees as many rows of each class as the frame has, drawn from its rows with
     replacement, and its own seed."""
-    import findrs.learning.learn
+    import findrs.learning.bagging
 
     df = findrs.datasets.tic_tac_toe().with_row_index("row_id")
     seen: list[tuple[pl.DataFrame, int]] = []
-    real = findrs.learning.learn.fit
+    real = findrs.learning.bagging.fit
 
     def spy(data, target, positive=None, **kw):
         seen.append((data, kw["random_state"]))
         return real(data.drop("row_id"), target, positive, **kw)
 
-    monkeypatch.setattr(findrs.learning.learn, "fit", spy)
+    monkeypatch.setattr(findrs.learning.bagging, "fit", spy)
     bag = findrs.fit_bagged(df, "class", "positive", n_estimators=4, random_state=1, auto=False)
     assert "row_id" not in bag.features
     assert len(seen) == 4

@@ -21,7 +21,7 @@ from findrs.data.edges import supervised_cuts
 from findrs.errors import FindRSInputError
 from findrs.data.fold_codes import fold_coder
 from findrs.models.model import RuleSetModel
-from findrs.models.rule_set_files import _described
+from findrs.models.rule_set_parts import _described
 
 from strategies import frames, perturbed
 from test_expressions import _all_forms_agree

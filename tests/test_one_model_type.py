@@ -81,9 +81,9 @@ def test_no_kind_lists_a_method_that_only_raises() -> None:
 
 
 def test_load_says_what_is_wrong(tmp_path) -> None:
-    with pytest.raises(FindRSInputError, match="no such model file"):
+    with pytest.raises(FindRSInputError, match="no such findrs model file"):
         findrs.load(tmp_path / "missing.json")
-    with pytest.raises(FindRSInputError, match="no such model file"):
+    with pytest.raises(FindRSInputError, match="no such findrs model file"):
         findrs.load("missing.json")
     with pytest.raises(FindRSInputError, match="read from a path or its JSON text"):
         findrs.load(3)  # type: ignore[arg-type]

@@ -31,10 +31,8 @@ import polars as pl
 from ..export import expressions
 from .base import Model
 from ..config import Config, check_limit
-from ..data.columns import check_columns
 from ..errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
-from ..data.frames import as_polars
 from .model import RuleSetModel, prediction_expr
 from .rule_set_files import source_text
 from ..export.sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
@@ -158,11 +156,6 @@ class BaggedModel(Model):
         return self.rules.height
 
     # ----------------------------------------------------------------- prediction
-    def _frame(self, data: Any) -> pl.DataFrame:
-        df = as_polars(data)
-        check_columns(df, self.encoders)
-        return df
-
     def _column(self, data: Any, expr: Callable[[], pl.Expr]) -> pl.Series:
         """``expr()`` (built for ``data``'s schema, as the plugin needs) evaluated on ``data``."""
         df = self._frame(data)
@@ -268,26 +261,6 @@ class BaggedModel(Model):
         v = self.votes(data).to_numpy().astype(np.int64)
         # (2 votes - n) / 2n in one IEEE division: the nearest double to the share minus 1/2.
         return pl.Series("decision", (2 * v - self.n_estimators) / (2.0 * self.n_estimators), dtype=pl.Float64)
-
-    def score(self, data: Any, target: str | None = None) -> float:
-        """Accuracy on ``data`` (its ``target`` column, by default the model's).
-
-        Raises:
-            FindRSInputError: the target or a feature column is missing.
-
-        Example:
-            >>> import findrs
-            >>> df = findrs.datasets.tic_tac_toe()
-            >>> bag = findrs.fit_bagged(df, "class", "positive", n_estimators=3, random_state=0)
-            >>> bag.score(df) > 0.9
-            True
-        """
-        df = self._frame(data)
-        name = target or self.target.name
-        if name not in df.columns:
-            raise FindRSInputError(f"the target column {name!r} is not in the frame; pass target=<column>")
-        truth = df.get_column(name) == self.target.positive
-        return float((self.predict(df, labels=False) == truth).mean())  # type: ignore[arg-type]
 
     def explain(self, data: Any) -> pl.DataFrame:
         """Per row: the prediction (``<target>_predicted``), the members predicting the positive

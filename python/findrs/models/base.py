@@ -26,6 +26,10 @@ from typing import Any, Sequence
 
 import polars as pl
 
+from ..data.columns import check_columns
+from ..data.frames import as_polars
+from ..errors import FindRSInputError
+
 
 RULES_COLUMNS = ("id", "text", "label", "kind", "constraints", "weight", "train_positives", "train_negatives", "kept")
 """The columns every model's :attr:`Model.rules` starts with, in this order (a kind may add
@@ -50,6 +54,8 @@ class Model(abc.ABC):
     """
 
     params: dict[str, Any]
+    target: Any
+    encoders: Any
 
     # ----------------------------------------------------------------- what it is
     @property
@@ -81,43 +87,164 @@ class Model(abc.ABC):
     @abc.abstractmethod
     def predict(self, data: Any, *, labels: bool = True) -> pl.Series:
         """The predicted label of every row of ``data`` (``labels=False``: whether it is
-        positive; multiclass models always give labels)."""
+        positive; multiclass models always give labels).
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> m.predict(df.head(2)).to_list()
+            ['positive', 'positive']
+        """
 
     @abc.abstractmethod
     def predict_expr(self, *, labels: bool = True, engine: Any = "auto") -> pl.Expr:
-        """:meth:`predict` as a Polars expression, for lazy and streaming queries."""
+        """:meth:`predict` as a Polars expression, for lazy and streaming queries.
+
+        Raises:
+            FindRSInputError: an unknown engine.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> df.lazy().select(m.predict_expr()).collect().to_series().head(1).to_list()
+            ['positive']
+        """
 
     @abc.abstractmethod
     def decision_function(self, data: Any) -> pl.Series | pl.DataFrame:
-        """A score per row whose sign (or, multiclass, whose largest column) is the prediction."""
+        """A score per row whose sign (or, multiclass, whose largest column) is the prediction.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> (m.decision_function(df.head(1)) > 0).to_list()
+            [True]
+        """
 
     @abc.abstractmethod
     def explain(self, data: Any) -> pl.DataFrame:
-        """``data`` with the prediction and the rules that decided it."""
+        """``data`` with the prediction and the rules that decided it.
 
-    @abc.abstractmethod
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> m.explain(df.head(1)).height
+            1
+        """
+
     def score(self, data: Any, target: str | None = None) -> float:
-        """Accuracy on ``data`` (its ``target`` column, by default the model's)."""
+        """Accuracy on ``data`` (its ``target`` column, by default the model's).
+
+        Raises:
+            FindRSInputError: the target or a feature column is missing.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
+            >>> m.score(df) > 0.9
+            True
+        """
+        df = self._frame(data)
+        name = target or self.target.name
+        if name not in df.columns:
+            raise FindRSInputError(f"the target column {name!r} is not in the frame; pass target=<column>")
+        truth = df.get_column(name) == self.target.positive
+        return float((self.predict(df, labels=False) == truth).mean())  # type: ignore[arg-type]
+
+    def _frame(self, data: Any) -> pl.DataFrame:
+        """``data`` as a Polars frame holding the model's feature columns (checked)."""
+        df = as_polars(data)
+        check_columns(df, self.encoders)
+        return df
 
     # ----------------------------------------------------------------- export
     @abc.abstractmethod
     def to_expr(self) -> pl.Expr:
-        """The prediction as a plain Polars expression (no plugin)."""
+        """The prediction as a plain Polars expression (no plugin).
+
+        Raises:
+            FindRSInputError: nothing for a fitted model (a model file is checked on load).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> df.head(1).select(m.to_expr()).item()
+            True
+        """
 
     @abc.abstractmethod
     def to_sql(self, *, table: str | Sequence[str] | None = None, dialect: str = "duckdb") -> str:
-        """A ``SELECT`` that adds the prediction to ``table`` in DuckDB or SQLite."""
+        """A ``SELECT`` that adds the prediction to ``table`` in DuckDB or SQLite.
+
+        Raises:
+            FindRSInputError: an unknown dialect, or column names SQL cannot tell apart.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> m.to_sql(table="t").startswith("SELECT")
+            True
+        """
 
     @abc.abstractmethod
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
-        """The model as JSON text (written to ``path`` too, if given); :func:`findrs.load` reads it."""
+        """The model as JSON text (written to ``path`` too, if given); :func:`findrs.load` reads it.
+
+        Raises:
+            FindRSInputError: nothing; ``OSError`` when ``path`` cannot be written.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> findrs.load(m.to_json()).to_json() == m.to_json()
+            True
+        """
 
     @abc.abstractmethod
     def to_text(self, *, max_rules: int | None | EllipsisType = ...) -> str:
-        """What ``print(model)`` shows."""
+        """What ``print(model)`` shows.
+
+        Raises:
+            FindRSInputError: ``max_rules`` not ``None`` or at least 1.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> m.to_text().splitlines()[0]
+            "FIND-RS (AV, tolerance 0): class = 'positive'"
+        """
 
     def to_markdown(self, *, max_rules: int | None | EllipsisType = ...) -> str:
-        """:meth:`to_text` as a Markdown block (notebooks render it)."""
+        """:meth:`to_text` as a Markdown block (notebooks render it).
+
+        Raises:
+            FindRSInputError: as :meth:`to_text`.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0)
+            >>> len(m.to_markdown().splitlines()) > 3
+            True
+        """
         return "```text\n" + self.to_text(max_rules=max_rules) + "\n```\n"
 
     def _repr_html_(self) -> str:

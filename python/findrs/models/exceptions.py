@@ -44,10 +44,8 @@ from ..export import expressions
 from .base import RULES_COLUMNS, Model
 from ..config import Config
 from ..data.encode import FeatureEncoder
-from ..data.columns import check_columns
 from ..errors import FindRSInputError
 from ..select.auto import table as auto_table
-from ..data.frames import as_polars
 from .model import RuleSetModel, prediction_expr
 from .rule_set_files import document_format, source_text
 from ..export.sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
@@ -264,11 +262,6 @@ class ExceptionsModel(Model):
         return out.select(*RULES_COLUMNS, (pl.col("train_positives") / covers).alias("precision"), "exceptions")
 
     # ----------------------------------------------------------------- prediction
-    def _frame(self, data: Any) -> pl.DataFrame:
-        df = as_polars(data)
-        check_columns(df, self.encoders)
-        return df
-
     def _mask_plugin(self) -> pl.Expr:
         fired_r = self.rules_model._plugin("findrs_fired")
         fired_s = self.exception_model._plugin("findrs_fired")
@@ -359,26 +352,6 @@ class ExceptionsModel(Model):
         """
         mask = self.predict(data, labels=False)
         return (mask.cast(pl.Float64) - 0.5).alias("decision")
-
-    def score(self, data: Any, target: str | None = None) -> float:
-        """Accuracy on ``data`` (its ``target`` column, by default the model's).
-
-        Raises:
-            FindRSInputError: the target or a feature column is missing.
-
-        Example:
-            >>> import findrs
-            >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
-            >>> m.score(df) > 0.9
-            True
-        """
-        df = self._frame(data)
-        name = target or self.target.name
-        if name not in df.columns:
-            raise FindRSInputError(f"the target column {name!r} is not in the frame; pass target=<column>")
-        truth = df.get_column(name) == self.target.positive
-        return float((self.predict(df, labels=False) == truth).mean())  # type: ignore[arg-type]
 
     def explain(self, data: Any) -> pl.DataFrame:
         """Per row: the prediction, the rules that hold (``fired_rules``), the exception rules

@@ -358,24 +358,29 @@ def _v1_to_v2(d: Any) -> dict[str, Any]:
 
 
 def source_text(source: Any) -> str:
-    """The JSON text a model reader reads: the string itself when it is JSON text (it starts
-    with ``{``), else a file's text (a path-like, or a string naming a file).
+    """The JSON text a model reader reads: a string that is JSON text (it starts with ``{``,
+    ``[``, a quote or a digit, holds a line break, or is blank) as it is, else a file's text (a
+    path-like, or a string naming a file).
 
     Raises:
-        FindRSInputError: ``source`` is neither a string nor a path; no such file; a file that
-            cannot be read (a directory, no permission).
+        FindRSInputError: ``source`` is neither a string nor a path; no such file; a directory or
+            a file that cannot be read.
     """
-    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
-        return source
-    if not isinstance(source, (str, os.PathLike)):
-        raise FindRSInputError(f"a model is read from a path or its JSON text, got {type(source).__name__}")
+    if isinstance(source, str):
+        text = source.strip()
+        if not text or "\n" in text or text[0] in '{["-' or text[0].isdigit() or text in ("true", "false", "null"):
+            return source
+    elif not isinstance(source, os.PathLike):
+        raise FindRSInputError(f"a findrs model is read from a path or its JSON text, got {type(source).__name__}")
     path = Path(source)
     try:
         return path.read_text()
     except FileNotFoundError:
-        raise FindRSInputError(f"no such model file: {str(path)!r} (pass a path, or the JSON text itself)") from None
+        raise FindRSInputError(f"no such findrs model file: {str(path)!r} (pass a path, or the model's JSON text)") from None
+    except IsADirectoryError:
+        raise FindRSInputError(f"{str(path)!r} is a directory, not a findrs model file") from None
     except OSError as e:
-        raise FindRSInputError(f"cannot read the model file {str(path)!r}: {e.strerror or e}") from None
+        raise FindRSInputError(f"cannot read the findrs model file {str(path)!r}: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise FindRSInputError(f"the file {str(path)!r} is not text: not a findrs model file") from None
 
