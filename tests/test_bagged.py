@@ -239,3 +239,12 @@ def test_command_line_fits_predicts_explains_and_lists_a_bagged_vote(tmp_path, c
     assert main(["rules", str(out)]) == 0
     listed = capsys.readouterr().out
     assert all(t in listed for t in bag.rules["text"])
+
+
+def test_a_numeric_column_named_like_a_pattern_is_bagged() -> None:
+    # The generated-frame battery's case: fit_bagged checked the finite values of a numeric
+    # column through a Series method, which Polars runs on pl.col('^a.*$') (a pattern, no
+    # column): an IndexError where findrs.fit accepts the frame.
+    df = pl.DataFrame({"^a.*$": pl.Series([0, 1, 0, 1], dtype=pl.Int8), "a": [True, False, True, False]})
+    m = findrs.fit_bagged(df, "a", n_estimators=2, random_state=0, auto=False)
+    assert m.predict(df).to_list() == findrs.load(m.to_json()).predict(df).to_list()

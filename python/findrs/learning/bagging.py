@@ -117,7 +117,9 @@ def _finite_columns(df: pl.DataFrame, target: str, features: Any) -> dict[str, n
     out = {}
     for c in names:
         if c in df.columns and df.schema[c].is_numeric():
-            mask = df.get_column(c).cast(pl.Float64).is_finite().fill_null(False).to_numpy()
+            # In NumPy: a Series method runs as an expression on pl.col(name), which reads a
+            # name such as '^a.*$' as a pattern (and finds no column).
+            mask = np.isfinite(df.get_column(c).cast(pl.Float64).to_numpy())
             if mask.any():
                 out[c] = mask
     return out
