@@ -16,7 +16,10 @@ it at the end of the run.
 from __future__ import annotations
 
 import datetime
+import json
 import math
+import os
+import time
 from collections import Counter
 from decimal import Decimal
 from typing import Any
@@ -25,6 +28,21 @@ import polars as pl
 from hypothesis import strategies as st
 
 TOTALS: Counter[str] = Counter()
+
+CHECKPOINT = os.environ.get("FINDRS_BATTERY_TOTALS")
+"""A file the totals are written to every 30 seconds (for a long run cut short: its figures
+so far); unset, nothing is written."""
+_last_checkpoint = [time.monotonic()]
+
+
+def checkpoint(every: float = 30.0) -> None:
+    """Writes TOTALS to ``$FINDRS_BATTERY_TOTALS`` when ``every`` seconds have passed."""
+    if CHECKPOINT and time.monotonic() - _last_checkpoint[0] >= every:
+        _last_checkpoint[0] = time.monotonic()
+        with open(CHECKPOINT + ".tmp", "w") as f:
+            json.dump({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **dict(sorted(TOTALS.items()))}, f,
+                      indent=1)
+        os.replace(CHECKPOINT + ".tmp", CHECKPOINT)
 
 NAMES = [
     "a", "b", "c", "x", "a1", "*", "^a.*$", "^x$", "^[a-z]+$", "a.b", "(a)", "\\d", "$", "^",
@@ -87,8 +105,20 @@ def names(draw, n: int) -> list[str]:
 
 
 @st.composite
-def target_column(draw, name: str, n: int) -> pl.Series:
-    """A target of ``n`` rows with both classes: Boolean, strings, integers or floats."""
+def target_column(draw, name: str, n: int, classes: int = 2) -> pl.Series:
+    """A target of ``n`` rows with both classes: Boolean, strings, integers or floats
+    (``classes`` above 2: that many labels, each present, in strings, integers, floats or
+    Categorical)."""
+    if classes > 2:
+        kind = draw(st.sampled_from(["string", "int", "float", "categorical"]))
+        pool = {"string": ["yes", "no", "maybe", "", "NULL"], "categorical": ["p", "q", "r", "s", "t"],
+                "int": [7, -3, 0, 2**40, -1], "float": [0.5, 2.5, -1.25, 1e300, 0.0]}[kind][:classes]
+        idx = draw(st.lists(st.integers(0, classes - 1), min_size=n, max_size=n))
+        spots = draw(st.lists(st.integers(0, n - 1), min_size=classes, max_size=classes, unique=True))
+        for c, i in enumerate(spots):
+            idx[i] = c
+        s = pl.Series(name, [pool[i] for i in idx])
+        return s.cast(pl.Categorical) if kind == "categorical" else s
     kind = draw(st.sampled_from(["bool", "bool", "string", "int", "float", "categorical"]))
     labels = draw(st.lists(st.booleans(), min_size=n, max_size=n))
     i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
@@ -101,19 +131,24 @@ def target_column(draw, name: str, n: int) -> pl.Series:
 
 
 @st.composite
-def training_frames(draw, max_rows: int = 60) -> tuple[pl.DataFrame, str]:
-    """A training frame of 2 to ``max_rows`` rows (sometimes up to 3,000) and its target name."""
+def training_frames(draw, max_rows: int = 60, *, classes: int = 2, kinds: list[str] | None = None,
+                    big: int = 3000) -> tuple[pl.DataFrame, str]:
+    """A training frame of 2 (``classes``) to ``max_rows`` rows (sometimes up to ``big``) and its
+    target name; ``kinds``: the feature kinds to draw from (at least one numeric one first, when
+    they are all numeric ones)."""
     n_features = draw(st.integers(1, 5))
     cols = draw(names(n_features + 1))
     target = cols[-1]
-    n = draw(st.one_of(st.integers(2, max_rows), st.integers(2, max_rows), st.integers(2, max_rows), st.integers(200, 3000)))
+    lo = max(2, classes)
+    sizes = [st.integers(lo, max_rows)] * 3 + ([st.integers(200, big)] if big >= 200 else [])
+    n = draw(st.one_of(*sizes))
     data = []
     for name in cols[:-1]:
-        dtype, pool = draw(feature())
+        dtype, pool = draw(feature(draw(st.sampled_from(kinds)) if kinds else None))
         idx = draw(st.lists(st.integers(0, len(pool) - 1), min_size=min(n, 60), max_size=min(n, 60)))
         values = [pool[idx[i % len(idx)] if i < len(idx) else (i * 7919 + len(pool)) % len(pool)] for i in range(n)]
         data.append(pl.Series(name, values, dtype=dtype, strict=False))
-    data.append(draw(target_column(target, n)))
+    data.append(draw(target_column(target, n, classes)))
     TOTALS["training frames"] += 1
     TOTALS["training rows"] += n
     # A dict keeps an empty name (a list of Series names it column_0).
@@ -211,6 +246,71 @@ def fit_params(draw) -> dict[str, Any]:
     if draw(st.integers(0, 4)) == 0:
         params["max_rules"] = draw(st.sampled_from([1, 2, 5]))
     return params
+
+
+# --------------------------------------------------------------------------- model kinds
+# What came after the binary RuleSetModel (issue 42): each kind is a frame strategy and the
+# flat parameters of its fit (fit_keywords turns them into fit's keywords); "fit_bagged" in
+# the parameters asks for findrs.fit_bagged with that many estimators.
+MODEL_KINDS = ["multiclass", "interval", "exceptions", "bagged", "pair", "max_rules", "chunks", "auto"]
+NUMERIC_KINDS = ["float", "float", "float32", "int", "wide_int", "decimal", "string"]
+COMBINATIONS = ["frequent-first", "rarest-first", "one-vs-rest"]
+
+
+def _classes(draw, multiclass_share: int) -> int:
+    """2, or (one time in ``multiclass_share``) 3 or 4 classes."""
+    return draw(st.sampled_from([3, 4])) if multiclass_share and draw(st.integers(1, multiclass_share)) == 1 else 2
+
+
+@st.composite
+def kind_case(draw, kind: str) -> tuple[pl.DataFrame, str, dict[str, Any]]:
+    """(training frame, target, flat fit parameters) of a model of ``kind`` (MODEL_KINDS)."""
+    params = draw(fit_params())
+    params.pop("direction", None)
+    if kind == "multiclass":
+        df, target = draw(training_frames(max_rows=40, classes=draw(st.sampled_from([3, 3, 4])), big=600))
+        if draw(st.booleans()):
+            params["multiclass"] = draw(st.sampled_from(COMBINATIONS))
+    elif kind == "interval":
+        df, target = draw(training_frames(max_rows=40, classes=_classes(draw, 4), kinds=NUMERIC_KINDS, big=1000))
+        params["numeric"] = "interval"
+        if draw(st.booleans()):
+            params["interval_ends"] = draw(st.sampled_from(["tight", "midpoint", "open", "widened"]))
+    elif kind == "exceptions":
+        df, target = draw(training_frames(max_rows=40, big=600))
+        params = {k: v for k, v in params.items() if k not in ("T", "n_rules", "max_rules")}
+        params.update(method="find-rs", exceptions=True)
+        if draw(st.integers(0, 3)) == 0:
+            params["numeric"] = "interval"
+    elif kind == "bagged":
+        df, target = draw(training_frames(max_rows=40, classes=_classes(draw, 4), big=400))
+        params["fit_bagged"] = draw(st.integers(1, 3))
+        labels = df.get_column(target).unique(maintain_order=True).to_list()
+        if len(labels) > 2:  # a bagged vote is binary: one class against the rest
+            params["positive"] = draw(st.sampled_from(labels))
+    elif kind == "pair":
+        df, target = draw(training_frames(max_rows=40, big=600))
+        params.update(method="bo+bp", T=draw(st.integers(1, 9)))
+        params.setdefault("n_rules", draw(st.sampled_from(["auto", None, 1, 3])))
+    elif kind == "max_rules":
+        df, target = draw(training_frames(max_rows=40, classes=_classes(draw, 4), big=600))
+        params["max_rules"] = draw(st.sampled_from([1, 1, 2, 3, 5]))
+    elif kind == "chunks":
+        df, target = draw(training_frames(max_rows=40, big=400))
+        params.update(method=draw(st.sampled_from(["bo", "bp"])), T=draw(st.integers(2, 9)),
+                      chunks=draw(st.sampled_from([2, 2, 3])))
+        params.pop("max_rules", None)
+        if params["method"] == "bo":
+            params.pop("n_rules", None)
+    else:  # auto: the default settings, chosen by cross-validation
+        df, target = draw(training_frames(max_rows=30, classes=_classes(draw, 4), big=0))
+        params = {"random_state": params["random_state"], "auto": True}
+        if draw(st.booleans()):
+            params["method"] = draw(st.sampled_from(["find-rs", "bo", "bp"]))
+        if draw(st.integers(0, 3)) == 0:
+            params["T"] = draw(st.integers(1, 5))
+    params.setdefault("auto", False)
+    return df, target, params
 
 
 # --------------------------------------------------------------------------- bad inputs

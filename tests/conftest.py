@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from experiments.uci import ENV_VAR, data_dir_from, how_to_get
 # `--hypothesis-profile` overrides the default.
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None, print_blob=True)
-settings.register_profile("battery", max_examples=10_000, deadline=None, print_blob=True)
+# FINDRS_BATTERY_EXAMPLES scales the battery's budget (a shorter long run; the default 10,000).
+settings.register_profile("battery", max_examples=int(os.environ.get("FINDRS_BATTERY_EXAMPLES", 10_000)), deadline=None,
+                          print_blob=True)
 settings.load_profile("ci")
 
 

@@ -26,8 +26,9 @@ from hypothesis import strategies as st
 import findrs
 from findrs import ContradictionWarning, FindRSInputError, RuleSetModel
 
-from battery_strategies import TOTALS, bad_fits, fit_params, prediction_frame, training_frames
-from paths import assert_paths_agree
+from battery_strategies import (MODEL_KINDS, TOTALS, bad_fits, checkpoint, fit_params, kind_case, prediction_frame,
+                                training_frames)
+from paths import Paths, assert_paths_agree, is_binary
 
 BATTERY = "battery"
 
@@ -52,27 +53,87 @@ def _settings(ci: int, share: float) -> settings:
 
 # A generated frame findrs may refuse although nothing is wrong with the test: a numeric
 # column whose rows hold no finite value (docs/semantics.md §1), a min_support no rule meets
-# (§9.2).
-FINE_REFUSALS = ("has no finite value to bin", "leaves no rule")
+# (§9.2); under intervals, a numeric column holding an infinity (§1).
+FINE_REFUSALS = ("has no finite value to bin", "leaves no rule", "holds an infinity")
+
+# The totals every run prints, zero or not: a child process that died (a chunks fit's joblib
+# worker), an exception other than FindRSInputError, paths that disagree.
+ABORTS, UNEXPECTED, DISAGREEMENTS = "aborts (a child process died)", "unexpected exceptions", "disagreements"
+for _key in (ABORTS, UNEXPECTED, DISAGREEMENTS, "path comparisons"):
+    TOTALS[_key] += 0
 
 
-def _fit(df: pl.DataFrame, target: str, params: dict[str, Any], **kw: Any) -> RuleSetModel | None:
+def _is_abort(e: BaseException) -> bool:
+    """A worker process that died under a fit (joblib's loky, concurrent.futures)."""
+    names = {t.__name__ for t in type(e).__mro__}
+    return bool(names & {"TerminatedWorkerError", "BrokenProcessPool", "BrokenExecutor"})
+
+
+def _kind(model: findrs.Model) -> str:
+    return f"{type(model).__name__} {'binary' if is_binary(model) else 'multiclass'}"
+
+
+def _fit_models(df: pl.DataFrame, target: str, params: dict[str, Any]) -> list[findrs.Model]:
+    """The models of one fit (a ModelPair's two), or none when findrs refuses the frame with a
+    documented FindRSInputError; any other exception is counted and fails the test.
+    ``params["fit_bagged"]``: findrs.fit_bagged with that many estimators."""
+    params = dict(params)
+    bagged = params.pop("fit_bagged", None)
+    kw = findrs.settings.fit_keywords(dict(n_jobs=1, **params))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", ContradictionWarning)
         try:
-            model = findrs.fit(df, target, **findrs.settings.fit_keywords(dict(n_jobs=1, **params, **kw, auto=False)))
+            if bagged is not None:
+                fitted: Any = findrs.fit_bagged(df, target, n_estimators=bagged, **kw)
+            else:
+                fitted = findrs.fit(df, target, **kw)
         except FindRSInputError as e:
-            assert any(r in str(e) for r in FINE_REFUSALS), e
-            TOTALS[f"fits refused ({next(r for r in FINE_REFUSALS if r in str(e))})"] += 1
-            return None
+            reason = next((r for r in FINE_REFUSALS if r in str(e)), None)
+            assert reason is not None, e
+            TOTALS[f"fits refused ({reason})"] += 1
+            return []
+        except BaseException as e:
+            TOTALS[ABORTS if _is_abort(e) else UNEXPECTED] += 1
+            raise
+    models = list(fitted) if isinstance(fitted, findrs.ModelPair) else [fitted]
+    for m in models:
+        assert isinstance(m, findrs.Model)
+        TOTALS[f"models: {_kind(m)}"] += 1
+    return models
+
+
+def _fit(df: pl.DataFrame, target: str, params: dict[str, Any], **kw: Any) -> RuleSetModel | None:
+    models = _fit_models(df, target, dict(**params, **kw, auto=False))
+    if not models:
+        return None
+    model = models[0]
     TOTALS[f"models {model.method} {model.encoding}"] += 1
     return model
 
 
-@_settings(ci=45, share=0.45)
+def _agree(model: findrs.Model, df: pl.DataFrame) -> Paths:
+    """assert_paths_agree, counted: its comparisons, its refusals, a disagreement."""
+    try:
+        p = assert_paths_agree(model, df)
+    except AssertionError:
+        TOTALS[DISAGREEMENTS] += 1
+        raise
+    except FindRSInputError:
+        raise
+    except BaseException:
+        TOTALS[UNEXPECTED] += 1
+        raise
+    for name in p.refused:
+        TOTALS[f"paths refused: {name}: {p.refused[name][:50]}"] += 1
+    TOTALS["path comparisons"] += len(p.masks) + len(p.votes) + len(p.decisions)
+    return p
+
+
+@_settings(ci=45, share=0.35)
 @given(data=st.data())
 def test_every_path_agrees_on_every_generated_model(data) -> None:
+    checkpoint()
     df, target = data.draw(training_frames())
     params = data.draw(fit_params())
     model = _fit(df, target, params)
@@ -80,13 +141,8 @@ def test_every_path_agrees_on_every_generated_model(data) -> None:
         return
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        p = assert_paths_agree(model, df)
-        for name in p.refused:
-            TOTALS[f"paths refused: {name}: {p.refused[name][:50]}"] += 1
-        TOTALS["path comparisons"] += len(p.masks) + len(p.votes)
-        new = data.draw(prediction_frame(df, model.features))
-        p = assert_paths_agree(model, new)
-        TOTALS["path comparisons"] += len(p.masks) + len(p.votes)
+        _agree(model, df)
+        _agree(model, data.draw(prediction_frame(df, model.features)))
     if params["method"] != "find-rs" and data.draw(st.integers(0, 3)) == 0:
         # Determinism: the thread count never changes the model.
         again = findrs.fit(df, target, **findrs.settings.fit_keywords(dict(n_jobs=2, **params, auto=False)))
@@ -94,9 +150,44 @@ def test_every_path_agrees_on_every_generated_model(data) -> None:
         TOTALS["thread-count comparisons"] += 1
 
 
-@_settings(ci=40, share=0.25)
+@pytest.mark.parametrize("kind", MODEL_KINDS)
+@_settings(ci=3, share=0.04)
+@given(data=st.data())
+def test_every_path_agrees_on_every_model_kind(kind, data) -> None:
+    """Every kind added after the binary rule set (MODEL_KINDS: multiclass, numeric intervals,
+    exceptions, bagged votes, BO+BP pairs, rule budgets, chunks, automatic settings): each model
+    of the fit, on its training frame and on a frame of unseen values, through every path."""
+    checkpoint()
+    df, target, params = data.draw(kind_case(kind))
+    TOTALS[f"cases: {kind}"] += 1
+    for model in _fit_models(df, target, params):
+        if params.get("max_rules") is not None:
+            _check_budget(model, params["max_rules"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _agree(model, df)
+            _agree(model, data.draw(prediction_frame(df, model.features)))
+
+
+def _check_budget(model: findrs.Model, k: int) -> None:
+    """A rule budget holds: at most ``k`` voting rules in a rule set's vote, in each class set
+    of a multiclass model (docs/semantics.md: applied per set); a bagged vote's members are
+    checked by their own fits."""
+    if not is_binary(model) and hasattr(model, "class_models"):
+        sets = list(model.class_models)
+    elif hasattr(model, "vote"):
+        sets = [model]
+    else:
+        return
+    for m in sets:
+        assert m.n_rules <= k, f"max_rules={k} but a rule set of {m.n_rules} rules"
+    TOTALS["rule budgets checked"] += 1
+
+
+@_settings(ci=40, share=0.15)
 @given(data=st.data())
 def test_bad_inputs_raise_only_findrs_input_errors(data) -> None:
+    checkpoint()
     df, target, kw, what = data.draw(bad_fits())
     params = {"n_jobs": 1, **kw}
     try:
@@ -117,9 +208,10 @@ def test_bad_inputs_raise_only_findrs_input_errors(data) -> None:
     assert_paths_agree(model, df)
 
 
-@_settings(ci=25, share=0.1)
+@_settings(ci=25, share=0.05)
 @given(data=st.data())
 def test_bad_prediction_frames_raise_only_findrs_input_errors(data) -> None:
+    checkpoint()
     df, target = data.draw(training_frames(max_rows=20))
     model = _fit(df, target, data.draw(fit_params()))
     if model is None:
@@ -166,9 +258,10 @@ JSON_VALUES = st.one_of(
 )
 
 
-@_settings(ci=40, share=0.2)
+@_settings(ci=40, share=0.15)
 @given(data=st.data())
 def test_corrupted_model_files_are_refused_at_load_or_work(data) -> None:
+    checkpoint()
     df, target = data.draw(training_frames(max_rows=30))
     model = _fit(df, target, data.draw(fit_params()))
     if model is None:
