@@ -615,3 +615,15 @@ def test_the_multiclass_script_keeps_the_rows_it_does_not_rerun(tmp_path: Path) 
     assert "- Rows of car: kept from the earlier run (`python -m experiments.multiclass --out results/`): Run earlier" in text
     table = text.split("## Bins or intervals")[1].split("## Against")[0]
     assert "| `car` | – |" in table and "| `iris` | " in table and "/1 |" in table
+
+
+def test_a_multiclass_target_named_like_a_pattern_is_fitted() -> None:
+    # The generated-frame battery's case: the combination's cross-validation compared labels
+    # through Series methods, which Polars runs on pl.col('^a.*$') (a pattern, no column): an
+    # IndexError.
+    import warnings as _warnings
+    df = pl.DataFrame({"x": [0, 1, 2] * 4, "^a.*$": ["p", "q", "r"] * 4})
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        m = findrs.fit(df, "^a.*$", random_state=0, auto=False)
+    assert m.predict(df).to_list() == df.get_column("^a.*$").to_list()

@@ -470,7 +470,8 @@ def _choose_combination(
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ContradictionWarning)
                 m = RuleSetModel._fit_multiclass(part, np.ascontiguousarray(classes[fit_rows]), encoders, tgt, p, c, n_jobs, None)
-            correct[c] += int(m.predict(frame).cast(truth.dtype).eq_missing(truth).sum())
+            # (Renamed: a Series method runs on pl.col(name), a pattern for a target named '^a.*$'.)
+            correct[c] += int(m.predict(frame).alias("p").cast(truth.dtype).eq_missing(truth.alias("t")).sum())
     best = max(combinations, key=lambda c: (correct[c], -COMBINATIONS.index(c)))
     return best, {"folds": k, "correct": [correct[c] for c in COMBINATIONS]}
 
