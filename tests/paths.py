@@ -80,7 +80,7 @@ def prediction_paths(model: Model, df: pl.DataFrame, *, sql: bool = True) -> Pat
             if binary:
                 m[f"decision_expr {engine}"] = [v > 0 for v in d.to_list()]
             else:
-                out.decisions[f"decision_expr {engine}"] = d.struct.unnest()
+                out.decisions[f"decision_expr {engine}"] = d.alias("d").struct.unnest()
         if hasattr(model, "votes_expr"):
             out.votes[f"votes_expr {engine}"] = df.select(model.votes_expr(engine=engine)).to_series().to_list()
     m["predict_expr labels streaming"] = _mask(
@@ -99,8 +99,8 @@ def prediction_paths(model: Model, df: pl.DataFrame, *, sql: bool = True) -> Pat
         votes = [sum(w for g, w in zip(v.groups, v.group_weights) if set(g) & set(f)) for f in fired]
         out.votes["explain"] = votes
         m["explain votes"] = [x > v.threshold for x in votes]
-    if not binary:
-        out.decisions["explain"] = explained.to_series(1).struct.unnest()
+    if not binary:  # (renamed: a Series method runs on pl.col(name), a pattern for '^a.*$')
+        out.decisions["explain"] = explained.to_series(1).alias("d").struct.unnest()
     text = model.to_json()
     back = type(model).from_json(text)
     loaded = findrs.load(text)
