@@ -36,7 +36,9 @@ _last_checkpoint = [time.monotonic()]
 
 
 def checkpoint(every: float = 30.0) -> None:
-    """Writes TOTALS to ``$FINDRS_BATTERY_TOTALS`` when ``every`` seconds have passed."""
+    """Counts a case (each test of the battery calls it first), and writes TOTALS to
+    ``$FINDRS_BATTERY_TOTALS`` when ``every`` seconds have passed."""
+    TOTALS["cases"] += 1
     if CHECKPOINT and time.monotonic() - _last_checkpoint[0] >= every:
         _last_checkpoint[0] = time.monotonic()
         with open(CHECKPOINT + ".tmp", "w") as f:

@@ -15,8 +15,8 @@ from experiments.uci import ENV_VAR, data_dir_from, how_to_get
 # property test is derandomized (its examples are fixed, so a run passes or fails the same way
 # every time) with the example budget each test declares. "dev": random examples, for finding
 # new failures locally (`pytest --hypothesis-profile=dev`). "battery": the long generated-frame
-# battery, `pytest tests/test_battery.py --hypothesis-profile=battery` (10,000 training frames
-# and 4,500 prediction frames; tests/test_battery.py shares this budget among its tests).
+# battery, `pytest tests/test_battery.py --hypothesis-profile=battery` (10,000 cases;
+# tests/test_battery.py shares this budget among its tests).
 # `--hypothesis-profile` overrides the default.
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None, print_blob=True)

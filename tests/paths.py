@@ -154,7 +154,14 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _same_floats(a: list[Any], b: list[Any]) -> bool:
-    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    """Equal decisions: the same nulls and signs, the values up to rounding (the compiled
+    expression adds a class set's votes in another order: 0.13710937499999998 and
+    0.1371093750000001 are the same decision)."""
+    def close(x: Any, y: Any) -> bool:
+        if x is None or y is None or _same(x, y):
+            return _same(x, y)
+        return (x > 0) == (y > 0) and (x < 0) == (y < 0) and math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-12)
+    return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
 
 
 # ----------------------------------------------------------------------------- SQL

@@ -2,13 +2,21 @@
 looking and case-folding ones), nulls and sizes (tests/battery_strategies.py), fits models on
 them, and compares every prediction path on every model (tests/paths.py: predict, predict_expr
 eager and streaming, to_expr, explain, JSON, pickle, PyArrow, to_sql on DuckDB and SQLite), on the
-training frame and on a frame of unseen values and other accepted dtypes. Bad inputs (unusable
-dtypes, bad parameters and labels, re-typed or missing columns) and corrupted model files must
-raise ``FindRSInputError`` and nothing else (a ``ContradictionWarning`` is documented).
+training frame and on a frame of unseen values and other accepted dtypes. Every model kind takes
+part (issue 42): binary rule sets, and, one test each (battery_strategies.MODEL_KINDS),
+multiclass models, numeric intervals (NaN, infinities, extremes), rules with exceptions, bagged
+votes, both models of a BO+BP pair, rule budgets (``max_rules``, checked per rule set),
+``chunks`` (joblib workers) and the automatic settings. Fits and loads may raise
+``FindRSInputError`` only, for a documented refusal; bad inputs (unusable dtypes, bad
+parameters and labels, re-typed or missing columns) and corrupted model files must raise
+``FindRSInputError`` and nothing else (a ``ContradictionWarning`` is documented). The totals
+count the models of each kind, the path comparisons, the refusals, the aborts (a worker process
+that died), the unexpected exceptions and the disagreements.
 
 In CI (the conftest's default ``ci`` profile: derandomized) each test runs a fixed number of
 examples; ``pytest tests/test_battery.py --hypothesis-profile=battery`` runs the long battery
-(over 10,000 frames) and prints its totals.
+(over 10,000 cases; ``FINDRS_BATTERY_EXAMPLES=N`` scales it, ``FINDRS_BATTERY_TOTALS=FILE``
+writes the totals so far every 30 s) and prints its totals.
 """
 
 from __future__ import annotations
