@@ -109,6 +109,12 @@ class CoreModel:
     def without_constraints_on(self, features: list[int]) -> CoreModel:
         """The same model with no rule constraining ``features`` (docs/semantics.md §2.1).
         Raises ``ValueError`` for a feature index out of range."""
+    def with_rules(self, picked: list[int]) -> CoreModel:
+        """The DNF of the voting rules ``picked``, in that order (docs/semantics.md §8). Raises
+        ``ValueError`` when ``picked`` is empty, repeats a rule or names one that does not vote."""
+    def path(self, columns_: list[npt.NDArray[np.uint32]], labels: npt.NDArray[np.bool_]) -> tuple[list[int], list[int]]:
+        """The accuracy-size path of the voting rules on training codes: ``(order, correct)``
+        (docs/semantics.md §8). Raises ``ValueError`` when labels and rows differ in number."""
     def pruning_curve(self, columns_: list[npt.NDArray[np.uint32]], labels: npt.NDArray[np.bool_]) -> list[int]:
         """BP: rows classified correctly by the top-K vote, K = 1..=n_rules_found."""
     def fired(self, columns_: list[npt.NDArray[np.uint32]]) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:

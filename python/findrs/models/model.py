@@ -43,6 +43,7 @@ from .rule_set_parts import FORMAT_VERSION, _parse_dtype
 from .rule_set_explain import _Explaining
 from .rule_set_files import _Files
 from .rule_set_fit import _Fitting
+from .rule_set_path import _Path
 from .rule_set_view import _Reading
 
 
@@ -72,7 +73,7 @@ __version__: str = _core.__version__
 assert _core.MAX_RUNS == MAX_T and _core.FORMAT_VERSION == FORMAT_VERSION, "findrs._core does not match"
 
 
-class RuleSetModel(_Fitting, _Files, _Reading, _Explaining, Model):
+class RuleSetModel(_Fitting, _Files, _Reading, _Explaining, _Path, Model):
     """A fitted findrs model. Build one with ``df.findrs.fit(...)`` or :func:`findrs.fit`.
 
     Its members, by use:

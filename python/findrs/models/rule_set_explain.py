@@ -282,7 +282,8 @@ class _Explaining:
         core = self._core.with_n_rules(int(k))
         # The same runs with K = k and no budget: what a fit with these params gives.
         params = {**self.params, "n_rules": int(k), "max_rules": None}
-        training = {key: v for key, v in self._training.items() if key != "budget"}
+        # Other voting rules: no budget, and the path (of the old ones) is not known.
+        training = {key: v for key, v in self._training.items() if key not in ("budget", "path")}
         return type(self)(core, self.encoders, self.target, params, training, self._cv)
 
     def _with_record(self, params: dict[str, Any], rec: dict[str, Any]) -> "RuleSetModel":

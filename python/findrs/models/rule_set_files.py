@@ -20,6 +20,7 @@ from ..errors import FindRSInputError
 from ..select import auto
 from ..select.params import ABSENT_FROM_OLDER_FILES, check_params
 from . import multiclass
+from .rule_set_path import check_path, path_problems
 from .rule_set_parts import _OPTIONAL_SECTIONS, _SECTIONS, FORMAT, FORMAT_VERSION, _no_gc, _schema, _value_key
 
 if TYPE_CHECKING:  # annotations only: the model module imports this one
@@ -173,7 +174,7 @@ class _Files:
         if not multi and target.classes is not None:
             problems.append("the target lists classes but the model is binary")
         if not multi:
-            problems += _best_of_problems(params, training)
+            problems += _best_of_problems(params, training) + path_problems(training.get("path"), core.n_rules)
         elif params["best_of"] != 1 or params["run"] != 0:
             problems.append("a multiclass model's class sets each make run 0: params must say run 0, best_of 1")
         if multi and (params["auto"] or params["direction"] != "positive"):
@@ -224,10 +225,10 @@ def _dumps(value: Any) -> str:
 
 def _check_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "positives", "contradictions"]
-    if not isinstance(t, dict) or sorted(set(t) - {"budget", "best_of"}) != sorted(keys):
+    if not isinstance(t, dict) or sorted(set(t) - {"budget", "best_of", "path"}) != sorted(keys):
         raise FindRSInputError(
             f"must be an object with the fields {keys} (and 'budget' after a rule budget, 'best_of' after a "
-            f"choice of runs), got {t!r}")
+            f"choice of runs, 'path' with the accuracy-size path), got {t!r}")
     if not all(_count(t[k]) for k in keys):
         raise FindRSInputError(f"its counts must be integers of at least 0, got {t!r}")
     if t["positives"] > t["rows"] or t["contradictions"] > t["rows"]:
@@ -238,6 +239,8 @@ def _check_training(t: Any) -> dict[str, Any]:
         if not isinstance(c, list) or len(c) < 2 or not all(_count(x) and x <= t["rows"] for x in c):
             raise FindRSInputError(f"'best_of' must count the training rows each run got right (2 runs or more, each at most the rows), got {c!r}")
         out["best_of"] = [int(x) for x in c]
+    if "path" in t:
+        out["path"] = check_path(t["path"], out["rows"])
     if "budget" in t:
         b = t["budget"]
         fields = ["correct", "correct_before"]

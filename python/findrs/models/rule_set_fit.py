@@ -20,6 +20,7 @@ from ..data.memory import check_fit_memory, memory_error
 from ..data.target import Target
 from ..errors import FindRSInputError
 from ..select import auto
+from .rule_set_path import fitted_path
 from .rule_set_parts import _WIDEN, FoldCoder, _described, _input_errors, _schema, _training
 
 if TYPE_CHECKING:  # annotations only: the model module imports this one
@@ -80,6 +81,7 @@ class _Fitting:
         models = []
         for q, (core, contradictions, budget, best) in zip(params_list, fitted):
             training = _training(y, contradictions)
+            training["path"] = fitted_path(core, codes, y)
             if budget is not None:
                 training["budget"] = {"correct_before": int(budget[0]), "correct": int(budget[1])}
             q = _with_best_of(q, training, best)
@@ -120,6 +122,7 @@ class _Fitting:
         y = ~labels if negate else labels
         rec = auto.record(cands, rows, best, folds, int(sampled))
         training = _training(y, contradictions)
+        training["path"] = fitted_path(core, codes, y)
         fitted = _with_best_of(fitted, training, best_run)
         return cls(core, encoders, _described(target, negate), fitted, training, rec)
 

@@ -41,9 +41,10 @@ pub use data::schema::{ConstraintKind, Schema};
 pub use predict::constraints::{Constraint, ConstraintTable};
 pub use predict::model::{Method, RuleModel, RuleSet, RuleSetParts, MAX_RUNS};
 pub use learn::best_of::BestOf;
+pub use learn::budget::Path;
 pub use learn::ensemble::Progress;
 pub use learn::fit::{
-    fit, fit_bytes, fit_from_runs, fit_methods, fit_run_range, no_rule, BudgetReport, FitOptions, Fitted, RuleCount,
+    fit, fit_bytes, fit_from_runs, fit_methods, fit_run_range, no_rule, path, BudgetReport, FitOptions, Fitted, RuleCount,
 };
 pub use learn::multiclass::{fit_multiclass, Combine, FittedMulticlass, MulticlassModel};
 pub use learn::widen::Widen;

@@ -87,6 +87,29 @@ impl CoreModel {
         self.inner.without_constraints_on(&features).map(Self::from_model).map_err(core_err)
     }
 
+    /// The DNF of the voting rules `picked`, in that order (the core's `with_rules`).
+    fn with_rules(&self, picked: Vec<usize>) -> PyResult<Self> {
+        self.inner.with_rules(&picked).map(Self::from_model).map_err(core_err)
+    }
+
+    /// The accuracy-size path of the voting rules on training codes and the labels the rules
+    /// describe: `(order, correct)` (the core's `path`).
+    fn path(
+        &self,
+        py: Python<'_>,
+        columns_: Vec<PyReadonlyArray1<'_, u32>>,
+        labels: PyReadonlyArray1<'_, bool>,
+    ) -> PyResult<(Vec<usize>, Vec<u32>)> {
+        let data = self.inner.columns(slices(&columns_)?).map_err(core_err)?;
+        let y = labels.as_slice().map_err(|_| PyValueError::new_err("labels must be contiguous"))?;
+        py.detach(|| {
+            guarded(|| {
+                let p = findrs_core::path(&self.inner, &data, y).map_err(core_err)?;
+                Ok((p.order, p.correct))
+            })
+        })
+    }
+
     /// BP: rows classified correctly by the top-K vote, for K = 1..=n_rules_found.
     fn pruning_curve(
         &self,

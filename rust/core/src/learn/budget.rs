@@ -262,9 +262,50 @@ fn swap_pass(ev: &mut Evaluator, pos_covered: &[u32], by_bound: &[usize], chosen
     }
 }
 
+/// The accuracy-size path of the DNF of `rules` (docs/semantics.md §8.1): `order` lists every
+/// rule, each next one the rule that adds the most correct training rows to the DNF of those
+/// before it (ties: the lowest index), and `correct[k]` is the number of training rows the DNF
+/// of the first `k + 1` rules classifies correctly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Path {
+    /// Indices into the rules: every rule once.
+    pub order: Vec<usize>,
+    /// Training rows right by each prefix of `order` (as long as `order`).
+    pub correct: Vec<u32>,
+}
+
+/// The path of the DNF of `rules` on the training rows of `index` (labels `labels`): a prefix
+/// of `k` rules is the model of `k` rules the path offers. Prefixes are nested, and each next
+/// rule is the one that raises the training count the most (or lowers it the least).
+pub fn dnf_path(schema: &Schema, index: &RowIndex, labels: &[bool], rules: &[Rule]) -> Path {
+    assert_eq!(labels.len(), index.n_rows(), "one label per training row");
+    let mut pos = vec![0u64; index.n_words()];
+    for (r, _) in labels.iter().enumerate().filter(|(_, &y)| y) {
+        bitset::set(&mut pos, r);
+    }
+    let mut ev = Evaluator { schema, index, rules, pos, terms: Terms::new() };
+    let all: Vec<usize> = (0..rules.len()).collect();
+    let (order, gains) = greedy_order_gains(&mut ev, &all);
+    let mut now = ev.correct(&vec![0u64; index.n_words()]) as i64;
+    let correct = gains
+        .iter()
+        .map(|g| {
+            now += g;
+            u32::try_from(now).expect("a count of training rows")
+        })
+        .collect();
+    Path { order, correct }
+}
+
 /// `chosen` reordered: each next rule is the one that adds the most correct rows to those
 /// before it (ties: the lowest index); lazy, as [`greedy`].
 fn greedy_order(ev: &mut Evaluator, chosen: &[usize]) -> Vec<usize> {
+    greedy_order_gains(ev, chosen).0
+}
+
+/// [`greedy_order`] with the correct rows each rule adds to those before it (negative: it
+/// costs more than it adds).
+fn greedy_order_gains(ev: &mut Evaluator, chosen: &[usize]) -> (Vec<usize>, Vec<i64>) {
     let nw = ev.index.n_words();
     let covers: Vec<Vec<u64>> = chosen.iter().map(|&r| ev.cover(r)).collect();
     let gain = |k: usize, covered: &[u64]| -> (u32, i64) {
@@ -283,6 +324,7 @@ fn greedy_order(ev: &mut Evaluator, chosen: &[usize]) -> Vec<usize> {
         .map(|k| (gain(k, &covered).0 as i64, Reverse(chosen[k]), k))
         .collect();
     let mut out = Vec::with_capacity(chosen.len());
+    let mut gains = Vec::with_capacity(chosen.len());
     let mut aside = Vec::new();
     while !heap.is_empty() {
         let mut best: Option<(i64, usize, usize)> = None;
@@ -299,14 +341,15 @@ fn greedy_order(ev: &mut Evaluator, chosen: &[usize]) -> Vec<usize> {
                 best = Some((g, r, k));
             }
         }
-        let (_, r, k) = best.expect("a rule left");
+        let (g, r, k) = best.expect("a rule left");
         for w in 0..nw {
             covered[w] |= covers[k][w];
         }
         out.push(r);
+        gains.push(g);
         heap.extend(aside.drain(..).filter(|&(_, _, q)| q != k));
     }
-    out
+    (out, gains)
 }
 
 #[cfg(test)]
@@ -453,5 +496,56 @@ mod tests {
             better_than_greedy > 0,
             "the local search never improved on greedy selection"
         );
+    }
+
+    #[test]
+    fn the_path_is_the_plain_greedy_order_of_every_rule_with_its_counts() {
+        let domains = [3u32, 2, 4, 3, 2, 3];
+        let mut tails = 0;
+        for seed in 0..30u64 {
+            for kind in [ConstraintKind::AttributeValue, ConstraintKind::OneHot] {
+                let (rows, labels) = random_data(seed + 900, 70, &domains);
+                let schema = Schema::uniform(domains.to_vec(), kind).unwrap();
+                let cols = columns_of(&rows, domains.len());
+                let data = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+                let options = FitOptions {
+                    method: Method::Bp,
+                    tolerance: (seed % 3) as u32,
+                    n_runs: 9,
+                    seed,
+                    shuffle: true,
+                    n_rules: RuleCount::All,
+                    ..FitOptions::default()
+                };
+                let Ok(fitted) = fit(schema.clone(), &data, &labels, &options, &Progress::default()) else {
+                    continue;
+                };
+                let rules = fitted.model.rule_set().rules();
+                let index = RowIndex::from_all(&schema, &data).unwrap();
+                let path = dnf_path(&schema, &index, &labels, rules);
+                let ctx = format!("seed {seed} {kind:?}");
+                let mut sorted = path.order.clone();
+                sorted.sort();
+                assert_eq!(sorted, (0..rules.len()).collect::<Vec<_>>(), "{ctx}");
+                assert_eq!(path.correct.len(), rules.len(), "{ctx}");
+                // Each next rule adds the most (ties: the lowest index), counted plainly.
+                for k in 0..rules.len() {
+                    let before = &path.order[..k];
+                    let with = |r: usize| {
+                        let mut p = before.to_vec();
+                        p.push(r);
+                        dnf_correct(&schema, rules, &p, &rows, &labels)
+                    };
+                    let best = (0..rules.len())
+                        .filter(|r| !before.contains(r))
+                        .max_by_key(|&r| (with(r), Reverse(r)))
+                        .unwrap();
+                    assert_eq!(path.order[k], best, "{ctx} step {k}");
+                    assert_eq!(path.correct[k], with(best), "{ctx} step {k}");
+                    tails += (k > 0 && path.correct[k] < path.correct[k - 1]) as usize;
+                }
+            }
+        }
+        assert!(tails > 0, "no path had a rule that costs rows: the tail is untested");
     }
 }

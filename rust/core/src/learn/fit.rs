@@ -7,7 +7,7 @@
 use crate::learn::acceptance::Acceptance;
 use crate::predict::best_k::pruning_curve;
 use crate::learn::best_of::{choose, BestOf};
-use crate::learn::budget::best_dnf;
+use crate::learn::budget::{best_dnf, dnf_path, Path};
 use crate::data::columns::Columns;
 use crate::learn::ensemble::{aggregate, fit_runs, run_order, Progress};
 use crate::data::error::{FindRsError, Result};
@@ -460,18 +460,31 @@ fn with_budget(model: RuleModel, data: &Columns, labels: &[bool], n: usize) -> R
         let correct = set.curve()[n - 1];
         return Ok((model.with_n_rules(n)?, BudgetReport { full_correct, correct }));
     }
-    let pick = |v: &[u32]| budget.picked.iter().map(|&r| v[r]).collect::<Vec<u32>>();
-    let parts = RuleSetParts {
-        rules: budget.picked.iter().map(|&r| set.rules()[r].clone()).collect(),
-        weights: pick(set.weights()),
-        n_kept: budget.picked.len(),
-        train_positives: pick(set.train_positives()),
-        train_negatives: pick(set.train_negatives()),
-        dnf: model.method() != Method::FindRs,
-        ..RuleSetParts::default()
-    };
-    let dnf = RuleModel::new(model.schema().clone(), model.method(), model.n_runs(), vec![parts])?;
+    let dnf = model.with_rules(&budget.picked)?;
     Ok((dnf, BudgetReport { full_correct, correct: budget.correct }))
+}
+
+/// The accuracy-size path of `model`'s voting rules (a binary model) on its training rows
+/// `data` with the labels its rules describe (docs/semantics.md §8): the prefix of `k` rules of
+/// `order` is the DNF of `k` rules the path offers, `correct[k - 1]` its training rows right;
+/// the last point is the model itself (a BO or BP vote counts as it votes).
+pub fn path(model: &RuleModel, data: &Columns, labels: &[bool]) -> Result<Path> {
+    if labels.len() != data.n_rows() {
+        return Err(FindRsError::InvalidParameter(format!(
+            "one label per training row: {} labels for {} rows",
+            labels.len(),
+            data.n_rows()
+        )));
+    }
+    let set = model.rule_set();
+    let index = RowIndex::from_all(model.schema(), data)?;
+    let mut path = dnf_path(model.schema(), &index, labels, &set.rules()[..set.n_kept()]);
+    if model.method() != Method::FindRs && !set.is_dnf() {
+        // The last point is the model itself: a vote, not the DNF of all its voting rules.
+        let right = model.predict(data).iter().zip(labels).filter(|(p, y)| p == y).count();
+        *path.correct.last_mut().expect("a model has a voting rule") = right as u32;
+    }
+    Ok(path)
 }
 
 #[cfg(test)]

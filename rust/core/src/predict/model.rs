@@ -385,6 +385,39 @@ impl RuleModel {
         Self::new(self.schema.clone(), self.method, self.n_runs, vec![parts])
     }
 
+    /// The DNF of the voting rules `picked` (indices into [`RuleSet::rules`], below K), in that
+    /// order, each with its weight and training counts: positive when one of them covers the
+    /// row. FIND-RS stays FIND-RS; a BO or BP model's rule set is marked [`RuleSetParts::dnf`]
+    /// (its weights are shown, not counted). What a rule budget and the path's models are
+    /// (docs/semantics.md §8). Errors when `picked` is empty, repeats a rule or names one that
+    /// does not vote.
+    pub fn with_rules(&self, picked: &[usize]) -> Result<Self> {
+        let set = self.rule_set();
+        let mut seen = vec![false; set.n_kept];
+        for &r in picked {
+            if r >= set.n_kept || std::mem::replace(&mut seen[r], true) {
+                return Err(FindRsError::InvalidParameter(format!(
+                    "the rules picked must be distinct voting rules, below {}, got {picked:?}",
+                    set.n_kept
+                )));
+            }
+        }
+        if picked.is_empty() {
+            return Err(FindRsError::InvalidParameter("a model keeps at least one rule".into()));
+        }
+        let pick = |v: &[u32]| picked.iter().map(|&r| v[r]).collect::<Vec<u32>>();
+        let parts = RuleSetParts {
+            rules: picked.iter().map(|&r| set.rules[r].clone()).collect(),
+            weights: pick(&set.weights),
+            n_kept: picked.len(),
+            train_positives: pick(&set.train_positives),
+            train_negatives: pick(&set.train_negatives),
+            dnf: self.method != Method::FindRs,
+            ..RuleSetParts::default()
+        };
+        Self::new(self.schema.clone(), self.method, self.n_runs, vec![parts])
+    }
+
     /// The same model with no rule constraining the features `features` (each becomes `?` in
     /// every rule: [`Rule::drop_constraint`]); weights, runs, K, training counts and curve stay.
     /// The fit uses it for features with a single training code (docs/semantics.md §2.1): every

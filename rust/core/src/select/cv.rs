@@ -40,6 +40,7 @@
 //! are widened as in [`fit`].
 
 use crate::learn::acceptance::Acceptance;
+use crate::learn::budget::dnf_path;
 use crate::predict::best_k::pruning_curve;
 use crate::data::columns::Columns;
 use crate::learn::ensemble::{aggregate, run_order, Progress};
@@ -124,6 +125,13 @@ pub struct CvRow {
     pub rules: Vec<u32>,
     /// Conditions (constrained features) of those rules.
     pub conditions: Vec<u32>,
+    /// FIND-RS: per fold, the held-out rows right by each model of the fold model's
+    /// accuracy-size path (the DNF of its first `k` rules in the path's order on the fold's
+    /// training rows, k = 1, 2, ...; docs/semantics.md §8.1); empty for BO, BP and a fold
+    /// without a rule.
+    pub path_correct: Vec<Vec<u32>>,
+    /// The conditions of those models, alongside `path_correct`.
+    pub path_conditions: Vec<Vec<u32>>,
 }
 
 impl CvRow {
@@ -554,14 +562,17 @@ pub fn cross_validate_folds(
             rows: vec![0; k],
             rules: vec![0; k],
             conditions: vec![0; k],
+            path_correct: vec![Vec::new(); k],
+            path_conditions: vec![Vec::new(); k],
         })
         .collect();
-    for (&(_, f, _, _), scores) in jobs.iter().zip(&scored) {
-        for &(i, sc) in scores {
+    for (&(_, f, _, _), scores) in jobs.iter().zip(scored) {
+        for (i, sc) in scores {
             rows[i].correct[f] = sc.correct;
             rows[i].rows[f] = folds[f].test_labels.len() as u32;
             rows[i].rules[f] = sc.rules;
             rows[i].conditions[f] = sc.conditions;
+            (rows[i].path_correct[f], rows[i].path_conditions[f]) = sc.path.into_iter().unzip();
         }
     }
     let best = ranking(&rows)[0];
@@ -702,17 +713,55 @@ pub fn cv_runs(settings: &[Setting], cv: &CvOptions) -> usize {
     groups.len() * cv.folds * t
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Score {
     correct: u32,
     rules: u32,
     conditions: u32,
+    /// FIND-RS: (held-out rows right, conditions) of each model of the path ([`CvRow::path_correct`]).
+    path: Vec<(u32, u32)>,
 }
 
 fn conditions(schema: &Schema, rule: &Rule) -> u32 {
     (0..schema.n_features())
         .filter(|&f| !rule.is_free(schema, f))
         .count() as u32
+}
+
+/// The accuracy-size path of the DNF of `rules` on a fold's training rows (`train`, labels
+/// `train_y`; docs/semantics.md §8.1), scored on its held-out rows (`test`, `test_y`): for each
+/// `k`, the held-out rows the DNF of the path's first `k` rules classifies correctly, and its
+/// conditions. Empty without a rule.
+fn held_out_path(
+    schema: &Schema,
+    train: &RowIndex,
+    train_y: &[bool],
+    test: &RowIndex,
+    test_y: &[bool],
+    rules: &[Rule],
+) -> Vec<(u32, u32)> {
+    let path = dnf_path(schema, train, train_y, rules);
+    let mut pos = vec![0u64; test.n_words()];
+    for (r, _) in test_y.iter().enumerate().filter(|(_, &y)| y) {
+        crate::data::bitset::set(&mut pos, r);
+    }
+    // No rule: every negative is right; each rule adds its new positives, loses its new negatives.
+    let mut right = test_y.iter().filter(|&&y| !y).count() as i64;
+    let (mut covered, mut conds) = (vec![0u64; test.n_words()], 0u32);
+    let mut terms = Terms::new();
+    path.order
+        .iter()
+        .map(|&r| {
+            rules[r].terms(schema, &mut terms);
+            for (w, c) in covered.iter_mut().enumerate() {
+                let new = test.covered_word(&terms, w) & !*c & test.valid(w);
+                right += (new & pos[w]).count_ones() as i64 - (new & !pos[w]).count_ones() as i64;
+                *c |= new;
+            }
+            conds += conditions(schema, &rules[r]);
+            (right as u32, conds)
+        })
+        .collect()
 }
 
 /// Held-out score of one fold's pruned runs, for each (setting index, K policy).
@@ -739,15 +788,17 @@ fn score_fold(
     let count_correct = |pred: &dyn Fn(usize) -> bool| -> u32 {
         (0..test_y.len()).filter(|&r| pred(r) == test_y[r]).count() as u32
     };
-    let all = |sc: Score| policies.iter().map(|&(i, _)| (i, sc)).collect();
+    let all = |sc: Score| policies.iter().map(|&(i, _)| (i, sc.clone())).collect();
     match method {
         Method::FindRs => {
             let rules = &runs[0];
             let cov = covered(rules);
+            let train_y: Vec<bool> = fold.train_labels.iter().map(|&y| y != negate).collect();
             all(Score {
                 correct: count_correct(&|r| crate::data::bitset::get(&cov, r)),
                 rules: rules.len() as u32,
                 conditions: rules.iter().map(|r| conditions(schema, r)).sum(),
+                path: held_out_path(schema, &fold.train_index, &train_y, index, &test_y, rules),
             })
         }
         Method::Bo => {
@@ -764,6 +815,7 @@ fn score_fold(
                 correct: count_correct(&|r| votes[r] > half),
                 rules: n_rules,
                 conditions: conds,
+                path: Vec::new(),
             })
         }
         Method::Bp => {
@@ -802,6 +854,7 @@ fn score_fold(
                         correct,
                         rules: kk as u32,
                         conditions: prefix_conds[kk],
+                        path: Vec::new(),
                     };
                     (i, sc)
                 })
@@ -1079,8 +1132,29 @@ mod tests {
                     let correct = te.iter().filter(|&&r| labels[r] == s.negate).count() as u32;
                     assert_eq!(row.correct[f], correct, "{ctx}");
                     assert_eq!((row.rules[f], row.conditions[f]), (0, 0), "{ctx}");
+                    assert!(row.path_correct[f].is_empty() && row.path_conditions[f].is_empty(), "{ctx}");
                     continue;
                 };
+                if method == Method::FindRs {
+                    // Each model of the fold's path, scored on its held-out rows, as `path` and
+                    // `with_rules` make it.
+                    let path = crate::learn::fit::path(&fitted.model, &tr_data, &y).unwrap();
+                    assert_eq!(row.path_correct[f].len(), path.order.len(), "{ctx}");
+                    for k in 1..=path.order.len() {
+                        let m = fitted.model.with_rules(&path.order[..k]).unwrap();
+                        let right = te
+                            .iter()
+                            .zip(m.predict(&te_data))
+                            .filter(|(&r, p)| (*p != s.negate) == labels[r])
+                            .count() as u32;
+                        assert_eq!(row.path_correct[f][k - 1], right, "{ctx} k {k}");
+                        let conds: u32 = m.rule_set().rules().iter().map(|r| conditions(&schema, r)).sum();
+                        assert_eq!(row.path_conditions[f][k - 1], conds, "{ctx} k {k}");
+                    }
+                    assert_eq!(row.path_correct[f].last(), Some(&row.correct[f]), "{ctx}");
+                } else {
+                    assert!(row.path_correct[f].is_empty(), "{ctx}");
+                }
                 let pred = fitted.model.predict(&te_data);
                 let correct = te
                     .iter()

@@ -1,0 +1,117 @@
+"""The accuracy-size path of a binary :class:`~findrs.RuleSetModel` (docs/semantics.md §8.1):
+its voting rules in the order in which each adds the most training rows right, and for every
+budget ``k`` the model of the first ``k`` of them (:meth:`_Path.at`).
+
+Invariant: the path is computed by the core on the fit's own training codes and stored in the
+model's ``training`` record (``path``: the order of the voting rules and the training rows
+right of each prefix), so it survives ``to_json`` and pickling; the model of ``k`` rules is
+the core's DNF of the first ``k`` rules of that order (``CoreModel.with_rules``), so the
+models of the path are nested.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..errors import FindRSInputError
+
+
+def fitted_path(core: Any, codes: list[np.ndarray], labels: np.ndarray) -> dict[str, list[int]]:
+    """The ``training["path"]`` record of a binary model (its core, a ``CoreModel``) fitted on
+    ``codes`` with ``labels`` (the labels its rules describe)."""
+    order, correct = core.path(codes, np.ascontiguousarray(labels, dtype=np.bool_))
+    return {"order": [int(r) for r in order], "correct": [int(c) for c in correct]}
+
+
+def check_path(path: Any, rows: int) -> dict[str, list[int]]:
+    """A model file's ``training.path``, checked for its form: ``order`` and ``correct`` lists of
+    the same length, counts of at most ``rows``; that ``order`` lists each voting rule once is
+    checked against the rules (:func:`path_problems`)."""
+    ok = isinstance(path, dict) and sorted(path) == ["correct", "order"]
+    ok = ok and all(isinstance(path[k], list) for k in ("correct", "order")) and len(path["order"]) == len(path["correct"])
+    counts = (x for k in ("correct", "order") for x in (path[k] if ok else []))
+    if not ok or not path["order"] or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in counts):
+        raise FindRSInputError(f"'path' must hold 'order' and 'correct', two lists of counts of one length, got {path!r}")
+    if max(path["correct"]) > rows:
+        raise FindRSInputError(f"'path' counts more training rows right than the {rows:,} rows")
+    return {k: [int(x) for x in path[k]] for k in ("order", "correct")}
+
+
+def path_problems(path: dict[str, list[int]] | None, n_voting: int) -> list[str]:
+    """What is wrong with a loaded path for a model of ``n_voting`` voting rules."""
+    if path is None or sorted(path["order"]) == list(range(n_voting)):
+        return []
+    return [f"training's path does not list each of the {n_voting} voting rules once"]
+
+
+class _Path:
+    """The path half of :class:`~findrs.RuleSetModel` (a mixin of it)."""
+
+    @property
+    def path(self) -> pl.DataFrame | None:
+        """The accuracy-size path (docs/semantics.md §8.1): one row per budget ``rules`` = 1, 2,
+        ..., :attr:`n_rules`, the model :meth:`at` returns for it: ``conditions`` (its total
+        conditions, rules x conditions per rule), ``train_correct`` and ``train_accuracy`` (on
+        the fit's training rows). The last row is this model. ``None`` for a model whose path is
+        not known: a file written before paths, a multiclass model, or a BP model whose number
+        of voting rules was changed with :meth:`with_n_rules`.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", random_state=0, auto=False)
+            >>> m.path.select("rules", "conditions", "train_accuracy").head(3).rows()
+            [(1, 3, 0.7108559498956158), (2, 6, 0.7473903966596834), (3, 9, 0.7839248434237995)]
+        """
+        record = self._training.get("path")
+        if record is None:
+            return None
+        offsets = self._rule_csr()[0]
+        conditions = np.diff(offsets)[np.asarray(record["order"], dtype=np.int64)]
+        correct = np.asarray(record["correct"], dtype=np.int64)
+        return pl.DataFrame(
+            {
+                "rules": pl.Series(range(1, len(correct) + 1), dtype=pl.UInt32),
+                "conditions": pl.Series(np.cumsum(conditions), dtype=pl.UInt32),
+                "train_correct": pl.Series(correct, dtype=pl.UInt32),
+                "train_accuracy": correct / max(self._training_rows, 1),
+            }
+        )
+
+    def at(self, k: int) -> Any:
+        """The model of the path with at most ``k`` rules (docs/semantics.md §8.1): the first ``k``
+        rules of :attr:`path`'s order, positive when one of them holds (a DNF; for BO and BP the
+        weights are shown and do not vote), with ``params["max_rules"] = k`` and its own path the
+        first ``k`` rows of this one. With ``k`` at least :attr:`n_rules` it is this model.
+
+        Raises:
+            FindRSInputError: ``k`` is not an integer of at least 1; the model has no path
+                (:attr:`path` is ``None``).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = df.findrs.fit("class", "positive", random_state=0, auto=False)
+            >>> small = m.at(3)
+            >>> small.n_rules, round(small.score(df), 3), small.params["max_rules"]
+            (3, 0.784, 3)
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise FindRSInputError(f"at(k) takes a number of rules of at least 1, got {k!r}")
+        record = self._training.get("path")
+        if record is None:
+            why = "a multiclass model has none yet" if self.target.classes is not None else (
+                "it was not fitted with one (a file written before paths, or with_n_rules changed its voting rules)")
+            raise FindRSInputError(f"this model has no accuracy-size path: {why}; refit it to get one")
+        k = int(k)
+        if k >= self.n_rules:
+            return self
+        core = self._core.with_rules(record["order"][:k])
+        training = {key: v for key, v in self._training.items() if key not in ("budget", "path")}
+        training["budget"] = {"correct_before": record["correct"][-1], "correct": record["correct"][k - 1]}
+        training["path"] = {"order": list(range(k)), "correct": record["correct"][:k]}
+        params = {**self.params, "max_rules": k}
+        return type(self)(core, self.encoders, self.target, params, training, self._cv)
