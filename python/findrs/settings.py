@@ -263,8 +263,10 @@ TABLE: tuple[Param, ...] = (
     Param("simplify", "rules", 'bool | Literal["auto"]', _auto(False), _Bool(),
           "shorten each run's rules to the conditions they need to pass the tolerance",
           cli=dict(type=_cli_bool, nargs="?", const=True, metavar="yes|no|auto")),
-    Param("max_rules", "fit", "int | None", None, _Int(1, 2**63 - 1),
-          "a rule budget: at most this many voting rules", cli=dict(type=_cli_int, metavar="N")),
+    Param("max_rules", "fit", 'int | Literal["auto"] | None', None, _Int(1, 2**63 - 1),
+          'a rule budget: at most this many voting rules ("auto": the smallest model within one '
+          "standard error of the best, chosen by cross-validation)",
+          cli=dict(type=_cli_words("auto", none="none"), metavar="N|auto|none")),
     Param("auto", "fit", "bool", True, _Bool(),
           "choose the settings not given by cross-validation; False: the paper's algorithm", cli=False),
     Param("cv", "cv", "int | None", None, _Int(2, 1000), "folds (None: 5, or 3 above 10,000 rows)",

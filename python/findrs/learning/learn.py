@@ -26,6 +26,7 @@ from ..settings import Settings, coerce
 from ..data.target import binarize, class_indices
 from ..select import auto as _auto_mod
 from . import exceptions_cv as _exceptions_cv
+from .sized import fit_sized
 
 Method = Literal["find-rs", "bo", "bp"]
 Pair = Literal["bo+bp"]
@@ -43,7 +44,7 @@ def fit(
     positive: Any | None = None,
     *,
     method: Method | Pair | None = None,
-    max_rules: int | None = None,
+    max_rules: int | Literal["auto"] | None = None,
     auto: bool = True,
     features: Sequence[str] | None = None,
     random_state: int | None = None,
@@ -69,8 +70,10 @@ def fit(
             rules of ``T`` runs, the best ``n_rules`` voting), ``"bo+bp"`` (both from one set of
             runs, a :class:`~findrs.ModelPair`; needs ``auto=False``). ``None``: FIND-RS, or a
             budgeted BP vote when the cross-validation prefers it (binary, up to 10,000 rows).
-        max_rules: a rule budget: at most this many voting rules (the DNF of the rules that
-            classify the most training rows right; docs/semantics.md §8). Needs ``auto=False``.
+        max_rules: a rule budget: at most this many voting rules (docs/semantics.md §8). With
+            automatic settings the cross-validation chooses the most accurate FIND-RS model of at
+            most that many rules on the candidates' accuracy-size paths; ``"auto"`` the smallest
+            model within one standard error of the most accurate (§8.1).
         auto: ``True`` chooses the settings not given by cross-validation; ``False`` gives them
             the paper's values (AV, tolerance 0, no support filter, no simplification).
         features: the feature columns (default: every column but the target).
@@ -312,18 +315,24 @@ def _fit(
             else:
                 binned = params["auto"] and any(e.kind == "binned" for e in encoders)
                 coder = _fold_coder_of(df, encoders, codes, y, params) if binned else None
+                # docs/semantics.md §8.1: a budget with automatic settings is chosen with them.
+                sized = bool(params["auto"]) and params["max_rules"] is not None
                 if binned:  # built as _encode_variant builds it: the other CV axes reuse it
                     _remember_variant(df, features, y, params, encoders, codes, coder)
                 if binned and (bin_edges is None or numeric is None):
                     model, codes, coder = _choose_encoding(df, features, y, tgt, params, encoders, codes, coder, n_jobs,
-                                                           progress, edges=bin_edges is None, numeric=numeric is None)
+                                                           progress, edges=bin_edges is None, numeric=numeric is None,
+                                                           sized=sized)
+                elif sized:
+                    rec = RuleSetModel._cross_validate(codes, y, encoders, params, n_jobs, None, fold_codes=coder, paths=True)
+                    model = fit_sized([(params, encoders, codes, coder)], [rec], rec, y, tgt, n_jobs, progress)[0]
                 else:
                     model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
-                if vote and auto and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
+                if vote and auto and not sized and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                     model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
                 if exceptions is True:
                     model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
-                elif exceptions == "auto" and params["method"] == "find-rs" and tgt.negative is not None:
+                elif exceptions == "auto" and not sized and params["method"] == "find-rs" and tgt.negative is not None:
                     model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs, params["best_of"])
     finally:
         if progress is not None:
@@ -617,6 +626,7 @@ def _choose_encoding(
     *,
     edges: bool,
     numeric: bool,
+    sized: bool = False,
 ) -> tuple[RuleSetModel, list[np.ndarray], FoldCoder | None]:
     """``bin_edges`` (when ``edges``) and ``numeric`` (when ``numeric``) as more axes of the
     automatic cross-validation (docs/semantics.md §9.4). ``encoders``/``codes`` are the
@@ -630,11 +640,14 @@ def _choose_encoding(
     only encoding fitted on all rows. Its record lists every encoding's candidates, each with its
     ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
     fold on its own training rows (:func:`_encode_variant`), given as ``bin_edges`` too.
-    Returns the model, its codes and its per-fold encoding (``None`` if none)."""
+    ``sized``: the size is chosen with the settings (docs/semantics.md §8.1): every encoding's
+    candidates at every budget of their paths compete, and the pair chosen is fitted
+    (:func:`findrs.learning.sized.fit_sized`). Returns the model, its codes and its per-fold
+    encoding (``None`` if none)."""
     variants: list[Variant] = [(params, encoders, codes, coder)]
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
-    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None, fold_codes=fc) for p, e, c, fc in variants]
+    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None, fold_codes=fc, paths=sized) for p, e, c, fc in variants]
     e_best = max(range(len(recs)), key=lambda i: (*_chosen_score(recs[i]), -i))
     interval: Variant | None = None
     i_best = 0
@@ -645,8 +658,17 @@ def _choose_encoding(
             # A column intervals cannot take (an infinity): the candidate is skipped, bins stay.
             numeric = False
     if numeric:
-        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None, fold_codes=interval[3])
+        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None, fold_codes=interval[3],
+                                             paths=sized)
         i_best = 1 if _chosen_score(i_rec) > _chosen_score(recs[e_best]) else 0
+    if sized:
+        merged = _auto_mod.merge_edge_records(recs, EDGE_CANDIDATES, 0) if edges else recs[0]
+        if numeric:
+            merged = _auto_mod.merge_numeric_records(merged, params["bin_edges"], i_rec, params["bin_edges"], 0)
+        pool = [*variants, *([interval] if numeric else [])]
+        model, v = fit_sized(pool, [*recs, *([i_rec] if numeric else [])], merged, y, tgt, n_jobs, progress,
+                             chosen=(*(["bin_edges"] if edges else []), *(["numeric"] if numeric else [])))
+        return model, pool[v][2], pool[v][3]
     p, enc, cod, coder = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
     won = recs[e_best] if i_best == 0 else i_rec
     model = RuleSetModel._fit_auto(cod, y, enc, tgt, p, n_jobs, progress, coder, record=won)

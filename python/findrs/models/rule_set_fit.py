@@ -100,6 +100,7 @@ class _Fitting:
         progress: Callable[[int, int], None] | None,
         fold_codes: FoldCoder | None = None,
         record: dict[str, Any] | None = None,
+        order: list[int] | None = None,
     ) -> "RuleSetModel":
         """Cross-validates the candidates of ``params["auto"]`` in the core, fits the best on all
         rows and records what was tried; ``params["cv"]`` ``None`` means
@@ -110,9 +111,10 @@ class _Fitting:
         fold's own encoding (:data:`FoldCoder`). ``record``: the record :meth:`_cross_validate`
         made with these codes, parameters and ``fold_codes``: its cross-validation is not run
         again, the core fits from its scores (the same model and record, at the cost of the
-        final fit alone)."""
+        final fit alone); ``order`` (with ``record``): the candidates to fit, in that order,
+        instead of the record's ranking (a choice of the size, docs/semantics.md §8.1)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True, fold_codes=fold_codes,
-                             record=record)
+                             record=record, order=order)
         core, contradictions, cands, best, rows, folds, sampled, support, best_run = out
         chosen = cands[best]
         fitted = {**params, **chosen, "min_support": int(support), "cv": folds}
@@ -137,16 +139,18 @@ class _Fitting:
         progress: Callable[[int, int], None] | None,
         cands: list[dict[str, Any]] | None = None,
         fold_codes: FoldCoder | None = None,
+        paths: bool = False,
     ) -> dict[str, Any]:
         """The cross-validation of :meth:`_fit_auto` alone, without its final fit on all rows:
         its record (the chosen candidate the best-ranked one). The same codes and parameters
         (and ``fold_codes``) give the same record as the fit's (docs/semantics.md §9.4), so the
         other CV axes (bin edges, numeric kind) compare encodings and fit only the winner.
-        ``cands``: the candidates to try instead of those of ``params`` (the vote axis, §9.5)."""
+        ``cands``: the candidates to try instead of those of ``params`` (the vote axis, §9.5).
+        ``paths``: the record keeps the FIND-RS candidates' path counts (a choice of the size, §8.1)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False, cands=cands,
                              fold_codes=fold_codes)
         _, _, cands, best, rows, folds, sampled, _, _ = out
-        return auto.record(cands, rows, best, folds, int(sampled))
+        return auto.record(cands, rows, best, folds, int(sampled), paths=paths)
 
     @classmethod
     def _auto_core(
@@ -162,6 +166,7 @@ class _Fitting:
         cands: list[dict[str, Any]] | None = None,
         fold_codes: FoldCoder | None = None,
         record: dict[str, Any] | None = None,
+        order: list[int] | None = None,
     ) -> tuple[Any, ...]:
         """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
@@ -211,6 +216,7 @@ class _Fitting:
                 progress,
                 fold_columns,
                 scores,
+                order,
             )
         return core, contradictions, cands, best, rows, folds, sampled, support, best_run
 

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import polars as pl
 
 from ..errors import FindRSInputError
+from . import size
 from .params import AUTOMATIC, PARAMETERS
 
 TOLERANCES: tuple[int | float, ...] = (0, 0.1, 0.2, 0.3, 0.4)
@@ -137,17 +138,25 @@ def scaled_support(s: int, n_rows: int, sampled: int) -> int:
 
 
 def record(cands: list[dict[str, Any]], rows: list[tuple[list[int], ...]], chosen: int, folds: int,
-           sampled: int) -> dict[str, Any]:
+           sampled: int, paths: bool = False) -> dict[str, Any]:
     """What a model keeps of its cross-validation: ``folds``, ``sampled`` (the training rows
     it used: a stratified sample, or every row), ``chosen`` (the index of the candidate
     fitted) and ``candidates``, each its settings and per-fold ``correct`` (held-out rows
     right), ``rows`` (held-out rows), ``rules`` and ``conditions`` (voting rules and their
-    conditions)."""
+    conditions). With ``paths`` (a choice of the size during a fit), FIND-RS candidates also hold
+    their folds' path counts (:data:`findrs.select.size.PATHS`, docs/semantics.md §8.1), which
+    model files do not keep."""
+    def with_paths(r: tuple[Any, ...]) -> dict[str, Any]:
+        if not paths:
+            return {}
+        return {k: [list(map(int, p)) for p in x] for k, x in zip(size.PATHS, r[len(_COUNTS):]) if any(x)}
+
     return {
         "folds": folds,
         "sampled": sampled,
         "chosen": chosen,
-        "candidates": [{**c, **dict(zip(_COUNTS, (list(map(int, x)) for x in r)))} for c, r in zip(cands, rows)],
+        "candidates": [{**c, **dict(zip(_COUNTS, (list(map(int, x)) for x in r))), **with_paths(r)}
+                       for c, r in zip(cands, rows)],
     }
 
 
@@ -155,7 +164,7 @@ def record_scores(rec: Mapping[str, Any]) -> tuple[list[dict[str, Any]], tuple[l
     """The inverse of :func:`record` for a fit from it: the candidates (their settings alone)
     and the scores as the core's ``fit_auto`` takes them (each candidate's per-fold counts,
     and the rows sampled)."""
-    cands = [{k: v for k, v in c.items() if k not in _COUNTS} for c in rec["candidates"]]
+    cands = [{k: v for k, v in c.items() if k not in _COUNTS and k not in size.PATHS} for c in rec["candidates"]]
     rows = [tuple(list(c[k]) for k in _COUNTS) for c in rec["candidates"]]
     return cands, (rows, int(rec["sampled"]))
 
@@ -287,8 +296,8 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
             {**c, "simplify": params["simplify"]} if isinstance(c, dict) and "simplify" not in c else c
             for c in (rec["candidates"] if isinstance(rec["candidates"], list) else [])
         ] or rec["candidates"]}
-    if not isinstance(rec, dict) or sorted(rec) != keys:
-        raise FindRSInputError(f"must be an object with the fields {keys}")
+    if not isinstance(rec, dict) or sorted(set(rec) - {"size"}) != keys:
+        raise FindRSInputError(f"must be an object with the fields {keys} (and 'size' after a choice of the size)")
     folds, chosen, cands, sampled = rec["folds"], rec["chosen"], rec["candidates"], rec["sampled"]
     if isinstance(sampled, bool) or not isinstance(sampled, int) or not 1 <= sampled <= n_rows:
         raise FindRSInputError(f"sampled must be a number of training rows, from 1 to {n_rows}, got {sampled!r}")
@@ -347,7 +356,13 @@ def check_record(rec: Any, params: Mapping[str, Any], n_rows: int) -> dict[str, 
                 raise FindRSInputError(f"candidate {i} has {name} = {c[name]!r}, fixed at {params[name]!r} in params")
     if method and cands[chosen]["cv_T"] != params["cv_T"]:
         raise FindRSInputError(f"the chosen candidate has cv_T = {cands[chosen]['cv_T']!r} but params say {params['cv_T']!r}")
+    if ("size" in rec) != ("max_rules" in params["auto"] or (params["max_rules"] is not None and bool(params["auto"]))):
+        raise FindRSInputError("a choice of the size ('size') goes with max_rules and automatic settings")
+    if "size" in rec:
+        size.check_size(rec["size"], folds, len(cands))
     for name in params["auto"]:
+        if name == "max_rules":
+            continue
         value = cands[chosen][name]
         if name == "min_support":
             value = scaled_support(value, n_rows, sampled)

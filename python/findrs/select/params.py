@@ -66,10 +66,11 @@ change."""
 AUTOMATIC = ("encoding", "tolerance", "min_support", "direction", "simplify", "n_rules")
 """The parameters cross-validation can choose, in the order a model lists them."""
 
-CHOSEN_BESIDES = ("bin_edges", "numeric", "method")
+CHOSEN_BESIDES = ("bin_edges", "numeric", "method", "max_rules")
 """Parameters a model's ``auto`` may list after :data:`AUTOMATIC`: chosen by the same
 cross-validation, each value on codes of its own (``bin_edges=None``, ``numeric=None``), or
-the budgeted BP vote against the FIND-RS winner (``method=None``, docs/semantics.md §9.4, §9.5)."""
+the budgeted BP vote against the FIND-RS winner (``method=None``, docs/semantics.md §9.4, §9.5),
+or the size of the model on the candidates' accuracy-size paths (``max_rules="auto"``, §8.1)."""
 
 AUTO_BEST_OF = 20
 """``best_of`` of the final FIND-RS fit of automatic settings when ``best_of`` is not given
@@ -190,7 +191,8 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     ):
         out[name] = "auto" if name in chosen and not loading else PARAMETERS[name].check(name, p[name])
     m = p["max_rules"]
-    out["max_rules"] = None if m is None else PARAMETERS["max_rules"].check("max_rules", m)
+    sized = isinstance(m, str) and m == "auto" and not loading
+    out["max_rules"] = None if m is None else "auto" if sized else PARAMETERS["max_rules"].check("max_rules", m)
     bp = out["method"] == "bp"
     if out["method"] == "find-rs":
         if loading and p["T"] != 1:
@@ -236,11 +238,19 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
         out["cv_T"] = min(out["T"], 20)
     if out["cv_T"] is not None and out["cv_T"] > out["T"]:
         raise FindRSInputError(f"cv_T (runs per fit in the cross-validation) must be at most T = {out['T']}, got {out['cv_T']}")
-    if chosen and out["max_rules"] is not None:
+    budget = [c for c in chosen if c not in CHOSEN_BESIDES] and out["max_rules"] is not None
+    if budget and out["method"] != "find-rs":
         raise FindRSInputError(
-            f"max_rules={out['max_rules']} cannot be combined with automatic settings ({', '.join(chosen)}) yet: "
-            "the cross-validation does not score rule budgets; fix those settings or leave max_rules None"
+            f"max_rules={out['max_rules']!r} with automatic settings ({', '.join(chosen)}) chooses among FIND-RS models "
+            f"(docs/semantics.md §8.1); a {out['method']!r} fit takes a budget with auto=False, or pass method='find-rs'"
         )
+    if sized and not chosen:
+        raise FindRSInputError(
+            "max_rules='auto' chooses the budget by the cross-validation of the automatic settings; with none "
+            "(auto=False, or every setting given) pass a number of rules, or None"
+        )
+    if sized:
+        chosen = [*chosen, "max_rules"]
     out["auto"] = chosen
     return {name: out[name] for name in PARAMETERS}
 

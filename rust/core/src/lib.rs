@@ -49,7 +49,7 @@ pub use learn::fit::{
 pub use learn::multiclass::{fit_multiclass, Combine, FittedMulticlass, MulticlassModel};
 pub use learn::widen::Widen;
 pub use select::cv::{
-    cross_validate, cross_validate_folds, cv_folds, cv_runs, final_support, fit_best, fit_best_folds, fit_ranked, fold_seed,
+    cross_validate, cross_validate_folds, cv_folds, cv_runs, final_support, fit_best, fit_best_folds, fit_in_order, fit_ranked, fold_seed,
     CvOptions, CvReport, CvRow, Setting, UNSAMPLED,
 };
 pub use select::fold_codes::FoldCodes;

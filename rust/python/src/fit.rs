@@ -12,7 +12,7 @@ use crate::drive::drive;
 use crate::model::CoreModel;
 use crate::options::{rule_count, Cv, FindRs, Options, RunRules, Runs, Vote};
 use findrs_core::{
-    cross_validate_folds, cv_folds as core_cv_folds, cv_runs, final_support, fit_best_folds, fit_ranked, fit_bytes as core_fit_bytes,
+    cross_validate_folds, cv_folds as core_cv_folds, cv_runs, final_support, fit_best_folds, fit_in_order, fit_ranked, fit_bytes as core_fit_bytes,
     fit_from_runs, fit_methods, fit_run_range, fold_seed as core_fold_seed, ConstraintKind, FitOptions, FoldCodes,
     CvReport, CvRow, Method, Rule, Schema, Setting,
 };
@@ -170,9 +170,14 @@ fn rules_of(schema: &Schema, words: &[u64], lengths: &[u32]) -> PyResult<Vec<Vec
 /// min_support, n_rules, accuracy_ratio, simplify), with n_rules and accuracy_ratio as in `fit`.
 type PySetting = (String, u32, f64, bool, u32, Option<usize>, Option<f64>, bool);
 
-/// One candidate's cross-validation as Python receives it, lists over the folds: (correct,
+/// One candidate's cross-validation as Python passes it back, lists over the folds: (correct,
 /// rows, rules, conditions).
 type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// One candidate's cross-validation as Python receives it: [`PyCvRow`], then per fold the
+/// held-out rows right and the conditions of each model of the fold model's path (FIND-RS;
+/// empty otherwise; docs/semantics.md §8.1).
+type PyCvOut = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>, Vec<Vec<u32>>, Vec<Vec<u32>>);
 
 /// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_n_runs`
 /// runs per fit; the dict `options` holds [`Runs`] and [`Cv`]), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
@@ -195,9 +200,11 @@ type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// one (the same model as without `scores` when they are this cross-validation's).
 /// `best_of`: the final FIND-RS fit keeps the best of that many runs by training accuracy
 /// (docs/semantics.md §5.3; the cross-validation's fold fits make one run each); with more
-/// than 1, the result ends with the run kept and every run's training rows right.
+/// than 1, the result ends with the run kept and every run's training rows right. `order`
+/// (with `scores`): the candidates to fit, in that order, instead of the scores' ranking (a
+/// choice by the models' size, docs/semantics.md §8.1).
 #[pyfunction]
-#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, candidates, options, progress=None, fold_columns=None, scores=None))]
+#[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, candidates, options, progress=None, fold_columns=None, scores=None, order=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit_auto(
     py: Python<'_>,
@@ -211,7 +218,8 @@ pub fn fit_auto(
     progress: Option<Py<PyAny>>,
     fold_columns: Option<Vec<(Vec<PyReadonlyArray1<'_, u32>>, Vec<u32>)>>,
     scores: Option<(Vec<PyCvRow>, usize)>,
-) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvRow>, usize, u32, Option<BestOfRuns>)> {
+    order: Option<Vec<usize>>,
+) -> PyResult<(Option<CoreModel>, usize, usize, Vec<PyCvOut>, usize, u32, Option<BestOfRuns>)> {
     let Options((common, cv_items)) = options;
     let flags = null_seen.clone();
     let base = schema(domain_sizes, &kinds, null_seen)?;
@@ -256,13 +264,25 @@ pub fn fit_auto(
         let rows = settings
             .into_iter()
             .zip(rows)
-            .map(|(setting, (correct, rows, rules, conditions))| CvRow { setting, correct, rows, rules, conditions })
+            .map(|(setting, (correct, rows, rules, conditions))| CvRow {
+                setting,
+                correct,
+                rows,
+                rules,
+                conditions,
+                path_correct: Vec::new(),
+                path_conditions: Vec::new(),
+            })
             .collect();
         let report = CvReport { rows, best: 0, sampled };
         let total = if method == Method::FindRs { 1 } else { n_runs as usize };
-        let (fitted, report) =
-            drive(py, n_jobs, progress, total, |state| fit_ranked(&base, &data, y, report.clone(), &cv, &options, state))?;
+        let (fitted, report) = drive(py, n_jobs, progress, total, |state| match &order {
+            Some(order) => fit_in_order(&base, &data, y, report.clone(), order, &cv, &options, state),
+            None => fit_ranked(&base, &data, y, report.clone(), &cv, &options, state),
+        })?;
         (Some(fitted), report)
+    } else if order.is_some() {
+        return Err(PyValueError::new_err("an order of candidates goes with their scores"));
     } else if final_fit {
         let total = cv_runs(&settings, &cv) + if method == Method::FindRs { 1 } else { n_runs as usize };
         let (fitted, report) =
@@ -276,7 +296,11 @@ pub fn fit_auto(
     };
     let support = final_support(&report.rows[report.best].setting, &cv, y.len(), report.sampled);
     let sampled = report.sampled;
-    let rows = report.rows.into_iter().map(|r| (r.correct, r.rows, r.rules, r.conditions)).collect();
+    let rows = report
+        .rows
+        .into_iter()
+        .map(|r| (r.correct, r.rows, r.rules, r.conditions, r.path_correct, r.path_conditions))
+        .collect();
     let (model, contradictions, best) = match fitted {
         Some(f) => (Some(CoreModel::from_model(f.model)), f.contradictions, f.best_of.map(|b| (b.run, b.correct))),
         None => (None, 0, None),

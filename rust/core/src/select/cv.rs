@@ -639,12 +639,36 @@ pub fn fit_ranked(
     schema: &Schema,
     data: &Columns,
     labels: &[bool],
+    report: CvReport,
+    cv: &CvOptions,
+    options: &FitOptions,
+    progress: &Progress,
+) -> Result<(Fitted, CvReport)> {
+    let order = ranking(&report.rows);
+    fit_in_order(schema, data, labels, report, &order, cv, options, progress)
+}
+
+/// [`fit_ranked`] going down `order` (candidate indices into the report) instead of the
+/// report's ranking: a caller that chooses by another rule (the size of the models,
+/// docs/semantics.md §8.1) names the candidate to fit first and those to fall back on.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_in_order(
+    schema: &Schema,
+    data: &Columns,
+    labels: &[bool],
     mut report: CvReport,
+    order: &[usize],
     cv: &CvOptions,
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<(Fitted, CvReport)> {
     no_budget(options)?;
+    if let Some(&i) = order.iter().find(|&&i| i >= report.rows.len()) {
+        return Err(FindRsError::InvalidParameter(format!(
+            "candidate {i} is not in a report of {} candidates",
+            report.rows.len()
+        )));
+    }
     if labels.len() != data.n_rows() || report.sampled > labels.len() || report.sampled == 0 {
         return Err(FindRsError::InvalidParameter(format!(
             "a cross-validation report of {} sampled rows cannot be fitted on {} labels of {} rows",
@@ -656,7 +680,7 @@ pub fn fit_ranked(
     if report.rows.is_empty() {
         return Err(FindRsError::InvalidParameter("a cross-validation report without candidates cannot be fitted".into()));
     }
-    for i in ranking(&report.rows) {
+    for &i in order {
         let s = &report.rows[i].setting;
         let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
         let opts = FitOptions {
