@@ -8,12 +8,14 @@ give the same vote whatever the thread count.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from ..data.columns import screen_features
 from ..data.frames import as_polars
 from ..data.target import _ONE_VS_REST, binarize
 from ..errors import FindRSInputError
@@ -82,6 +84,11 @@ def fit_bagged(
     seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else int(random_state)
     rng = np.random.default_rng(seed)
     by_class = [np.flatnonzero(y), np.flatnonzero(~y)]
+    if kwargs.get("features") is None:
+        # Identifiers are left out once, on the whole frame (a bootstrap sample repeats rows, so
+        # a member could not tell); numbers as text are refused here and warned by the members.
+        kwargs = {**kwargs, "features": screen_features(df, [c for c in df.columns if c != target], given=False,
+                                                        bins=sys.maxsize)}
     finite = _finite_columns(df, target, kwargs.get("features"))
     members: list[Member] = []
     caught: dict[type, warnings.WarningMessage] = {}
