@@ -132,3 +132,26 @@ def test_contradictions_made_by_binning_are_told_apart_from_the_data_with_the_fi
         model = findrs.fit(both, "y", random_state=0, auto=False, settings=dict(numeric="interval"))
     assert model.contradictions == 2
     assert str(caught[0].message).startswith("2 training rows are contradictions") and "binning" not in str(caught[0].message)
+
+
+# --------------------------------------------------------------------------- messages
+@pytest.mark.parametrize("read", [findrs.load, findrs.RuleSetModel.from_json, findrs.ExceptionsModel.from_json,
+                                  findrs.BaggedModel.from_json], ids=["load", "RuleSetModel", "ExceptionsModel", "BaggedModel"])
+@pytest.mark.parametrize("name", ["missing.json", "models/missing.json", "missing"])
+def test_a_missing_model_file_says_no_such_file(read, name: str, tmp_path) -> None:
+    for source in (name, tmp_path / name):
+        msg = _message(lambda: read(source))
+        assert msg.startswith("no such findrs model file") and name in msg
+
+
+def test_a_pandas_column_of_mixed_types_is_named_with_the_fix() -> None:
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"n": [1, 2, 3, 4], "zip": [2139, "10001", 94105, "N/A"], "y": [True, False, True, False]})
+    msg = _message(lambda: findrs.fit(df, "y", auto=False))
+    assert "column 'zip' mixes values of types int, str" in msg
+    assert "df['zip'] = df['zip'].astype(str)" in msg
+    model = findrs.fit(df.assign(zip=df["zip"].astype(str)), "y", auto=False)  # the fix works
+    assert "zip" in model.features
+    # prediction reads a pandas frame the same way
+    msg = _message(lambda: model.predict(df))
+    assert "column 'zip' mixes values" in msg
