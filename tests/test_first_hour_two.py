@@ -155,3 +155,29 @@ def test_a_pandas_column_of_mixed_types_is_named_with_the_fix() -> None:
     # prediction reads a pandas frame the same way
     msg = _message(lambda: model.predict(df))
     assert "column 'zip' mixes values" in msg
+
+
+# --------------------------------------------------------------------------- the header
+def _header(model) -> list[str]:
+    return [line for line in str(model).splitlines() if not line.startswith(" ")]
+
+
+@pytest.mark.filterwarnings("ignore::findrs.ContradictionWarning")
+def test_the_header_of_one_rule_and_of_a_negative_direction_reads_consistently() -> None:
+    df = pl.DataFrame({"a": ["x", "x", "y", "y", "z"], "y": [True, True, False, False, False]})
+    one = findrs.fit(df, "y", auto=False, settings=dict(shuffle=False))
+    assert one.n_rules == 1 and _header(one)[1] == "positive when this rule holds:"
+    rng = np.random.default_rng(4)
+    x, z = rng.uniform(0, 10, 300), rng.uniform(0, 10, 300)
+    frame = pl.DataFrame({"variance": x, "skew": z, "class": ((x > 5) & (z > 3)).astype(int)})
+    for method, decides in [("bp", "class = 0 when the weights of the rules that hold sum above"),
+                            ("bo", "class = 0 when more than"), ("find-rs", "class = 0 when any of these")]:
+        model = findrs.fit(frame, "class", method=method, auto=False, random_state=0,
+                           settings=dict(direction="negative", T=10) if method != "find-rs" else dict(direction="negative"))
+        lines = _header(model)
+        assert lines[0].endswith("): class = 0"), lines
+        otherwise = "where none holds" if method == "find-rs" else "where the vote falls short"
+        assert lines[1] == f"the rules describe 0, the other label (direction='negative'): 1 is predicted {otherwise}"
+        assert lines[2].startswith(decides), lines
+        assert not any(line.startswith("positive when") for line in lines), lines
+        assert "precision: the share of them where class = 0" in str(model)
