@@ -181,3 +181,20 @@ def test_the_header_of_one_rule_and_of_a_negative_direction_reads_consistently()
         assert lines[2].startswith(decides), lines
         assert not any(line.startswith("positive when") for line in lines), lines
         assert "precision: the share of them where class = 0" in str(model)
+
+
+# --------------------------------------------------------------------------- pytest without the data
+def test_pytest_without_the_uci_files_says_so_in_one_short_line() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k != "FINDRS_DATA_DIR"}
+    out = subprocess.run([sys.executable, "-m", "pytest", "tests/test_datasets.py", "-p", "no:cacheprovider",
+                          "-k", "uci or monks"], cwd=root, env=env, capture_output=True, text=True, timeout=300).stdout
+    skipped = [line for line in out.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == 1, skipped
+    assert "FINDRS_DATA_DIR is not set" in skipped[0] and "docs/development.md" in skipped[0]
+    assert len(skipped[0]) < 200 and "archive.ics.uci.edu" not in out
