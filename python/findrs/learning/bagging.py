@@ -87,8 +87,10 @@ def fit_bagged(
     if kwargs.get("features") is None:
         # Identifiers are left out once, on the whole frame (a bootstrap sample repeats rows, so
         # a member could not tell); numbers as text are refused here and warned by the members.
-        kwargs = {**kwargs, "features": screen_features(df, [c for c in df.columns if c != target], given=False,
-                                                        bins=sys.maxsize)}
+        every = [c for c in df.columns if c != target]
+        kept = screen_features(df, every, given=False, bins=sys.maxsize)
+        if kept != every:
+            kwargs = {**kwargs, "features": kept}
     finite = _finite_columns(df, target, kwargs.get("features"))
     members: list[Member] = []
     caught: dict[type, warnings.WarningMessage] = {}
