@@ -96,6 +96,8 @@ def test_a_text_identifier_is_left_out_of_the_default_features_before_the_runs()
     with pytest.warns(findrs.IdentifierWarning, match="'name' holds 2,000 distinct values in 2,000 rows.*left out"):
         model = findrs.fit(df, "y", random_state=0, auto=False)
     assert model.features == ["g"]
+    with pytest.warns(findrs.IdentifierWarning, match="'name'.*left out"):  # a Categorical one too
+        assert findrs.fit(df.with_columns(pl.col("name").cast(pl.Categorical)), "y", auto=False).features == ["g"]
     # named in features=[...], it is kept (the user asked for it)
     with pytest.warns(findrs.IdentifierWarning):
         kept = findrs.fit(df.head(100), "y", random_state=0, auto=False, features=["name", "g"])

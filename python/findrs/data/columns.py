@@ -98,7 +98,7 @@ def _number_text_stats(df: pl.DataFrame, names: Sequence[str]) -> dict[str, Any]
     sample value and whether a value has a leading zero (a code, like a zip code)."""
     stats: list[pl.Expr] = []
     for i, name in enumerate(names):
-        col = column(name)
+        col = column(name).cast(pl.String)  # a Categorical or Enum by its text
         stripped = col.str.strip_chars()
         present = col.is_not_null()
         stats += [
@@ -137,13 +137,13 @@ def screen_features(df: pl.DataFrame, features: Sequence[str], *, given: bool, b
             value and the cast, e.g. ``pl.col('fnlwgt').str.strip_chars().cast(pl.Int64)``.
     """
     schema = df.schema
-    texts = [f for f in features if schema[f] == pl.String]
+    texts = [f for f in features if dtype_family(schema[f]) == "string"]
     row = _number_text_stats(df, texts)
     numbers: list[tuple[str, int, Any, str]] = []  # name, distinct values, sample, cast
     identifiers: list[tuple[str, int, int]] = []
     for i, name in enumerate(texts):
         n, d = row[f"{i}n"], row[f"{i}d"]
-        if n and not row[f"{i}text"] and not row[f"{i}zero"]:
+        if schema[name] == pl.String and n and not row[f"{i}text"] and not row[f"{i}zero"]:
             numbers.append((name, d, row[f"{i}sample"], "pl.Float64" if row[f"{i}float"] else "pl.Int64"))
         elif not given and n >= IDENTIFIER_MIN_ROWS and d >= IDENTIFIER_SHARE * n:
             identifiers.append((name, d, n))
