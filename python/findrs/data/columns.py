@@ -85,51 +85,105 @@ def drift_fix(enc: Any) -> str:
 
 # docs/semantics.md §1 (screening): a String feature whose values are all numbers is refused
 # above this many distinct values (each would be a category of its own, and the fit's cost grows
-# with rows x values), and a String feature with a different value in at least this share of
-# at least IDENTIFIER_MIN_ROWS rows is an identifier, left out of the default features.
+# with rows x values), and a text feature with a different value in at least this share of
+# at least IDENTIFIER_MIN_ROWS non-null rows is an identifier, left out of the default features.
 NUMBER_TEXT_MAX_VALUES = 1_000
 IDENTIFIER_SHARE = 0.9
 IDENTIFIER_MIN_ROWS = 1_000
 
 
-def _number_text_stats(df: pl.DataFrame, names: Sequence[str]) -> dict[str, Any]:
-    """One ``select`` over the String columns ``names``: per column its non-null count, its
-    distinct non-null values, whether every stripped value parses as a number (an integer), a
-    sample value and whether a value has a leading zero (a code, like a zip code)."""
-    stats: list[pl.Expr] = []
-    for i, name in enumerate(names):
-        col = column(name).cast(pl.String)  # a Categorical or Enum by its text
-        stripped = col.str.strip_chars()
-        present = col.is_not_null()
-        stats += [
-            present.sum().alias(f"{i}n"),
-            col.drop_nulls().n_unique().alias(f"{i}d"),
-            (present & stripped.cast(pl.Float64, strict=False).is_null()).any().alias(f"{i}text"),
-            (present & stripped.cast(pl.Int64, strict=False).is_null()).any().alias(f"{i}float"),
-            stripped.str.contains(r"^[+-]?0[0-9]").any().alias(f"{i}zero"),
-            col.drop_nulls().first().alias(f"{i}sample"),
-        ]
-    return df.select(stats).row(0, named=True) if stats else {}
+def is_text_identifier(rows: int, distinct: int) -> bool:
+    """Whether a text column of ``rows`` non-null values, ``distinct`` of them distinct, is an
+    identifier that a fit leaves out of its default features (docs/semantics.md §1).
+
+    Example:
+        >>> is_text_identifier(2000, 1990), is_text_identifier(2000, 50), is_text_identifier(40, 40)
+        (True, False, False)
+
+    Raises:
+        Nothing.
+    """
+    return rows >= IDENTIFIER_MIN_ROWS and distinct >= IDENTIFIER_SHARE * rows
 
 
-def screen_features(df: pl.DataFrame, features: Sequence[str], *, given: bool, bins: int) -> list[str]:
-    """The feature columns a fit keeps, decided before any run (docs/semantics.md §1, screening):
-    String columns of numbers with many values are refused with the cast to apply, and
-    identifier-like String columns are left out of the default features (``given=False``).
+def identifier_left_out(name: str, rows: int, distinct: int) -> IdentifierWarning:
+    """The warning of a text identifier left out of the default features.
+
+    Example:
+        >>> str(identifier_left_out("name", 2000, 2000))[:46]
+        "feature column 'name' holds 2,000 distinct val"
+
+    Raises:
+        Nothing.
+    """
+    return IdentifierWarning(
+        f"feature column {name!r} holds {distinct:,} distinct values in {rows:,} rows, like an identifier: rules on "
+        f"it describe single rows and do not generalize, and its many values make the fit slow; it is left "
+        f"out of the features (name it in features=[...] to keep it)"
+    )
+
+
+def text_identifiers(df: pl.DataFrame, features: Sequence[str]) -> list[str]:
+    """The text features of ``df`` that are identifiers (:func:`is_text_identifier`), each
+    warned about with :func:`identifier_left_out`: ``fit_bagged`` decides on the whole frame
+    once, as a fit decides in ``fit_encoders`` from the statistics it computes anyway.
+
+    Example:
+        >>> df = pl.DataFrame({"id": [f"r{i}" for i in range(1000)], "g": ["a", "b"] * 500})
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True):
+        ...     text_identifiers(df, ["id", "g"])
+        ['id']
+
+    Raises:
+        Nothing.
+    """
+    schema = df.schema
+    texts = [f for f in features if dtype_family(schema[f]) == "string"]
+    if df.height < IDENTIFIER_MIN_ROWS or not texts:
+        return []
+    stats = []
+    for i, name in enumerate(texts):
+        col = column(name)
+        key = col if schema[name] == pl.String else col.to_physical()
+        stats += [col.count().alias(f"{i}n"), key.drop_nulls().n_unique().alias(f"{i}d")]
+    row = df.select(stats).row(0, named=True)
+    found = []
+    for i, name in enumerate(texts):
+        if is_text_identifier(row[f"{i}n"], row[f"{i}d"]):
+            warnings.warn(identifier_left_out(name, row[f"{i}n"], row[f"{i}d"]), stacklevel=3)
+            found.append(name)
+    return found
+
+
+def _may_be_number(v: Any) -> bool:
+    """Whether a value may parse as a number in Polars (Python's ``float`` accepts whatever
+    Polars' cast does, and more): a first look at a String column's first value that costs
+    next to nothing."""
+    if v is None:
+        return True
+    try:
+        float(v.strip())
+    except ValueError:
+        return False
+    return True
+
+
+def check_numbers_as_text(df: pl.DataFrame, features: Sequence[str], bins: int) -> None:
+    """Refuses, or warns about, String features that hold numbers as text, before any run
+    (docs/semantics.md §1, screening).
 
     A String column is *numbers as text* when every stripped non-null value parses as a
     number and none has a leading zero (``"02139"`` reads as a code). With more than
     :data:`NUMBER_TEXT_MAX_VALUES` distinct values the fit is refused, naming every such column
     and its cast; with more than ``bins`` (it would be binned as a number) it warns with the
-    cast; with fewer it is a category like any other. A String column holding a different value
-    in at least :data:`IDENTIFIER_SHARE` of its non-null rows (at least
-    :data:`IDENTIFIER_MIN_ROWS` of them) is an identifier: left out with an
-    ``IdentifierWarning`` naming it when the features were not given, kept when they were.
+    cast; with fewer it is a category like any other. Categorical and Enum columns are
+    categories by choice and are left alone. Only a column whose first value parses is looked
+    at further (one ``select`` for all of them).
 
     Example:
         >>> df = pl.DataFrame({"age": [" 39", " 50", " 38"], "job": ["a", "b", "a"]})
-        >>> screen_features(df, ["age", "job"], given=False, bins=10)
-        ['age', 'job']
+        >>> check_numbers_as_text(df, ["age", "job"], bins=10)
 
     Raises:
         FindRSInputError: a String column of numbers has more than
@@ -137,16 +191,28 @@ def screen_features(df: pl.DataFrame, features: Sequence[str], *, given: bool, b
             value and the cast, e.g. ``pl.col('fnlwgt').str.strip_chars().cast(pl.Int64)``.
     """
     schema = df.schema
-    texts = [f for f in features if dtype_family(schema[f]) == "string"]
-    row = _number_text_stats(df, texts)
+    strings = [f for f in features if schema[f] == pl.String]
+    if not strings or df.height == 0:
+        return
+    first = df.row(0, named=True)
+    maybe = [c for c in strings if _may_be_number(first[c])]
+    stats: list[pl.Expr] = []
+    for i, name in enumerate(maybe):
+        col = column(name)
+        stripped = col.str.strip_chars()
+        present = col.is_not_null()
+        stats += [
+            col.drop_nulls().n_unique().alias(f"{i}d"),
+            (present & stripped.cast(pl.Float64, strict=False).is_null()).any().alias(f"{i}text"),
+            (present & stripped.cast(pl.Int64, strict=False).is_null()).any().alias(f"{i}float"),
+            stripped.str.contains(r"^[+-]?0[0-9]").any().alias(f"{i}zero"),
+            col.drop_nulls().first().alias(f"{i}sample"),
+        ]
+    row = df.select(stats).row(0, named=True) if stats else {}
     numbers: list[tuple[str, int, Any, str]] = []  # name, distinct values, sample, cast
-    identifiers: list[tuple[str, int, int]] = []
-    for i, name in enumerate(texts):
-        n, d = row[f"{i}n"], row[f"{i}d"]
-        if schema[name] == pl.String and n and not row[f"{i}text"] and not row[f"{i}zero"]:
-            numbers.append((name, d, row[f"{i}sample"], "pl.Float64" if row[f"{i}float"] else "pl.Int64"))
-        elif not given and n >= IDENTIFIER_MIN_ROWS and d >= IDENTIFIER_SHARE * n:
-            identifiers.append((name, d, n))
+    for i, name in enumerate(maybe):
+        if row[f"{i}d"] and not row[f"{i}text"] and not row[f"{i}zero"]:
+            numbers.append((name, row[f"{i}d"], row[f"{i}sample"], "pl.Float64" if row[f"{i}float"] else "pl.Int64"))
 
     def cast(name: str, to: str) -> str:
         return f"pl.col({name!r}).str.strip_chars().cast({to})"
@@ -172,16 +238,6 @@ def screen_features(df: pl.DataFrame, features: Sequence[str], *, given: bool, b
                 UserWarning,
                 stacklevel=4,
             )
-    for name, d, n in identifiers:
-        warnings.warn(
-            f"feature column {name!r} holds {d:,} distinct values in {n:,} rows, like an identifier: rules on "
-            f"it describe single rows and do not generalize, and its many values make the fit slow; it is left "
-            f"out of the features (name it in features=[...] to keep it)",
-            IdentifierWarning,
-            stacklevel=4,
-        )
-    dropped = {name for name, _, _ in identifiers}
-    return [f for f in features if f not in dropped]
 
 
 def raw_contradictions(df: pl.DataFrame, features: Sequence[str], labels: Any) -> int:

@@ -8,14 +8,13 @@ give the same vote whatever the thread count.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from ..data.columns import screen_features
+from ..data.columns import text_identifiers
 from ..data.frames import as_polars
 from ..data.target import _ONE_VS_REST, binarize
 from ..errors import FindRSInputError
@@ -86,11 +85,11 @@ def fit_bagged(
     by_class = [np.flatnonzero(y), np.flatnonzero(~y)]
     if kwargs.get("features") is None:
         # Identifiers are left out once, on the whole frame (a bootstrap sample repeats rows, so
-        # a member could not tell); numbers as text are refused here and warned by the members.
+        # a member could not tell); the members refuse or warn about numbers as text.
         every = [c for c in df.columns if c != target]
-        kept = screen_features(df, every, given=False, bins=sys.maxsize)
-        if kept != every:
-            kwargs = {**kwargs, "features": kept}
+        left_out = text_identifiers(df, every)
+        if left_out:
+            kwargs = {**kwargs, "features": [c for c in every if c not in left_out]}
     finite = _finite_columns(df, target, kwargs.get("features"))
     members: list[Member] = []
     caught: dict[type, warnings.WarningMessage] = {}

@@ -11,7 +11,7 @@ from typing import Any, Iterator, Literal, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from ..data.columns import contradiction_message, raw_contradictions, screen_features
+from ..data.columns import check_numbers_as_text, contradiction_message, raw_contradictions
 from ..data.encode import encode_frame, fit_encoders
 from ..errors import ContradictionWarning, FindRSInputError
 from ..models.exceptions import ExceptionsModel
@@ -223,11 +223,8 @@ def _fit(
     if nul:
         # Polars panics when it reports an error about such a column.
         raise FindRSInputError(f"the column names {nul} hold a NUL character ('\\0'); rename them, e.g. df.rename({{{nul[0]!r}: {nul[0].replace(chr(0), '')!r}}})")
-    # docs/semantics.md §1 (screening): numbers as text and identifiers, before any run.
-    screened = screen_features(df, features, given=features_given, bins=params["bins"])
-    if not screened:
-        raise FindRSInputError(f"every feature column {features} is an identifier; name the ones to keep in features=[...]")
-    features = screened
+    # docs/semantics.md §1 (screening): numbers as text, before any run (identifiers: below).
+    check_numbers_as_text(df, features, params["bins"])
     given = dict(encoding=encoding, tolerance=tolerance, min_support=min_support, direction=direction,
                  simplify=simplify)
 
@@ -298,8 +295,12 @@ def _fit(
         params = {**params, "best_of": auto_best_of(df.height)}
     encoders = fit_encoders(
         df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"],
-        bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
+        bin_edges=params["bin_edges"], labels=classes if multi is not None else y, leave_out_identifiers=not features_given,
     )
+    if len(encoders) < len(features):  # text identifiers left out (docs/semantics.md §1), before any run
+        if not encoders:
+            raise FindRSInputError(f"every feature column {features} is an identifier; name the ones to keep in features=[...]")
+        features = [e.name for e in encoders]
     codes = encode_frame(df, encoders)
     chosen = numeric_cv = None
     if multi is not None and numeric is None and auto and any(e.kind == "binned" for e in encoders):
