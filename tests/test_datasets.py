@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from experiments.uci import UCI_FILES, UCI_NAMES, how_to_get, load_uci, require_data_dir
 from findrs.datasets import (
     TIC_TAC_TOE_SQUARES,
+    credit,
     monks,
     tic_tac_toe,
     train_test_split,
@@ -407,3 +408,37 @@ def test_split_on_real_data(data_dir: Path) -> None:
     train, test = train_test_split(df)
     assert (train.height, test.height) == (864, 864)
     assert pl.concat([train, test]).sort(df.columns).equals(df.sort(df.columns))
+
+
+# --------------------------------------------------------------------------- credit
+def test_credit_is_seeded_mixed_and_follows_its_rule_but_for_the_flipped_labels() -> None:
+    df = credit()
+    assert df.shape == (2000, 7) and credit().equals(df) and not credit(seed=1).equals(df)
+    assert df.schema == pl.Schema({"age": pl.Int64, "income": pl.Float64, "debt_ratio": pl.Float64,
+                                   "employment": pl.String, "housing": pl.String, "purpose": pl.String,
+                                   "default": pl.Boolean})
+    assert df["age"].min() >= 18 and df["age"].max() <= 75 and df["debt_ratio"].max() <= 1.2
+    rule = ((pl.col("income") < 30) & (pl.col("debt_ratio") >= 0.5)) | (
+        (pl.col("employment") == "unemployed") & (pl.col("age") < 35))
+    wrong = df.select((rule != pl.col("default")).sum()).item()
+    assert wrong == round(2000 * 0.07)  # exactly the flipped labels disagree with the rule
+    assert credit(noise=0).select((rule != pl.col("default")).sum()).item() == 0
+    assert credit(rows=10).height == 10
+    for bad in (dict(rows=0), dict(rows=2.5), dict(noise=0.6), dict(noise="x")):
+        with pytest.raises(ValueError):
+            credit(**bad)
+
+
+def test_intervals_find_credits_thresholds() -> None:
+    import warnings
+
+    import findrs
+
+    train, test = train_test_split(credit(), seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", findrs.ContradictionWarning)
+        model = findrs.fit(train, "default", method="find-rs", random_state=0, settings=dict(numeric="interval"))
+    texts = model.rules["text"].to_list()
+    assert any(t.startswith("income < 30.") and "debt_ratio >= 0.49" in t for t in texts), texts
+    assert any("employment = unemployed" in t and "age < 3" in t for t in texts), texts
+    assert model.score(test) > 0.9

@@ -5,6 +5,8 @@ This module holds:
 * :func:`tic_tac_toe` and :func:`monks` -- exact, download-free generators of
   the UCI Tic-Tac-Toe Endgame data set and of the full (432-row) MONK's
   problems 1-3;
+* :func:`credit` -- a generated table of loans with numeric and categorical
+  columns and noisy labels, whose true rule mixes thresholds and a category;
 * :func:`train_test_split` -- the project's fixed, seeded shuffle split
   (with the defaults: the "seed-0 50/50 split").
 
@@ -24,6 +26,7 @@ import numpy as np
 import polars as pl
 
 __all__ = [
+    "credit",
     "monks",
     "tic_tac_toe",
     "train_test_split",
@@ -187,6 +190,80 @@ def monks(problem: int) -> pl.DataFrame:
         rows, schema={name: pl.Int64 for name in MONKS_ATTRIBUTES}, orient="row"
     )
     return df.with_columns(_monks_rule(problem).cast(pl.Int64).alias("class"))
+
+
+# --------------------------------------------------------------------------- #
+# Credit: mixed columns, noisy labels
+# --------------------------------------------------------------------------- #
+
+CREDIT_EMPLOYMENT: tuple[str, ...] = ("salaried", "self-employed", "student", "unemployed")
+CREDIT_HOUSING: tuple[str, ...] = ("own", "rent", "mortgage")
+CREDIT_PURPOSE: tuple[str, ...] = ("car", "home", "education", "business", "other")
+
+
+def credit(rows: int = 2000, noise: float = 0.07, seed: int = 0) -> pl.DataFrame:
+    """Generate a table of loans with numeric and categorical columns and noisy labels.
+
+    Each row draws, independently (``numpy.random.default_rng(seed)``):
+
+    * ``age``: Int64, 18 to 75, uniform;
+    * ``income``: Float64, yearly income in thousands, log-normal (median about 45), one
+      decimal;
+    * ``debt_ratio``: Float64, debts over income, uniform from 0 to 1.2, two decimals;
+    * ``employment``: String, one of ``salaried`` (55%), ``self-employed`` (20%), ``student``
+      (10%), ``unemployed`` (15%);
+    * ``housing``: String, ``own``, ``rent`` or ``mortgage``; ``purpose``: String, ``car``,
+      ``home``, ``education``, ``business`` or ``other`` (neither decides the label);
+
+    and ``default`` (Boolean) is true by the rule
+
+        ``(income < 30 and debt_ratio >= 0.5) or (employment == "unemployed" and age < 35)``
+
+    then flipped on a ``noise`` share of the rows, chosen at random (exactly
+    ``round(rows * noise)`` of them). The same arguments give the same frame everywhere.
+
+    Args:
+        rows: the number of rows, at least 1.
+        noise: the share of labels flipped, in [0, 0.5].
+        seed: seed for ``numpy.random.default_rng``.
+
+    Returns:
+        Columns ``age``, ``income``, ``debt_ratio``, ``employment``, ``housing``, ``purpose``,
+        ``default``.
+
+    Raises:
+        ValueError: ``rows`` is not a positive integer or ``noise`` is not a number in
+            [0, 0.5].
+
+    Example:
+        >>> df = credit()
+        >>> df.shape, df["default"].sum()
+        ((2000, 7), 438)
+    """
+    if isinstance(rows, bool) or not isinstance(rows, numbers.Integral) or rows < 1:
+        raise ValueError(f"rows must be a positive integer, got {rows!r}")
+    if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not 0.0 <= float(noise) <= 0.5:
+        raise ValueError(f"noise must be a number in [0, 0.5], got {noise!r}")
+    n = int(rows)
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 76, n)
+    income = np.round(np.exp(rng.normal(np.log(45.0), 0.6, n)), 1)
+    debt = np.round(rng.uniform(0.0, 1.2, n), 2)
+    employment = rng.choice(CREDIT_EMPLOYMENT, n, p=[0.55, 0.20, 0.10, 0.15])
+    housing = rng.choice(CREDIT_HOUSING, n)
+    purpose = rng.choice(CREDIT_PURPOSE, n)
+    default = ((income < 30) & (debt >= 0.5)) | ((employment == "unemployed") & (age < 35))
+    flipped = rng.choice(n, round(n * float(noise)), replace=False)
+    default[flipped] = ~default[flipped]
+    return pl.DataFrame({
+        "age": pl.Series(age, dtype=pl.Int64),
+        "income": income,
+        "debt_ratio": debt,
+        "employment": employment.tolist(),
+        "housing": housing.tolist(),
+        "purpose": purpose.tolist(),
+        "default": default,
+    })
 
 
 # --------------------------------------------------------------------------- #

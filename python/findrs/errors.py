@@ -23,7 +23,8 @@ class FindRSInputError(ValueError):
 
 class ContradictionWarning(UserWarning):
     """The training data hold identical rows with both labels (semantics §1); they are legal, and
-    ``model.contradictions`` counts the rows involved.
+    ``model.contradictions`` counts the rows involved. The message tells the contradictions of
+    the values themselves from those the binning of numeric columns made, with the fixes.
 
     Example:
         >>> import warnings, polars as pl, findrs
@@ -53,7 +54,8 @@ class FindRSMemoryError(FindRSInputError, MemoryError):
 class IdentifierWarning(UserWarning):
     """A string or integer feature column holds a different value in every training row (an
     identifier, semantics §1): rules on it describe single rows and do not generalize; leave it
-    out with ``features=[...]``.
+    out with ``features=[...]``. A text column with a different value in at least 90% of 1,000
+    rows or more is left out of the default features with this warning.
 
     Example:
         >>> import findrs

@@ -39,7 +39,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import FindRSInputError, IdentifierWarning
-from .columns import _check_usable, check_columns, dtype_family
+from .columns import _check_usable, check_columns, dtype_family, identifier_left_out, is_text_identifier
 from .edges import (
     _ATOL, _RTOL, _data_edges, _edge_texts, _edges, _is_finite_number, _is_int, cuts_between, format_number, nudged,
     nudged_threshold, occupied_bins, supervised_cuts, whole_edge,
@@ -593,12 +593,7 @@ def _interval_from_dict(name: str, dtype: str, d: dict[str, Any], bad: Any) -> F
     return FeatureEncoder(name, dtype, "interval", tuple(values), None, family, cuts)
 
 
-@functools.lru_cache(maxsize=4096)  # pure; the same edges recur across folds and candidates
-
-
-@functools.lru_cache(maxsize=4096)
-
-
+@functools.lru_cache(maxsize=4096)  # pure
 def _value_text(v: Any) -> str:
     if isinstance(v, str):
         plain = v and v.lower() != "null" and all(c.isalnum() or c in "_-." for c in v)
@@ -639,8 +634,11 @@ def fit_encoders(
     interval_ends: str = "tight",
     bin_edges: str = "uniform",
     labels: np.ndarray | None = None,
+    leave_out_identifiers: bool = False,
 ) -> list[FeatureEncoder]:
-    """Learns one encoder per feature column of the training frame.
+    """Learns one encoder per feature column of the training frame; with
+    ``leave_out_identifiers``, none for a text column that is an identifier
+    (:func:`~findrs.data.columns.is_text_identifier`, docs/semantics.md §1), which is warned about.
 
     Strings, categoricals, enums and booleans are categorical; so are integer columns with at
     most ``bins`` distinct values and float columns that hold only 0 and 1 (besides null and
@@ -661,7 +659,8 @@ def fit_encoders(
 
     Warns:
         IdentifierWarning: a string or integer column holds a distinct value in every row (at
-            least 20 rows): an identifier, on which rules cannot generalize.
+            least 20 rows): an identifier, on which rules cannot generalize; or a text
+            identifier was left out.
     """
     schema = df.schema
     families: dict[str, str] = {}
@@ -703,6 +702,9 @@ def fit_encoders(
         if has_null:
             values = values[1:]
         count = row.get(f"{name}\0count")
+        if leave_out_identifiers and family == "string" and is_text_identifier(count, len(values)):
+            warnings.warn(identifier_left_out(name, count, len(values)), stacklevel=4)
+            continue
         if family in ("string", "integer") and count >= _IDENTIFIER_ROWS and len(values) == count:
             warnings.warn(
                 f"feature column {name!r} holds a different value in each of its {count} rows, like an "

@@ -36,11 +36,28 @@ def as_polars(data: Any) -> pl.DataFrame:
         if hasattr(data, "__arrow_c_stream__"):
             return pl.DataFrame(data)
     except Exception as e:  # noqa: BLE001 - re-raised with the reason
-        raise FindRSInputError(f"could not read the {type(data).__name__} as a table: {e}") from e
+        where = _pandas_column_at_fault(data) if mod == "pandas" else ""
+        reason = f"{where} (the reader said: {e})" if where else str(e)
+        raise FindRSInputError(f"could not read the {type(data).__name__} as a table: {reason}") from e
     raise FindRSInputError(
         f"expected a Polars DataFrame or LazyFrame (or a pandas DataFrame / PyArrow table), "
         f"got {type(data).__name__}"
     )
+
+
+def _pandas_column_at_fault(data: Any) -> str:
+    """The start of the message for a pandas frame Polars could not read: the first column that
+    fails alone, the types it mixes and the fix (``""`` when no single column fails)."""
+    for name in data.columns:
+        try:
+            pl.from_pandas(data[[name]])
+        except Exception:  # noqa: BLE001 - this column is the one at fault
+            values = data[name].dropna()
+            kinds = sorted({type(v).__name__ for v in values})
+            mixed = f" mixes values of types {', '.join(kinds)}" if len(kinds) > 1 else " cannot be read"
+            return (f"column {name!r}{mixed}; give it one type, e.g. df[{name!r}] = df[{name!r}].astype(str) "
+                    f"(or pd.to_numeric(df[{name!r}], errors='coerce') for numbers)")
+    return ""
 
 
 # The characters the regex engine of Polars (Rust's `regex` crate) reads as syntax.

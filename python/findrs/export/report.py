@@ -117,23 +117,27 @@ def summary(
     if model.params.get("max_rules") is not None:
         title += f", max_rules={model.params['max_rules']}"
     title += f"): {model.target.name} = {model.target.positive!r}"
-    rules = "rule" if k == 1 else "rules"
+    # The described label: "positive", or with direction='negative' the label the rules
+    # describe, as the title names it (the other label is predicted where the vote fails).
+    negative = model.params.get("direction") == "negative"
+    said = f"{model.target.name} = {model.target.positive!r}" if negative else "positive"
+    any_rule = "this rule holds" if k == 1 else f"any of these {k:,} rules holds"
     if method == "find-rs":
-        lines = [f"positive when any of these {k:,} {rules} holds"]
+        lines = [f"{said} when {any_rule}"]
     elif model._dnf:
         lines = [
-            f"positive when any of these {k:,} {rules} holds (rule budget: at most {model.params['max_rules']} of "
+            f"{said} when {any_rule} (rule budget: at most {model.params['max_rules']} of "
             f"the {name} rules, those that together classify the most training rows correctly; a rule's weight "
             f"is the number of the {T:,} runs that found it)"
         ]
     elif method == "bo":
         lines = [
-            f"positive when more than {threshold:,} of the {T:,} runs have a rule that holds; "
+            f"{said} when more than {threshold:,} of the {T:,} runs have a rule that holds; "
             f"a rule's weight is the number of runs that found it; rules are listed heaviest first"
         ]
     else:
         lines = [
-            f"positive when the weights of the rules that hold sum above {threshold:,}; a rule's "
+            f"{said} when the weights of the rules that hold sum above {threshold:,}; a rule's "
             f"weight is the number of the {T:,} runs that found it; rules are listed heaviest first"
         ]
         if k < found:
@@ -145,11 +149,12 @@ def summary(
                         f"{runs[t]:,} of {rows_:,} (run 0: {runs[0]:,}); run={t} refits it alone" if t else
                         f"run 0 of best_of={len(runs)} kept: no other run has more training rows right "
                         f"({runs[0]:,} of {rows_:,})")
-    if model.params.get("direction") == "negative":
+    if negative:
+        otherwise = "where none holds" if method == "find-rs" or model._dnf else "where the vote falls short"
         lines.insert(
             0,
             f"the rules describe {model.target.positive!r}, the other label (direction='negative'): "
-            f"{model.target.negative!r} is predicted where none holds",
+            f"{model.target.negative!r} is predicted {otherwise}",
         )
     chosen = model.params.get("auto")
     if chosen:
@@ -165,7 +170,8 @@ def summary(
         h = (limit + 1) // 2
         head_ids, tail_ids = list(range(h)), list(range(k - (limit - h), k))
     rows = model._display_rows(head_ids + tail_ids, width)
-    notes = ["covers: training rows where the rule holds; precision: the share of them that are positive"]
+    share = f"where {said}" if negative else "that are positive"
+    notes = [f"covers: training rows where the rule holds; precision: the share of them {share}"]
     if any(" is unseen" in r.text for r in rows):
         notes.append("x is unseen: x holds a value not seen in training (null too, where training had no null)")
     budget = model._budget

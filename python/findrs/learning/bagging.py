@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..data.columns import text_identifiers
 from ..data.frames import as_polars
 from ..data.target import _ONE_VS_REST, binarize
 from ..errors import FindRSInputError
@@ -82,6 +83,13 @@ def fit_bagged(
     seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else int(random_state)
     rng = np.random.default_rng(seed)
     by_class = [np.flatnonzero(y), np.flatnonzero(~y)]
+    if kwargs.get("features") is None:
+        # Identifiers are left out once, on the whole frame (a bootstrap sample repeats rows, so
+        # a member could not tell); the members refuse or warn about numbers as text.
+        every = [c for c in df.columns if c != target]
+        left_out = text_identifiers(df, every)
+        if left_out:
+            kwargs = {**kwargs, "features": [c for c in every if c not in left_out]}
     finite = _finite_columns(df, target, kwargs.get("features"))
     members: list[Member] = []
     caught: dict[type, warnings.WarningMessage] = {}

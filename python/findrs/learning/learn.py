@@ -11,6 +11,7 @@ from typing import Any, Iterator, Literal, Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from ..data.columns import check_numbers_as_text, contradiction_message, raw_contradictions
 from ..data.encode import encode_frame, fit_encoders
 from ..errors import ContradictionWarning, FindRSInputError
 from ..models.exceptions import ExceptionsModel
@@ -97,12 +98,15 @@ def fit(
             class, an empty frame, an unusable column dtype, a target with nulls, ``target`` not
             a column name, an unknown setting or a value out of its range (the message names
             it), or settings that do not combine (each message says which and the fix; the
-            combinations: docs/settings.md).
+            combinations: docs/settings.md), a String feature of numbers as text with more than
+            1,000 distinct values (the message gives the cast; docs/semantics.md §1).
         KeyboardInterrupt: Ctrl-C during a fit (it stops between runs).
 
     Warns:
         ContradictionWarning: identical rows carry both labels (they stay legal).
-        IdentifierWarning: a string or integer feature holds a different value in every row.
+        IdentifierWarning: a string or integer feature holds a different value in every row; a
+            text identifier not named in ``features`` is left out.
+        UserWarning: a String feature holds numbers as text with more than ``bins`` values.
 
     Example:
         >>> import findrs
@@ -203,6 +207,7 @@ def _fit(
         params = {**params, "cv_rows": auto_cv_rows(df.height)}
     if isinstance(features, str):
         features = [features]
+    features_given = features is not None
     if features is None:
         features = [c for c in df.columns if c != target]
     else:
@@ -221,6 +226,8 @@ def _fit(
     if nul:
         # Polars panics when it reports an error about such a column.
         raise FindRSInputError(f"the column names {nul} hold a NUL character ('\\0'); rename them, e.g. df.rename({{{nul[0]!r}: {nul[0].replace(chr(0), '')!r}}})")
+    # docs/semantics.md §1 (screening): numbers as text, before any run (identifiers: below).
+    check_numbers_as_text(df, features, params["bins"])
     given = dict(encoding=encoding, tolerance=tolerance, min_support=min_support, direction=direction,
                  simplify=simplify)
 
@@ -291,8 +298,12 @@ def _fit(
         params = {**params, "best_of": auto_best_of(df.height)}
     encoders = fit_encoders(
         df, features, params["bins"], numeric=params["numeric"], interval_ends=params["interval_ends"],
-        bin_edges=params["bin_edges"], labels=classes if multi is not None else y,
+        bin_edges=params["bin_edges"], labels=classes if multi is not None else y, leave_out_identifiers=not features_given,
     )
+    if len(encoders) < len(features):  # text identifiers left out (docs/semantics.md §1), before any run
+        if not encoders:
+            raise FindRSInputError(f"every feature column {features} is an identifier; name the ones to keep in features=[...]")
+        features = [e.name for e in encoders]
     codes = encode_frame(df, encoders)
     chosen = numeric_cv = None
     if multi is not None and numeric is None and auto and any(e.kind == "binned" for e in encoders):
@@ -338,12 +349,8 @@ def _fit(
         if progress is not None:
             progress.close()  # ends the line after Ctrl-C or an error too
     if model.contradictions:
-        warnings.warn(
-            f"{model.contradictions} training rows are contradictions (identical features, both "
-            f"labels); no rule set can be consistent on them (see model.contradictions)",
-            ContradictionWarning,
-            stacklevel=3,
-        )
+        raw = raw_contradictions(df, features, classes if multi is not None else y)
+        warnings.warn(contradiction_message(model.contradictions, raw), ContradictionWarning, stacklevel=3)
     # docs/semantics.md §2.1: with automatic settings or bin edges other than equal-width, no
     # rule constrains a feature of one training code (after the cross-validation, which it
     # leaves as it was: every training row satisfies such a constraint).
