@@ -442,10 +442,12 @@ def test_auto_with_simplify_fits_what_it_cross_validated(df: pl.DataFrame, metho
             assert covered.unique().height == 1, f"rule {i}: {pos} positives, {neg} negatives, {p['tolerance']}"
 
 
-def test_auto_refuses_a_rule_budget() -> None:
+def test_auto_takes_a_rule_budget_for_find_rs_only() -> None:
     df = findrs.datasets.monks(2)
-    with pytest.raises(FindRSInputError, match="max_rules=3 cannot be combined with automatic settings"):
-        findrs.fit(df, "class", auto=True, max_rules=3)
+    # docs/semantics.md §8.1: the budget is chosen with the settings.
+    assert findrs.fit(df, "class", auto=True, max_rules=3, random_state=0).n_rules <= 3
+    with pytest.raises(FindRSInputError, match="chooses among FIND-RS models"):
+        findrs.fit(df, "class", method="bp", auto=True, max_rules=3)
     with pytest.raises(FindRSInputError, match="max_rules"):
         findrs.fit(df, "class", method="bp", max_rules=3, auto=False, settings=dict(T=5, n_rules="cv"))
     # Fixed settings and a budget are fine.

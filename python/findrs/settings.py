@@ -265,7 +265,7 @@ TABLE: tuple[Param, ...] = (
           cli=dict(type=_cli_bool, nargs="?", const=True, metavar="yes|no|auto")),
     Param("max_rules", "fit", 'int | Literal["auto"] | None', None, _Int(1, 2**63 - 1),
           'a rule budget: at most this many voting rules ("auto": the smallest model within one '
-          "standard error of the best, chosen by cross-validation)",
+          "standard error of the most accurate, chosen by cross-validation)",
           cli=dict(type=_cli_words("auto", none="none"), metavar="N|auto|none")),
     Param("auto", "fit", "bool", True, _Bool(),
           "choose the settings not given by cross-validation; False: the paper's algorithm", cli=False),

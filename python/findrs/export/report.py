@@ -81,6 +81,7 @@ class Displayed(Protocol):
     _budget: dict[str, int] | None
     _best_of: list[int] | None
     _training_rows: int
+    _path_notes: list[str]
 
     def _display_rows(self, ids: Sequence[int], width: int | None) -> list["Row"]: ...
 
@@ -183,6 +184,7 @@ def summary(
         )
     if model.contradictions:
         notes.append(f"{model.contradictions:,} contradictory training rows")
+    notes += model._path_notes
     if len(rows) < k:
         notes.append("show more rules with findrs.Config.set_max_rules(n), or all with model.to_text(max_rules=None)")
     return Summary(

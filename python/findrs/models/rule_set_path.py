@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import FindRSInputError
+from ..select import size
 
 
 def fitted_path(core: Any, codes: list[np.ndarray], labels: np.ndarray) -> dict[str, list[int]]:
@@ -55,7 +56,9 @@ class _Path:
         """The accuracy-size path (docs/semantics.md §8.1): one row per budget ``rules`` = 1, 2,
         ..., :attr:`n_rules`, the model :meth:`at` returns for it: ``conditions`` (its total
         conditions, rules x conditions per rule), ``train_correct`` and ``train_accuracy`` (on
-        the fit's training rows). The last row is this model. ``None`` for a model whose path is
+        the fit's training rows) and, when the cross-validation chose the size (``max_rules``
+        with automatic settings), ``cv_accuracy``: the chosen candidate's fold models cut to the
+        same budget, on their held-out rows (else null). The last row is this model. ``None`` for a model whose path is
         not known: a file written before paths, a multiclass model, or a BP model whose number
         of voting rules was changed with :meth:`with_n_rules`.
 
@@ -78,8 +81,47 @@ class _Path:
                 "conditions": pl.Series(np.cumsum(conditions), dtype=pl.UInt32),
                 "train_correct": pl.Series(correct, dtype=pl.UInt32),
                 "train_accuracy": correct / max(self._training_rows, 1),
+                "cv_accuracy": pl.Series(self._cv_path(len(correct)), dtype=pl.Float64),
             }
         )
+
+    def _cv_path(self, n: int) -> list[float | None]:
+        """The cross-validated accuracy of budgets 1 to ``n`` (docs/semantics.md §8.1): the
+        chosen candidate's fold models cut to each budget; ``None`` without a choice of the size."""
+        chosen = (self._cv or {}).get("size")
+        if chosen is None:
+            return [None] * n
+        c = {**self._cv["candidates"][self._cv["chosen"]], **{k: chosen[k] for k in size.PATHS}}
+        right = size.budget_points(c)[0]
+        held_out = max(sum(c["rows"]), 1)
+        return [int(right[:, min(k, right.shape[1]) - 1].sum()) / held_out for k in range(1, n + 1)]
+
+    @property
+    def _path_notes(self) -> list[str]:
+        """What ``print`` says of the path and of a choice of the size: a few points of the
+        path (1, 2, 3, 5, 8, ... rules and the last) with their training accuracy, and how the
+        size was chosen."""
+        record = self._training.get("path")
+        if record is None or len(record["correct"]) < 2:
+            return []
+        rows = max(self._training_rows, 1)
+        n = len(record["correct"])
+        ks, a, b = [], 1, 2
+        while a < n:
+            ks.append(a)
+            a, b = b, a + b
+        points = ", ".join(f"{k}: {record['correct'][k - 1] / rows:.3f}" for k in [*ks, n])
+        notes = [f"path (rules: training accuracy): {points}; model.at(k) is the model of k rules, model.path the table"]
+        chosen = (self._cv or {}).get("size")
+        if chosen is not None:
+            held_out = max(sum(self._cv["candidates"][0]["rows"]), 1)
+            acc, best = sum(chosen["correct"]) / held_out, sum(chosen["best"]["correct"]) / held_out
+            how = ("the fewest conditions within one standard error of the most accurate" if chosen["rule"] == "1se"
+                   else f"the most accurate of at most {self.params['max_rules']} rules")
+            notes.append(f"size chosen by cross-validation, {how}: at most {chosen['rules']} rules, cv accuracy "
+                         f"{acc:.4f}; the most accurate: {chosen['best']['rules']} rules at {best:.4f} (SE "
+                         f"{chosen['se']:.4f}; max_rules=None fits the most accurate)")
+        return notes
 
     def at(self, k: int) -> Any:
         """The model of the path with at most ``k`` rules (docs/semantics.md §8.1): the first ``k``

@@ -1,0 +1,216 @@
+"""The accuracy-size path and the choice of a model's size (docs/semantics.md §8.1).
+
+Checked against plain re-computations: the path's order is the greedy order of the training
+rows each rule adds (every step the plain best), its counts are the prefixes' training rows
+right, ``model.at(k)`` has at most ``k`` rules, predicts as the DNF of the path's first ``k``
+rules on every path (``predict``, expressions, SQL, JSON) and its own path is the prefix of the
+path (nested models); the choice of the size (``max_rules`` with automatic settings) picks the
+pair :func:`findrs.select.size.choose` describes, computed here plainly from the fold counts.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import findrs
+from findrs import FindRSInputError
+from findrs.select import size
+from paths import assert_paths_agree
+from strategies import frames
+
+
+def _fit(df: pl.DataFrame, **kw) -> findrs.RuleSetModel:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return findrs.fit(df, "y", True, **kw)
+
+
+def _dnf_right(model: findrs.RuleSetModel, df: pl.DataFrame, ids: list[int]) -> int:
+    """Training rows right by the DNF of the model's rules ``ids``, evaluated by each rule's own
+    ``explain`` firing (plainly, row by row)."""
+    fired = model.explain(df)["fired_rules"].to_list()
+    y = df["y"].to_list()
+    wanted = set(ids)
+    positive = model.positive
+    right = 0
+    for rules, label in zip(fired, y):
+        covered = bool(wanted & set(rules or []))
+        right += (covered == (label == positive))
+    return right
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(df=frames(min_rows=8, max_rows=50), method=st.sampled_from(["find-rs", "bo", "bp"]),
+       tau=st.integers(0, 2), seed=st.integers(0, 3))
+def test_the_path_is_the_greedy_order_and_its_models_are_nested(df: pl.DataFrame, method: str, tau: int, seed: int) -> None:
+    try:
+        m = _fit(df, method=method, auto=False, random_state=seed, settings=dict(tolerance=tau, T=7, n_rules=None))
+    except FindRSInputError:
+        return
+    path = m.path
+    assert path is not None and path.height == m.n_rules
+    order = m._training["path"]["order"]
+    assert sorted(order) == list(range(m.n_rules))
+    dnf = method == "find-rs" or m._dnf
+    for k in range(1, m.n_rules + 1):
+        # Each next rule is the plain best of those left (ties: the lowest id).
+        left = [r for r in range(m.n_rules) if r not in order[: k - 1]]
+        best = max(left, key=lambda r: (_dnf_right(m, df, order[: k - 1] + [r]), -r))
+        assert order[k - 1] == best
+        if k < m.n_rules or dnf:
+            assert path["train_correct"][k - 1] == _dnf_right(m, df, order[:k])
+        small = m.at(k)
+        assert small.n_rules <= k
+        assert small.path.equals(path.head(small.n_rules))
+        if k < m.n_rules:
+            assert small.score(df) == pytest.approx(path["train_accuracy"][k - 1])
+            assert small.rules["text"].to_list() == [m.rules["text"][r] for r in order[:k]]
+    # The last point is the model itself (a vote counts as it votes).
+    assert path["train_accuracy"][-1] == pytest.approx(m.score(df))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(df=frames(min_rows=10, max_rows=40, allow_float=True), k=st.integers(1, 3))
+def test_a_model_of_the_path_predicts_the_same_on_every_path(df: pl.DataFrame, k: int) -> None:
+    try:
+        m = _fit(df, method="bp", auto=False, random_state=0, settings=dict(T=5, n_rules=None))
+    except FindRSInputError:
+        return
+    small = m.at(k)
+    assert_paths_agree(small, df)
+    again = findrs.load(small.to_json())
+    assert again.path.equals(small.path) and again.params["max_rules"] == small.params["max_rules"]
+
+
+def test_at_refuses_what_it_cannot_do() -> None:
+    df = findrs.datasets.tic_tac_toe()
+    m = _fit_ttt(df)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(FindRSInputError, match="at least 1"):
+            m.at(bad)
+    assert m.at(10**9) is m
+    bp = findrs.fit(df, "class", "positive", method="bp", auto=False, random_state=0, settings=dict(T=5, n_rules=None))
+    moved = bp.with_n_rules(2)
+    assert moved.path is None
+    with pytest.raises(FindRSInputError, match="no accuracy-size path"):
+        moved.at(1)
+
+
+def _fit_ttt(df: pl.DataFrame) -> findrs.RuleSetModel:
+    return findrs.fit(df, "class", "positive", auto=False, random_state=0)
+
+
+def test_a_file_whose_path_does_not_list_the_rules_is_refused() -> None:
+    import json
+
+    m = _fit_ttt(findrs.datasets.tic_tac_toe())
+    doc = json.loads(m.to_json())
+    doc["training"]["path"]["order"][0] = doc["training"]["path"]["order"][1]
+    with pytest.raises(FindRSInputError, match="path"):
+        findrs.load(json.dumps(doc))
+    doc = json.loads(m.to_json())
+    doc["training"]["path"]["correct"] = doc["training"]["path"]["correct"][:-1]
+    with pytest.raises(FindRSInputError, match="path"):
+        findrs.load(json.dumps(doc))
+
+
+def _plain_choice(rec: dict, max_rules) -> tuple[int, int]:
+    """The (candidate, budget) pair of §8.1, by a plain loop over every candidate and budget."""
+    rows = sum(rec["candidates"][0]["rows"])
+    pairs = []
+    for i, c in enumerate(rec["candidates"]):
+        paths = c.get("path_correct") or [[] for _ in c["correct"]]
+        width = max([len(p) for p in paths] + [1])
+        for k in range(1, width + 1):
+            right, conds, rules = [], [], []
+            for f, p in enumerate(paths):
+                if not p:
+                    right.append(c["correct"][f]), conds.append(c["conditions"][f]), rules.append(c["rules"][f])
+                else:
+                    j = min(k, len(p)) - 1
+                    right.append(p[j]), conds.append(c["path_conditions"][f][j]), rules.append(j + 1)
+            if max_rules != "auto" and max(rules) > max_rules:
+                continue
+            pairs.append((i, k, right, sum(conds), sum(rules) / len(rules)))
+    best = max(pairs, key=lambda p: (sum(p[2]), -p[3], -p[0]))
+    if max_rules != "auto":
+        return best[0], best[1]
+    accuracy = sum(best[2]) / rows
+    bar = sum(best[2]) - (accuracy * (1 - accuracy) / rows) ** 0.5 * rows  # CART's standard error
+    ok = [p for p in pairs if sum(p[2]) >= bar - 1e-9 * rows]
+    pick = min(ok, key=lambda p: (p[3], -sum(p[2]), p[4], p[0]))
+    return pick[0], pick[1]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(df=frames(min_rows=30, max_rows=80, allow_float=True), budget=st.sampled_from(["auto", 1, 2, 4]),
+       seed=st.integers(0, 5))
+def test_the_size_is_chosen_with_the_settings(df: pl.DataFrame, budget, seed: int) -> None:
+    captured: dict = {}
+    original = size.choose
+
+    def spy(rec, max_rules):
+        captured["rec"] = rec
+        return original(rec, max_rules)
+
+    import findrs.learning.sized as sized
+
+    sized.size.choose = spy
+    try:
+        m = _fit(df, random_state=seed, max_rules=budget)
+    except FindRSInputError:
+        return
+    finally:
+        sized.size.choose = original
+    if "rec" not in captured:  # too few rows of a class to cross-validate: the paper's settings
+        return
+    rec = captured["rec"]
+    s = m._cv["size"]
+    assert (s["candidate"], s["rules"]) == _plain_choice(rec, budget)
+    assert m.n_rules <= s["rules"] and m.params["max_rules"] == s["rules"]
+    assert ("max_rules" in m.params["auto"]) == (budget == "auto")
+    # The model is the chosen candidate's fit, cut to the budget on its own path.
+    c = m._cv["candidates"][m._cv["chosen"]]
+    given_settings = {k: c[k] for k in ("encoding", "tolerance", "direction", "simplify")}
+    given_settings.update(min_support=m.params["min_support"], numeric=m.params["numeric"],
+                          bin_edges=m.params["bin_edges"], best_of=m.params["best_of"])
+    plain = _fit(df, auto=False, random_state=seed, settings=given_settings).at(s["rules"])
+    # The same rules; a feature of one training code is free in the automatic fit (§2.1), so
+    # the predictions agree on the training rows.
+    assert plain.n_rules == m.n_rules
+    assert plain.predict(df).equals(m.predict(df))
+    again = findrs.load(m.to_json())
+    assert again._cv["size"] == s and again.path.equals(m.path)
+
+
+def test_a_budget_with_automatic_settings_on_adult_like_noise_is_small() -> None:
+    # A noisy frame whose best model is large: max_rules='auto' gives a smaller one, within the
+    # bound of the most accurate; max_rules=None keeps the accuracy-first choice.
+    rng = np.random.default_rng(0)
+    n = 3000
+    x = rng.integers(0, 6, size=(n, 6))
+    y = ((x[:, 0] >= 3) & (x[:, 1] <= 2)) | ((x[:, 2] == 5) & (x[:, 3] == 0)) | (x[:, 4] + x[:, 5] == 3)
+    flip = rng.random(n) < 0.15
+    df = pl.DataFrame({f"a{j}": [f"v{v}" for v in x[:, j]] for j in range(6)}).with_columns(y=pl.Series(y ^ flip))
+    small = _fit(df, random_state=0, max_rules="auto")
+    big = _fit(df, random_state=0, max_rules=None)
+    s = small._cv["size"]
+    rows = sum(small._cv["candidates"][0]["rows"])
+    assert sum(s["correct"]) >= sum(s["best"]["correct"]) - s["se"] * rows - 1e-6
+    conditions = lambda m: int(m.rules.filter("kept")["constraints"].list.len().sum())  # noqa: E731
+    assert conditions(small) < conditions(big)
+    assert "size chosen" in small.to_text()
+
+
+def test_max_rules_auto_needs_the_cross_validation() -> None:
+    df = findrs.datasets.tic_tac_toe()
+    with pytest.raises(FindRSInputError, match="max_rules='auto'"):
+        findrs.fit(df, "class", "positive", auto=False, max_rules="auto")
+    with pytest.raises(FindRSInputError, match="chooses among FIND-RS models"):
+        findrs.fit(df, "class", "positive", method="bp", max_rules=3)
