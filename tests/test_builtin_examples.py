@@ -92,7 +92,8 @@ def test_str_of_tic_tac_toe_model() -> None:
     assert lines[1] == "positive when any of these 8 rules holds:"
     assert lines[2].split() == ["id", "covers", "precision", "rule"]
     assert lines[3].split(None, 3) == ["0", "78", "1.000", "top_left = x and top_middle = x and top_right = x"]
-    assert len(lines) == 3 + 8 + 1  # every rule, then the note on covers and precision
+    assert len(lines) == 3 + 8 + 2  # every rule, then the notes on covers and precision and on the path
+    assert lines[-1].startswith("(path (rules: training accuracy): 1: ")
 
 
 # --------------------------------------------------------------------------- #

@@ -120,31 +120,56 @@ def test_a_file_whose_path_does_not_list_the_rules_is_refused() -> None:
         findrs.load(json.dumps(doc))
 
 
-def _plain_choice(rec: dict, max_rules) -> tuple[int, int]:
-    """The (candidate, budget) pair of §8.1, by a plain loop over every candidate and budget."""
+def _plain_choice(rec: dict, max_rules) -> tuple[int, object]:
+    """The (candidate, cut) pair of §8.1, by plain loops over every candidate and cut: a gain
+    for "auto", a number of rules for a budget."""
     rows = sum(rec["candidates"][0]["rows"])
+
+    def fold_counts(c: dict, f: int, k: int) -> tuple[int, int]:
+        p = (c.get("path_correct") or [[]] * len(c["correct"]))[f]
+        if not p:
+            return c["correct"][f], c["conditions"][f]
+        j = min(k, len(p)) - 1
+        return p[j], c["path_conditions"][f][j]
+
+    def kept(train: list[int], n: int, gain) -> int:
+        if gain is None:
+            return len(train) - 1
+        k = 0
+        while k < len(train) - 1 and train[k + 1] - train[k] > gain * n:
+            k += 1
+        return max(k, 1)
+
     pairs = []
     for i, c in enumerate(rec["candidates"]):
-        paths = c.get("path_correct") or [[] for _ in c["correct"]]
-        width = max([len(p) for p in paths] + [1])
-        for k in range(1, width + 1):
-            right, conds, rules = [], [], []
-            for f, p in enumerate(paths):
-                if not p:
-                    right.append(c["correct"][f]), conds.append(c["conditions"][f]), rules.append(c["rules"][f])
-                else:
-                    j = min(k, len(p)) - 1
-                    right.append(p[j]), conds.append(c["path_conditions"][f][j]), rules.append(j + 1)
-            if max_rules != "auto" and max(rules) > max_rules:
+        folds = range(len(c["correct"]))
+        if max_rules == "auto":
+            if not c.get("path_correct"):
+                pairs.append((i, None, c["correct"], sum(c["conditions"])))
                 continue
-            pairs.append((i, k, right, sum(conds), sum(rules) / len(rules)))
+            seen = set()
+            for gain in [*sorted(size.GAINS, reverse=True), None]:
+                ks = tuple(kept(c["path_train"][f], rows - c["rows"][f], gain) if c["path_train"][f] else 0
+                           for f in folds)
+                if ks not in seen:
+                    seen.add(ks)
+                    counts = [fold_counts(c, f, k) for f, k in zip(folds, ks)]
+                    pairs.append((i, gain, [r for r, _ in counts], sum(q for _, q in counts)))
+        else:
+            width = max([len(p) for p in c.get("path_correct") or []] + [1])
+            for k in range(1, width + 1):
+                counts = [fold_counts(c, f, k) for f in folds]
+                n_rules = [min(k, len(c["path_correct"][f])) if c.get("path_correct") and c["path_correct"][f]
+                           else c["rules"][f] for f in folds]
+                if max(n_rules) <= max_rules:
+                    pairs.append((i, k, [r for r, _ in counts], sum(q for _, q in counts)))
     best = max(pairs, key=lambda p: (sum(p[2]), -p[3], -p[0]))
     if max_rules != "auto":
         return best[0], best[1]
     accuracy = sum(best[2]) / rows
     bar = sum(best[2]) - (accuracy * (1 - accuracy) / rows) ** 0.5 * rows  # CART's standard error
     ok = [p for p in pairs if sum(p[2]) >= bar - 1e-9 * rows]
-    pick = min(ok, key=lambda p: (p[3], -sum(p[2]), p[4], p[0]))
+    pick = min(ok, key=lambda p: (p[3], -sum(p[2]), -(p[1] if p[1] is not None else -1), p[0]))
     return pick[0], pick[1]
 
 
@@ -172,15 +197,21 @@ def test_the_size_is_chosen_with_the_settings(df: pl.DataFrame, budget, seed: in
         return
     rec = captured["rec"]
     s = m._cv["size"]
-    assert (s["candidate"], s["rules"]) == _plain_choice(rec, budget)
-    assert m.n_rules <= s["rules"] and m.params["max_rules"] == s["rules"]
+    assert (s["candidate"], s["gain"] if budget == "auto" else s["rules"]) == _plain_choice(rec, budget)
+    k = m.params["max_rules"]
+    if budget != "auto":
+        assert k == s["rules"] <= budget
+    else:  # the final model's path cut at the chosen gain, as the folds' were
+        t = m._training
+        assert k == size.cut([t["rows"] - t["positives"], *t["path"]["correct"]], t["rows"], s["gain"])
+    assert m.n_rules <= k
     assert ("max_rules" in m.params["auto"]) == (budget == "auto")
     # The model is the chosen candidate's fit, cut to the budget on its own path.
     c = m._cv["candidates"][m._cv["chosen"]]
     given_settings = {k: c[k] for k in ("encoding", "tolerance", "direction", "simplify")}
     given_settings.update(min_support=m.params["min_support"], numeric=m.params["numeric"],
                           bin_edges=m.params["bin_edges"], best_of=m.params["best_of"])
-    plain = _fit(df, auto=False, random_state=seed, settings=given_settings).at(s["rules"])
+    plain = _fit(df, auto=False, random_state=seed, settings=given_settings).at(k)
     # The same rules; a feature of one training code is free in the automatic fit (§2.1), so
     # the predictions agree on the training rows.
     assert plain.n_rules == m.n_rules

@@ -267,7 +267,8 @@ def fit_auto(
     scores: tuple[list[tuple[list[int], list[int], list[int], list[int]]], int] | None = None,
     order: list[int] | None = None,
 ) -> tuple[CoreModel | None, int, int,
-           list[tuple[list[int], list[int], list[int], list[int], list[list[int]], list[list[int]]]], int, int,
+           list[tuple[list[int], list[int], list[int], list[int], list[list[int]], list[list[int]], list[list[int]]]],
+           int, int,
            tuple[int, list[int]] | None]:
     """Cross-validates the candidates ``(encoding, tolerance, epsilon, negate, min_support,
     n_rules, accuracy_ratio, simplify)`` by stratified ``folds``-fold CV with ``cv_n_runs`` runs
@@ -276,8 +277,9 @@ def fit_auto(
     negative rows for a negated candidate; ``None`` with ``final_fit=False``, which stops after
     the cross-validation), the contradictory rows, the index of the candidate fitted (the
     best-ranked without a fit), per candidate the per-fold ``(correct, rows, rules,
-    conditions, path_correct, path_conditions)`` (the last two: each fold model's path scored on
-    its held-out rows, FIND-RS only, docs/semantics.md §8.1), the rows cross-validated and the final ``min_support``. ``fold_columns``:
+    conditions, path_correct, path_conditions, path_train)`` (the last three: each fold model's
+    path scored on its held-out rows, and on its training rows from the empty model on; FIND-RS
+    only, docs/semantics.md §8.1), the rows cross-validated and the final ``min_support``. ``fold_columns``:
     per fold, every row's codes and the domain sizes of an encoding fitted on that fold's
     training rows; fold ``f`` is then read from the ``f``-th (the final fit from
     ``columns_``). ``scores``: the cross-validation is already made (per candidate its

@@ -1,13 +1,14 @@
 """A fit whose size is chosen with its settings (``max_rules`` with automatic settings,
 docs/semantics.md §8.1): the encodings' cross-validations (with their candidates' path counts)
 are one pool of (candidate, budget) pairs, :func:`findrs.select.size.choose` picks one, its
-encoding and candidate are fitted on all rows, and the model is cut to the budget on its own
-path (:meth:`findrs.RuleSetModel.at`).
+encoding and candidate are fitted on all rows, and the model is cut on its own path as the fold
+models were (at the chosen gain, or to the chosen number of rules; :meth:`findrs.RuleSetModel.at`).
 
 Invariant: the model is exactly the model of a fit with the chosen settings given (its final
 fit goes down the candidates in the chosen order, as the core's ranking does after a
 cross-validation), cut to the chosen budget; the record is every encoding's candidates, with
-the one fitted marked and the choice of the size (``size``) kept.
+the one fitted marked and the choice of the size (``size``) kept; ``params["max_rules"]`` is the
+number of rules the cut kept.
 """
 
 from __future__ import annotations
@@ -56,5 +57,9 @@ def fit_sized(
     record = {**size.without_paths(merged), "chosen": fitted, "size": {**pick, **paths}}
     auto = _chosen_in_order([*model.params["auto"], *chosen, "max_rules"] if params["max_rules"] == "auto"
                            else [*model.params["auto"], *chosen])
-    fitted_params = {**model.params, "auto": auto, "max_rules": pick["rules"]}
-    return model._with_record(fitted_params, record).at(pick["rules"]), v
+    k = pick["rules"]
+    if k is None:  # a gain: the final model's path is cut as the fold models' were
+        t = model._training
+        k = size.cut([t["rows"] - t["positives"], *t["path"]["correct"]], t["rows"], pick["gain"])
+    fitted_params = {**model.params, "auto": auto, "max_rules": k}
+    return model._with_record(fitted_params, record).at(k), v

@@ -50,7 +50,7 @@ class _Files:
             # file is byte for byte what findrs wrote before these parameters, and loads with them.
             ("params", _dumps({k: v for k, v in self.params.items()
                                if not (k in ("run", "best_of") and v == ABSENT_FROM_OLDER_FILES[k])})),
-            ("training", _dumps(self._training)),
+            ("training", _dumps(_ordered_training(self._training))),
         ]
         if self._cv is not None:
             sections.append(("cv", _dumps(self._cv)))
@@ -223,6 +223,18 @@ def _dumps(value: Any) -> str:
         raise FindRSInputError(f"the model cannot be written as JSON: {e}") from None
 
 
+_TRAINING_ORDER = ("rows", "positives", "contradictions", "budget", "best_of", "path")
+"""The order of a binary model file's ``training`` fields."""
+
+
+def _ordered_training(t: dict[str, Any]) -> dict[str, Any]:
+    """A binary model's ``training`` record in :data:`_TRAINING_ORDER`, however the fit built it
+    (one file for one model); a multiclass record as it is."""
+    if "positives" not in t:
+        return t
+    return {k: t[k] for k in _TRAINING_ORDER if k in t}
+
+
 def _check_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "positives", "contradictions"]
     if not isinstance(t, dict) or sorted(set(t) - {"budget", "best_of", "path"}) != sorted(keys):
@@ -239,14 +251,14 @@ def _check_training(t: Any) -> dict[str, Any]:
         if not isinstance(c, list) or len(c) < 2 or not all(_count(x) and x <= t["rows"] for x in c):
             raise FindRSInputError(f"'best_of' must count the training rows each run got right (2 runs or more, each at most the rows), got {c!r}")
         out["best_of"] = [int(x) for x in c]
-    if "path" in t:
-        out["path"] = check_path(t["path"], out["rows"])
     if "budget" in t:
         b = t["budget"]
         fields = ["correct", "correct_before"]
         if not isinstance(b, dict) or sorted(b) != fields or not all(_count(b[k]) and b[k] <= t["rows"] for k in fields):
             raise FindRSInputError(f"'budget' must count the training rows {fields} (at most the rows), got {b!r}")
         out["budget"] = {k: int(b[k]) for k in fields}
+    if "path" in t:
+        out["path"] = check_path(t["path"], out["rows"])
     return out
 
 

@@ -63,11 +63,11 @@ class _Path:
         of voting rules was changed with :meth:`with_n_rules`.
 
         Example:
-            >>> import findrs
+            >>> import findrs, polars as pl
             >>> df = findrs.datasets.tic_tac_toe()
             >>> m = df.findrs.fit("class", "positive", random_state=0, auto=False)
-            >>> m.path.select("rules", "conditions", "train_accuracy").head(3).rows()
-            [(1, 3, 0.7108559498956158), (2, 6, 0.7473903966596834), (3, 9, 0.7839248434237995)]
+            >>> m.path.select("rules", "conditions", pl.col("train_accuracy").round(3)).head(3).rows()
+            [(1, 3, 0.441), (2, 6, 0.533), (3, 9, 0.613)]
         """
         record = self._training.get("path")
         if record is None:
@@ -116,11 +116,12 @@ class _Path:
         if chosen is not None:
             held_out = max(sum(self._cv["candidates"][0]["rows"]), 1)
             acc, best = sum(chosen["correct"]) / held_out, sum(chosen["best"]["correct"]) / held_out
-            how = ("the fewest conditions within one standard error of the most accurate" if chosen["rule"] == "1se"
-                   else f"the most accurate of at most {self.params['max_rules']} rules")
-            notes.append(f"size chosen by cross-validation, {how}: at most {chosen['rules']} rules, cv accuracy "
-                         f"{acc:.4f}; the most accurate: {chosen['best']['rules']} rules at {best:.4f} (SE "
-                         f"{chosen['se']:.4f}; max_rules=None fits the most accurate)")
+            gain = chosen["gain"]
+            cut = ("every rule" if gain is None else f"the rules that each add more than {gain:.2%} of the rows")
+            how = (f"the fewest conditions within one standard error ({chosen['se']:.4f}) of the most accurate: {cut}"
+                   if chosen["rule"] == "1se" else f"the most accurate of at most {chosen['rules']} rules")
+            notes.append(f"size chosen by cross-validation, {how}; cv accuracy {acc:.4f}, the most accurate "
+                         f"{best:.4f} (max_rules=None fits the most accurate, model.at(k) any size)")
         return notes
 
     def at(self, k: int) -> Any:
@@ -139,7 +140,7 @@ class _Path:
             >>> m = df.findrs.fit("class", "positive", random_state=0, auto=False)
             >>> small = m.at(3)
             >>> small.n_rules, round(small.score(df), 3), small.params["max_rules"]
-            (3, 0.784, 3)
+            (3, 0.613, 3)
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise FindRSInputError(f"at(k) takes a number of rules of at least 1, got {k!r}")

@@ -175,9 +175,9 @@ type PySetting = (String, u32, f64, bool, u32, Option<usize>, Option<f64>, bool)
 type PyCvRow = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// One candidate's cross-validation as Python receives it: [`PyCvRow`], then per fold the
-/// held-out rows right and the conditions of each model of the fold model's path (FIND-RS;
-/// empty otherwise; docs/semantics.md §8.1).
-type PyCvOut = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>, Vec<Vec<u32>>, Vec<Vec<u32>>);
+/// held-out rows right and the conditions of each model of the fold model's path, and its
+/// training rows right (the empty model first) (FIND-RS; empty otherwise; docs/semantics.md §8.1).
+type PyCvOut = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>, Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<Vec<u32>>);
 
 /// Cross-validates the candidate settings (stratified `folds`-fold CV on these rows, `cv_n_runs`
 /// runs per fit; the dict `options` holds [`Runs`] and [`Cv`]), then fits the best on all rows with `n_runs` runs (docs/semantics.md §9.4).
@@ -272,6 +272,7 @@ pub fn fit_auto(
                 conditions,
                 path_correct: Vec::new(),
                 path_conditions: Vec::new(),
+                path_train: Vec::new(),
             })
             .collect();
         let report = CvReport { rows, best: 0, sampled };
@@ -299,7 +300,7 @@ pub fn fit_auto(
     let rows = report
         .rows
         .into_iter()
-        .map(|r| (r.correct, r.rows, r.rules, r.conditions, r.path_correct, r.path_conditions))
+        .map(|r| (r.correct, r.rows, r.rules, r.conditions, r.path_correct, r.path_conditions, r.path_train))
         .collect();
     let (model, contradictions, best) = match fitted {
         Some(f) => (Some(CoreModel::from_model(f.model)), f.contradictions, f.best_of.map(|b| (b.run, b.correct))),

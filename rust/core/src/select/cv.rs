@@ -132,6 +132,10 @@ pub struct CvRow {
     pub path_correct: Vec<Vec<u32>>,
     /// The conditions of those models, alongside `path_correct`.
     pub path_conditions: Vec<Vec<u32>>,
+    /// The fold's training rows right by the DNF of the path's first `k` rules, `k = 0, 1, ...`
+    /// (one longer than `path_correct`: `k = 0` is the empty model, every training negative
+    /// right), so a caller reads each rule's gain on the rows it was learned from.
+    pub path_train: Vec<Vec<u32>>,
 }
 
 impl CvRow {
@@ -564,6 +568,7 @@ pub fn cross_validate_folds(
             conditions: vec![0; k],
             path_correct: vec![Vec::new(); k],
             path_conditions: vec![Vec::new(); k],
+            path_train: vec![Vec::new(); k],
         })
         .collect();
     for (&(_, f, _, _), scores) in jobs.iter().zip(scored) {
@@ -572,6 +577,7 @@ pub fn cross_validate_folds(
             rows[i].rows[f] = folds[f].test_labels.len() as u32;
             rows[i].rules[f] = sc.rules;
             rows[i].conditions[f] = sc.conditions;
+            rows[i].path_train[f] = sc.path_train;
             (rows[i].path_correct[f], rows[i].path_conditions[f]) = sc.path.into_iter().unzip();
         }
     }
@@ -744,6 +750,8 @@ struct Score {
     conditions: u32,
     /// FIND-RS: (held-out rows right, conditions) of each model of the path ([`CvRow::path_correct`]).
     path: Vec<(u32, u32)>,
+    /// FIND-RS: the training rows right by each prefix, the empty one first ([`CvRow::path_train`]).
+    path_train: Vec<u32>,
 }
 
 fn conditions(schema: &Schema, rule: &Rule) -> u32 {
@@ -755,7 +763,8 @@ fn conditions(schema: &Schema, rule: &Rule) -> u32 {
 /// The accuracy-size path of the DNF of `rules` on a fold's training rows (`train`, labels
 /// `train_y`; docs/semantics.md §8.1), scored on its held-out rows (`test`, `test_y`): for each
 /// `k`, the held-out rows the DNF of the path's first `k` rules classifies correctly, and its
-/// conditions. Empty without a rule.
+/// conditions; then the training rows right by each prefix, the empty one first. Empty without
+/// a rule.
 fn held_out_path(
     schema: &Schema,
     train: &RowIndex,
@@ -763,8 +772,14 @@ fn held_out_path(
     test: &RowIndex,
     test_y: &[bool],
     rules: &[Rule],
-) -> Vec<(u32, u32)> {
+) -> (Vec<(u32, u32)>, Vec<u32>) {
     let path = dnf_path(schema, train, train_y, rules);
+    let train_path = if rules.is_empty() {
+        Vec::new()
+    } else {
+        let empty = train_y.iter().filter(|&&y| !y).count() as u32;
+        std::iter::once(empty).chain(path.correct.iter().copied()).collect()
+    };
     let mut pos = vec![0u64; test.n_words()];
     for (r, _) in test_y.iter().enumerate().filter(|(_, &y)| y) {
         crate::data::bitset::set(&mut pos, r);
@@ -773,7 +788,8 @@ fn held_out_path(
     let mut right = test_y.iter().filter(|&&y| !y).count() as i64;
     let (mut covered, mut conds) = (vec![0u64; test.n_words()], 0u32);
     let mut terms = Terms::new();
-    path.order
+    let held_out = path
+        .order
         .iter()
         .map(|&r| {
             rules[r].terms(schema, &mut terms);
@@ -785,7 +801,8 @@ fn held_out_path(
             conds += conditions(schema, &rules[r]);
             (right as u32, conds)
         })
-        .collect()
+        .collect();
+    (held_out, train_path)
 }
 
 /// Held-out score of one fold's pruned runs, for each (setting index, K policy).
@@ -818,11 +835,13 @@ fn score_fold(
             let rules = &runs[0];
             let cov = covered(rules);
             let train_y: Vec<bool> = fold.train_labels.iter().map(|&y| y != negate).collect();
+            let (path, path_train) = held_out_path(schema, &fold.train_index, &train_y, index, &test_y, rules);
             all(Score {
                 correct: count_correct(&|r| crate::data::bitset::get(&cov, r)),
                 rules: rules.len() as u32,
                 conditions: rules.iter().map(|r| conditions(schema, r)).sum(),
-                path: held_out_path(schema, &fold.train_index, &train_y, index, &test_y, rules),
+                path,
+                path_train,
             })
         }
         Method::Bo => {
@@ -840,6 +859,7 @@ fn score_fold(
                 rules: n_rules,
                 conditions: conds,
                 path: Vec::new(),
+                path_train: Vec::new(),
             })
         }
         Method::Bp => {
@@ -879,6 +899,7 @@ fn score_fold(
                         rules: kk as u32,
                         conditions: prefix_conds[kk],
                         path: Vec::new(),
+                        path_train: Vec::new(),
                     };
                     (i, sc)
                 })
@@ -1176,6 +1197,9 @@ mod tests {
                         assert_eq!(row.path_conditions[f][k - 1], conds, "{ctx} k {k}");
                     }
                     assert_eq!(row.path_correct[f].last(), Some(&row.correct[f]), "{ctx}");
+                    let empty = y.iter().filter(|&&p| !p).count() as u32;
+                    assert_eq!(row.path_train[f][0], empty, "{ctx}");
+                    assert_eq!(row.path_train[f][1..], path.correct[..], "{ctx}");
                 } else {
                     assert!(row.path_correct[f].is_empty(), "{ctx}");
                 }
