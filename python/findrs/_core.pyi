@@ -110,8 +110,8 @@ class CoreModel:
         """The same model with no rule constraining ``features`` (docs/semantics.md §2.1).
         Raises ``ValueError`` for a feature index out of range."""
     def with_rules(self, picked: list[int]) -> CoreModel:
-        """The DNF of the voting rules ``picked``, in that order (docs/semantics.md §8). Raises
-        ``ValueError`` when ``picked`` is empty, repeats a rule or names one that does not vote."""
+        """The DNF of the rules ``picked``, in that order (docs/semantics.md §8). Raises
+        ``ValueError`` when ``picked`` is empty, repeats a rule or names one the model lacks."""
     def path(self, columns_: list[npt.NDArray[np.uint32]], labels: npt.NDArray[np.bool_]) -> tuple[list[int], list[int]]:
         """The accuracy-size path of the voting rules on training codes: ``(order, correct)``
         (docs/semantics.md §8). Raises ``ValueError`` when labels and rows differ in number."""

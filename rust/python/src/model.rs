@@ -87,7 +87,7 @@ impl CoreModel {
         self.inner.without_constraints_on(&features).map(Self::from_model).map_err(core_err)
     }
 
-    /// The DNF of the voting rules `picked`, in that order (the core's `with_rules`).
+    /// The DNF of the rules `picked`, in that order (the core's `with_rules`).
     fn with_rules(&self, picked: Vec<usize>) -> PyResult<Self> {
         self.inner.with_rules(&picked).map(Self::from_model).map_err(core_err)
     }

@@ -385,20 +385,20 @@ impl RuleModel {
         Self::new(self.schema.clone(), self.method, self.n_runs, vec![parts])
     }
 
-    /// The DNF of the voting rules `picked` (indices into [`RuleSet::rules`], below K), in that
-    /// order, each with its weight and training counts: positive when one of them covers the
-    /// row. FIND-RS stays FIND-RS; a BO or BP model's rule set is marked [`RuleSetParts::dnf`]
-    /// (its weights are shown, not counted). What a rule budget and the path's models are
-    /// (docs/semantics.md §8). Errors when `picked` is empty, repeats a rule or names one that
-    /// does not vote.
+    /// The DNF of the rules `picked` (indices into [`RuleSet::rules`]: a BP model's rules beyond
+    /// K too), in that order, each with its weight and training counts: positive when one of
+    /// them covers the row. FIND-RS stays FIND-RS; a BO or BP model's rule set is marked
+    /// [`RuleSetParts::dnf`] (its weights are shown, not counted). What a rule budget and the
+    /// path's models are (docs/semantics.md §8). Errors when `picked` is empty, repeats a rule or
+    /// names one the model does not have.
     pub fn with_rules(&self, picked: &[usize]) -> Result<Self> {
         let set = self.rule_set();
-        let mut seen = vec![false; set.n_kept];
+        let mut seen = vec![false; set.rules.len()];
         for &r in picked {
-            if r >= set.n_kept || std::mem::replace(&mut seen[r], true) {
+            if r >= set.rules.len() || std::mem::replace(&mut seen[r], true) {
                 return Err(FindRsError::InvalidParameter(format!(
-                    "the rules picked must be distinct voting rules, below {}, got {picked:?}",
-                    set.n_kept
+                    "the rules picked must be distinct rules of the model, below {}, got {picked:?}",
+                    set.rules.len()
                 )));
             }
         }
