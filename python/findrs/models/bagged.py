@@ -33,6 +33,7 @@ from .base import Model
 from ..config import Config, check_limit
 from ..errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
+from . import proba
 from .model import RuleSetModel, prediction_expr
 from .rule_set_files import source_text
 from ..export.sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
@@ -201,6 +202,25 @@ class BaggedModel(Model):
             'positive'
         """
         return prediction_expr(self.votes_expr(engine=engine) * 2 > self.n_estimators, self.target, labels)
+
+    def predict_proba_expr(self) -> pl.Expr:
+        """:meth:`predict_proba` as a Polars expression named ``<target>_probability``: the
+        mean of the members' probabilities of the positive label, moved to the side of 1/2 the
+        vote is on (docs/semantics.md §6, "Probabilities").
+
+        Raises:
+            FindRSInputError: a feature column is missing when the query runs (Polars'
+                ``ColumnNotFoundError``; :meth:`predict_proba` checks first).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> bag = findrs.fit_bagged(df, "class", "positive", n_estimators=3, random_state=0)
+            >>> p = df.select(bag.predict_proba_expr()).to_series()
+            >>> bool(((p > 0.5) == bag.predict(df, labels=False)).all())
+            True
+        """
+        return proba.bagged_expr(self).alias(f"{self.target.name}_probability")
 
     def to_expr(self) -> pl.Expr:
         """The prediction mask (``<target>_is_positive``) in plain Polars, no plugin.

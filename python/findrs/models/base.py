@@ -29,6 +29,7 @@ import polars as pl
 from ..data.columns import check_columns
 from ..data.frames import as_polars
 from ..errors import FindRSInputError
+from ..export import expressions
 
 
 RULES_COLUMNS = ("id", "text", "label", "kind", "constraints", "weight", "train_positives", "train_negatives", "kept")
@@ -129,6 +130,50 @@ class Model(abc.ABC):
             >>> (m.decision_function(df.head(1)) > 0).to_list()
             [True]
         """
+
+    @abc.abstractmethod
+    def predict_proba_expr(self) -> pl.Expr:
+        """:meth:`predict_proba` as a Polars expression (DataFrames and LazyFrames), named
+        ``<target>_probability``: a ``Float64`` (binary) or a struct of one ``Float64`` field per
+        class, named by the label as text (multiclass).
+
+        Raises:
+            FindRSInputError: a feature column is missing when the query runs (Polars'
+                ``ColumnNotFoundError``; :meth:`predict_proba` checks first).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False)
+            >>> df.lazy().select(m.predict_proba_expr()).collect().columns
+            ['class_probability']
+        """
+
+    def predict_proba(self, data: Any) -> pl.Series | pl.DataFrame:
+        """A graded probability per row from the training counts of the rules that fire
+        (docs/semantics.md §6, "Probabilities"): binary models give a ``Float64`` Series named
+        ``probability``, the probability of the positive label, above 1/2 exactly where
+        :meth:`predict` says the positive label (1/2 itself is negative); multiclass models a
+        DataFrame of one column per class (named by the label as text) summing to 1 per row,
+        largest at :meth:`predict`'s class.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False)
+            >>> p = m.predict_proba(df)
+            >>> bool(((p > 0.5) == m.predict(df, labels=False)).all()), p.min() > 0.0
+            (True, True)
+        """
+        df = self._frame(data)
+        with expressions.input_schema(df.schema):
+            out = df.select(self.predict_proba_expr())
+        if self.target.classes is not None:
+            return out.unnest(out.columns[0])
+        return out.to_series().alias("probability")
 
     @abc.abstractmethod
     def explain(self, data: Any) -> pl.DataFrame:

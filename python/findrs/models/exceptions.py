@@ -46,6 +46,7 @@ from ..config import Config
 from ..data.encode import FeatureEncoder
 from ..errors import FindRSInputError
 from ..select.auto import table as auto_table
+from . import proba
 from .model import RuleSetModel, prediction_expr
 from .rule_set_files import document_format, source_text
 from ..export.sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
@@ -262,6 +263,26 @@ class ExceptionsModel(Model):
         return out.select(*RULES_COLUMNS, (pl.col("train_positives") / covers).alias("precision"), "exceptions")
 
     # ----------------------------------------------------------------- prediction
+    def predict_proba_expr(self) -> pl.Expr:
+        """:meth:`predict_proba` as a Polars expression named ``<target>_probability``: the best
+        firing rule's Laplace precision on a row predicted positive, one minus the best firing
+        exception rule's on a row an exception overrides, the rules' uncovered rate elsewhere,
+        moved to the prediction's side of 1/2 (docs/semantics.md §6, "Probabilities").
+
+        Raises:
+            FindRSInputError: a feature column is missing when the query runs (Polars'
+                ``ColumnNotFoundError``; :meth:`predict_proba` checks first).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
+            >>> p = df.select(m.predict_proba_expr()).to_series()
+            >>> bool(((p > 0.5) == m.predict(df, labels=False)).all())
+            True
+        """
+        return proba.exceptions_expr(self).alias(f"{self.target.name}_probability")
+
     def _mask_plugin(self) -> pl.Expr:
         fired_r = self.rules_model._plugin("findrs_fired")
         fired_s = self.exception_model._plugin("findrs_fired")
