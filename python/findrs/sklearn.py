@@ -272,7 +272,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             >>> X, y = df.drop("class"), df["class"]
             >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
             >>> clf.decision_function(X.head(2)).round(2).tolist()
-            [4.51, 4.51]
+            [4.37, 4.37]
         """
         df = self._predict_frame(X)
         if len(self.classes_) > 2:
@@ -297,7 +297,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             >>> X, y = df.drop("class"), df["class"]
             >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
             >>> clf.predict_proba(X.head(1)).round(3).tolist()
-            [[0.011, 0.989]]
+            [[0.012, 0.988]]
         """
         df = self._predict_frame(X)
         if len(self.classes_) > 2:

@@ -210,6 +210,32 @@ class Model(abc.ABC):
         truth = df.get_column(name) == self.target.positive
         return float((self.predict(df, labels=False) == truth).mean())  # type: ignore[arg-type]
 
+    def importance(self, data: Any, target: str | None = None) -> pl.DataFrame:
+        """A global view: per voting rule (``kind`` ``"rule"`` or ``"exception"``, ``id`` and
+        ``name`` as in :attr:`rules`) and per feature (``kind`` ``"feature"``, ``name`` the
+        column), ``decides`` (rows of ``data`` whose prediction changes without it) and
+        ``accuracy_drop`` (accuracy on ``data`` minus accuracy without it; negative when the
+        model is better off without it), most important first. Without a rule: that rule no
+        longer fires; without a feature: every condition on it passes; the other rules' weights
+        and the thresholds stay (docs/semantics.md §6, "Importance"). The model keeps no
+        training rows, so pass them: ``data`` is the training frame (or any labelled frame)
+        with its ``target`` column (default: the model's).
+
+        Raises:
+            FindRSInputError: the target column or a feature column is missing.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False)
+            >>> imp = m.importance(df)
+            >>> imp.columns, imp.row(0)[0]
+            (['kind', 'id', 'name', 'decides', 'accuracy_drop'], 'feature')
+        """
+        from . import importance
+
+        return importance.table(self, self._frame(data), target or self.target.name)
+
     def _frame(self, data: Any) -> pl.DataFrame:
         """``data`` as a Polars frame holding the model's feature columns (checked)."""
         df = as_polars(data)

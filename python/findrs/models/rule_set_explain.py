@@ -181,9 +181,8 @@ class _Explaining:
         """A 0-1 reading of the decision value for people (``Float64``, named
         ``<target>_strength``): 0 when no voting rule holds, 1 at the most votes the model can
         give, 1/2 at the threshold and linear in the votes on each side; above 1/2 exactly where
-        the prediction is positive (docs/semantics.md §6). It is the number
-        ``FindRSClassifier.predict_proba(X)[:, 1]`` gives; :meth:`decision_function` is
-        unchanged.
+        the prediction is positive (docs/semantics.md §6). A rescaled vote, not a probability:
+        :meth:`predict_proba` gives one.
 
         Raises:
             FindRSInputError: an unknown engine.
