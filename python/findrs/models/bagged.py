@@ -203,24 +203,9 @@ class BaggedModel(Model):
         """
         return prediction_expr(self.votes_expr(engine=engine) * 2 > self.n_estimators, self.target, labels)
 
-    def predict_proba_expr(self) -> pl.Expr:
-        """:meth:`predict_proba` as a Polars expression named ``<target>_probability``: the
-        mean of the members' probabilities of the positive label, moved to the side of 1/2 the
-        vote is on (docs/semantics.md §6, "Probabilities").
-
-        Raises:
-            FindRSInputError: a feature column is missing when the query runs (Polars'
-                ``ColumnNotFoundError``; :meth:`predict_proba` checks first).
-
-        Example:
-            >>> import findrs
-            >>> df = findrs.datasets.tic_tac_toe()
-            >>> bag = findrs.fit_bagged(df, "class", "positive", n_estimators=3, random_state=0)
-            >>> p = df.select(bag.predict_proba_expr()).to_series()
-            >>> bool(((p > 0.5) == bag.predict(df, labels=False)).all())
-            True
-        """
-        return proba.bagged_expr(self).alias(f"{self.target.name}_probability")
+    def _proba_expr(self) -> pl.Expr:
+        # The members' mean probability, on the vote's side of 1/2 (docs/semantics.md §6).
+        return proba.bagged_expr(self)
 
     def to_expr(self) -> pl.Expr:
         """The prediction mask (``<target>_is_positive``) in plain Polars, no plugin.

@@ -131,7 +131,6 @@ class Model(abc.ABC):
             [True]
         """
 
-    @abc.abstractmethod
     def predict_proba_expr(self) -> pl.Expr:
         """:meth:`predict_proba` as a Polars expression (DataFrames and LazyFrames), named
         ``<target>_probability``: a ``Float64`` (binary) or a struct of one ``Float64`` field per
@@ -148,6 +147,11 @@ class Model(abc.ABC):
             >>> df.lazy().select(m.predict_proba_expr()).collect().columns
             ['class_probability']
         """
+        return self._proba_expr().alias(f"{self.target.name}_probability")
+
+    @abc.abstractmethod
+    def _proba_expr(self) -> pl.Expr:
+        """The kind's probability expression (:mod:`findrs.models.proba`), unnamed."""
 
     def predict_proba(self, data: Any) -> pl.Series | pl.DataFrame:
         """A graded probability per row from the training counts of the rules that fire

@@ -263,25 +263,9 @@ class ExceptionsModel(Model):
         return out.select(*RULES_COLUMNS, (pl.col("train_positives") / covers).alias("precision"), "exceptions")
 
     # ----------------------------------------------------------------- prediction
-    def predict_proba_expr(self) -> pl.Expr:
-        """:meth:`predict_proba` as a Polars expression named ``<target>_probability``: the best
-        firing rule's Laplace precision on a row predicted positive, one minus the best firing
-        exception rule's on a row an exception overrides, the rules' uncovered rate elsewhere,
-        moved to the prediction's side of 1/2 (docs/semantics.md §6, "Probabilities").
-
-        Raises:
-            FindRSInputError: a feature column is missing when the query runs (Polars'
-                ``ColumnNotFoundError``; :meth:`predict_proba` checks first).
-
-        Example:
-            >>> import findrs
-            >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False, settings=dict(exceptions=True))
-            >>> p = df.select(m.predict_proba_expr()).to_series()
-            >>> bool(((p > 0.5) == m.predict(df, labels=False)).all())
-            True
-        """
-        return proba.exceptions_expr(self).alias(f"{self.target.name}_probability")
+    def _proba_expr(self) -> pl.Expr:
+        # The deciding rule's or overriding exception's precision (docs/semantics.md §6).
+        return proba.exceptions_expr(self)
 
     def _mask_plugin(self) -> pl.Expr:
         fired_r = self.rules_model._plugin("findrs_fired")

@@ -205,26 +205,12 @@ class _Explaining:
         up = pl.max_horizontal(up, pl.lit(float(np.nextafter(0.5, 1.0))))
         return pl.when(d > 0).then(up).otherwise(down).alias(f"{self.target.name}_strength")
 
-    def predict_proba_expr(self) -> pl.Expr:
-        """:meth:`predict_proba` as a Polars expression named ``<target>_probability``: binary,
-        ``s * q_best + (1 - s) * q_0`` moved to the prediction's side of 1/2; multiclass, a
-        struct of one field per class (docs/semantics.md §6, "Probabilities").
-
-        Raises:
-            FindRSInputError: a feature column is missing when the query runs (Polars'
-                ``ColumnNotFoundError`` naming it; :meth:`predict_proba` checks first).
-
-        Example:
-            >>> import findrs
-            >>> df = findrs.datasets.tic_tac_toe()
-            >>> m = df.findrs.fit("class", "positive", method="bp", random_state=0, settings=dict(T=10))
-            >>> p = df.lazy().select(m.predict_proba_expr()).collect()["class_probability"]
-            >>> bool(((p > 0.5) == m.predict(df, labels=False)).all())
-            True
-        """
+    def _proba_expr(self) -> pl.Expr:
+        # Binary: s * q_best + (1 - s) * q_0 on predict's side of 1/2; multiclass: a struct
+        # of one field per class (docs/semantics.md §6, "Probabilities").
         if self.target.classes is not None:
-            return proba.multiclass_expr(self).alias(f"{self.target.name}_probability")
-        return proba.rule_set_expr(self).alias(f"{self.target.name}_probability")
+            return proba.multiclass_expr(self)
+        return proba.rule_set_expr(self)
 
     def why_not_expr(self) -> pl.Expr:
         """Why a row is not positive, as a Polars expression: a struct ``why_not`` of
