@@ -69,7 +69,7 @@ def _matrix(train: pl.DataFrame, test: pl.DataFrame, scale: bool) -> tuple[np.nd
     return np.hstack(parts_tr), np.hstack(parts_te)
 
 
-def run_one(name: str, train: pl.DataFrame, test: pl.DataFrame) -> dict[str, Any]:
+def run_one(name: str, train: pl.DataFrame, test: pl.DataFrame, n_jobs: int = 1) -> dict[str, Any]:
     """Test AUCs of findrs (probability and 0/1), CART and LR on one split."""
     import findrs
     from sklearn.linear_model import LogisticRegression
@@ -82,7 +82,7 @@ def run_one(name: str, train: pl.DataFrame, test: pl.DataFrame) -> dict[str, Any
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = findrs.fit(train, "class", True, random_state=0, n_jobs=1)
+        model = findrs.fit(train, "class", True, random_state=0, n_jobs=n_jobs)
     # The probability of model.positive: the label the rules describe, False when the fit chose
     # to describe the other class (docs/semantics.md §9.3).
     proba = model.predict_proba(test).to_numpy()
@@ -120,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--datasets", nargs="*", default=[*UCI_NAMES, "adult"])
+    # The large ones last: a run cut short still wrote the others.
+    ap.add_argument("--datasets", nargs="*", default=[n for n in UCI_NAMES if n != "connect-4"] + ["adult", "connect-4"])
+    ap.add_argument("--n-jobs", type=int, default=1, help="threads of findrs' fits (never changes the model)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     data_dir = data_dir_from(args.data_dir)
@@ -135,21 +137,25 @@ def main(argv: list[str] | None = None) -> int:
             train, test = findrs.datasets.train_test_split(load_adult(Path(data_dir))[0], 0.5, seed=0)
         else:
             train, test = findrs.datasets.train_test_split(load_uci(name, data_dir), 0.5, seed=0)
-        rows.append(run_one(name, train, test))
+        rows.append(run_one(name, train, test, args.n_jobs))
         print(table(rows[-1:]).splitlines()[-1], flush=True)
-    text = (
+        if args.out:
+            Path(args.out).write_text(_report(rows, argv))
+    print(_report(rows, argv))
+    return 0
+
+
+def _report(rows: list[dict[str, Any]], argv: list[str]) -> str:
+    """The Markdown report: what was measured, the command, the table."""
+    return (
         "# Test AUC: findrs' graded probabilities, CART and logistic regression\n\n"
         "One 50/50 split (seed 0) per data set; findrs' default fit, its `predict_proba` and its 0/1\n"
         "prediction; CART (depth by 5-fold CV on the training half) and logistic regression on one-hot\n"
         "categorical and standardized numeric columns, in the same run (see experiments/auc.py).\n"
         "`distinct p`: distinct probabilities findrs gave the test rows; `findrs s`: fit and predict\n"
-        "seconds.\n\n"
+        "seconds (wall, on a shared machine).\n\n"
         f"    {command_line('experiments.auc', argv)}\n\n{table(rows)}\n"
     )
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
-    return 0
 
 
 if __name__ == "__main__":

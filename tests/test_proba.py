@@ -135,3 +135,19 @@ def test_kr_vs_kp_default_stays_graded_through_the_wrapper(data_dir: Path) -> No
     p = clf.predict_proba(test.drop("class"))
     assert len(np.unique(p[:, 1])) > 10
     np.testing.assert_array_equal(p[:, 1] > 0.5, clf.predict(test.drop("class")) == clf.classes_[1])
+
+
+def test_the_auc_script_at_smoke_size(data_dir: Path, tmp_path: Path) -> None:
+    # experiments/auc.py (results/auc.md) on two small sets: a row per set, AUCs in [0, 1],
+    # the report carrying the command without the data directory.
+    from experiments import auc
+
+    out = tmp_path / "auc.md"
+    assert auc.main(["--data-dir", str(data_dir), "--datasets", "monk-1", "vote", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "python -m experiments.auc --data-dir \"$FINDRS_DATA_DIR\"" in text and str(data_dir) not in text
+    rows = [line for line in text.splitlines() if line.startswith("| monk-1") or line.startswith("| vote")]
+    assert len(rows) == 2
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert all(0.0 <= float(cells[i]) <= 1.0 for i in (2, 3, 5, 7))
