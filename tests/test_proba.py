@@ -151,3 +151,19 @@ def test_the_auc_script_at_smoke_size(data_dir: Path, tmp_path: Path) -> None:
     for line in rows:
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert all(0.0 <= float(cells[i]) <= 1.0 for i in (2, 3, 5, 7))
+
+
+def test_a_bag_of_default_fits_on_noisy_rows() -> None:
+    # Members chosen by their own cross-validation may describe either label (direction) and
+    # carry exceptions: the bag's probabilities and importance still follow its own vote.
+    from findrs.models import importance
+
+    train, test = noisy_frame(300, seed=2), noisy_frame(300, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bag = findrs.fit_bagged(train, "y", True, n_estimators=5, random_state=0)
+    p = check_consistent(bag, test)
+    assert len(np.unique(p)) > 2
+    assert (importance.predictions(bag, test) == bag.predict(test, labels=False).to_numpy()).all()
+    imp = bag.importance(test)
+    assert imp.filter(pl.col("kind") == "feature").height == 4 and imp["decides"].max() > 0

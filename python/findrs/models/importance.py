@@ -78,7 +78,8 @@ def _structure(model: Any) -> tuple[list[Any], Callable[[list[np.ndarray], list[
         sets, spans, rules = [], [], {}
         for (ms, combine, mrules), member in zip(parts, model.members):
             spans.append((len(sets), len(sets) + len(ms), combine))
-            keys = {(r["kind"], r["id"]): (r["text"], r["label"], r["kind"]) for r in member.rules.iter_rows(named=True)}
+            # The bag's rules table has one row per text and label (docs/semantics.md §12).
+            keys = {(r["kind"], r["id"]): (r["text"], r["label"]) for r in member.rules.iter_rows(named=True)}
             for kind, rid, where in mrules:
                 key = keys[(kind, rid)]
                 rules.setdefault(key, []).extend((s + len(sets), r) for s, r in where)
@@ -90,8 +91,8 @@ def _structure(model: Any) -> tuple[list[Any], Callable[[list[np.ndarray], list[
             yes = sum((c(fired[a:b], s[a:b]) != f).astype(np.int64) for (a, b, c), f in zip(spans, flips))
             return yes * 2 > n
 
-        ids = {(r["text"], r["label"], r["kind"]): r["id"] for r in model.rules.iter_rows(named=True)}
-        return sets, combine, [(k[2], int(ids[k]), where) for k, where in rules.items()]
+        ids = {(r["text"], r["label"]): (r["kind"], int(r["id"])) for r in model.rules.iter_rows(named=True)}
+        return sets, combine, [(*ids[k], where) for k, where in rules.items()]
     if hasattr(model, "exception_model"):
         count, rank = np.array(model._count, dtype=np.int64), np.array(model._rank, dtype=np.int64)
         n_s = len(rank)
