@@ -4,6 +4,7 @@ multiclass, rules with exceptions, a bagged vote), and ``findrs.load`` reads eac
 from __future__ import annotations
 
 import duckdb
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_series_equal
@@ -43,6 +44,11 @@ def the_script(model: findrs.Model, df: pl.DataFrame) -> dict:
     out["score"] = model.score(df)
     out["decision"] = model.decision_function(features)
     out["to_expr"] = features.select(model.to_expr()).to_series()
+    out["proba"] = model.predict_proba(features)
+    out["lazy_proba"] = features.lazy().select(model.predict_proba_expr()).collect()
+    out["loaded_proba"] = findrs.load(model.to_json()).predict_proba(features)
+    out["importance"] = model.importance(df)
+    out["html"] = model._repr_html_()
     return out
 
 
@@ -62,6 +68,57 @@ def test_the_same_script_runs_on_every_kind(kind: str) -> None:
     assert got["rules"].columns[: len(RULES_COLUMNS)] == list(RULES_COLUMNS)
     assert got["rules"].height >= 1 and got["text"].strip()
     assert 0.0 <= got["score"] <= 1.0
+    check_proba(model, got, pred)
+    check_importance(model, DATA[kind], got["importance"])
+    html = got["html"]
+    assert html.startswith("<") and model.target.name in html and "<script" not in html
+
+
+def check_proba(model: findrs.Model, got: dict, pred: pl.Series) -> None:
+    """Graded probabilities (docs/semantics.md §6): in (0, 1), on predict's side of 1/2 (binary)
+    or summing to 1 and largest at predict's class (multiclass); the expression and a loaded
+    model give the same numbers."""
+    proba = got["proba"]
+    if model.target.classes is None:
+        assert isinstance(proba, pl.Series) and proba.name == "probability"
+        a = proba.to_numpy()
+        assert (a > 0).all() and (a < 1).all()
+        assert ((a > 0.5) == (pred == model.target.positive).to_numpy()).all()
+        np.testing.assert_array_equal(got["lazy_proba"].to_series().to_numpy(), a)
+        np.testing.assert_array_equal(got["loaded_proba"].to_numpy(), a)
+    else:
+        assert isinstance(proba, pl.DataFrame) and proba.columns == [str(c) for c in model.classes]
+        a = proba.to_numpy()
+        np.testing.assert_allclose(a.sum(axis=1), 1.0)
+        assert (np.asarray([str(c) for c in model.classes])[a.argmax(axis=1)] == pred.cast(pl.String).to_numpy()).all()
+        np.testing.assert_array_equal(got["lazy_proba"].unnest(got["lazy_proba"].columns[0]).to_numpy(), a)
+        np.testing.assert_array_equal(got["loaded_proba"].to_numpy(), a)
+
+
+def check_importance(model: findrs.Model, df: pl.DataFrame, imp: pl.DataFrame) -> None:
+    """One row per voting rule and per feature, most important first, each accuracy drop the
+    one of the model with the rule (or the feature's conditions) taken out, recomputed here by
+    brute force for the first rows of the table."""
+    assert imp.columns == ["kind", "id", "name", "decides", "accuracy_drop"]
+    features = imp.filter(pl.col("kind") == "feature")
+    assert sorted(features["name"].to_list()) == sorted(model.features)
+    rules = imp.filter(pl.col("kind") != "feature")
+    table = model.rules.filter("kept")
+    assert rules.height <= table.height and rules.height >= 1
+    drops = imp["accuracy_drop"].to_list()
+    assert drops == sorted(drops, reverse=True)
+    assert (imp["decides"] <= df.height).all()
+    # Something decides: the model is better than predicting one label everywhere.
+    assert imp["decides"].max() > 0 and imp["accuracy_drop"].max() > 0
+    # With nothing taken out, the module's predictions are the model's own.
+    from findrs.models import importance
+
+    mine = importance.predictions(model, df)
+    if model.target.classes is None:
+        assert (mine == model.predict(df, labels=False).to_numpy()).all()
+    else:
+        index = {str(c): i for i, c in enumerate(model.classes)}
+        assert (mine == np.array([index[str(x)] for x in model.predict(df).to_list()])).all()
 
 
 def test_rules_tables_share_their_columns_and_types() -> None:
@@ -91,3 +148,24 @@ def test_load_says_what_is_wrong(tmp_path) -> None:
     model = KINDS["bagged"]()
     model.to_json(path)
     assert isinstance(findrs.load(path), findrs.BaggedModel) and isinstance(findrs.load(str(path)), findrs.BaggedModel)
+
+
+def test_importance_needs_the_labels_and_names_the_fix() -> None:
+    model = KINDS["binary"]()
+    with pytest.raises(FindRSInputError, match="target column 'class'"):
+        model.importance(TTT.drop("class"))
+    imp = model.importance(TTT.rename({"class": "truth"}), target="truth")
+    assert imp.height == model.n_rules + len(model.features)
+
+
+def test_a_rule_taken_out_drops_accuracy_as_a_refit_without_it_would_predict() -> None:
+    # FIND-RS: without rule r a row is positive iff another rule holds; recomputed from explain.
+    model = findrs.fit(TTT, "class", "positive", random_state=0, auto=False)
+    fired = model.explain(TTT)["fired_rules"].to_list()
+    truth = (TTT["class"] == "positive").to_numpy()
+    base = np.mean(np.array([bool(f) for f in fired]) == truth)
+    imp = model.importance(TTT).filter(pl.col("kind") == "rule")
+    for r in imp.iter_rows(named=True):
+        without = np.array([any(i != r["id"] for i in f) for f in fired])
+        assert r["decides"] == int(np.sum(without != np.array([bool(f) for f in fired])))
+        assert r["accuracy_drop"] == pytest.approx(base - np.mean(without == truth))

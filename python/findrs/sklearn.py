@@ -85,7 +85,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
     ``joblib.parallel_backend`` context, ``-1`` all cores; it never changes the model). With
     ``settings={"direction": "negative"}`` the rules describe ``classes_[0]``; predictions,
     decisions and probabilities still refer to ``classes_[1]``. Rules with exceptions
-    (``settings={"exceptions": True}``) give a ``predict_proba`` of 1 or 0, as FIND-RS does.
+    (``settings={"exceptions": True}``) score a row by its deciding rule or overriding exception.
 
     The target's name: when ``y`` is a named pandas or Polars Series (``df["class"]``), the
     model names it so (``print(clf.model_)`` reads ``class = 'positive'``); otherwise, or when
@@ -98,36 +98,31 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         n_features_in_: number of feature columns seen in ``fit``.
         feature_names_in_: the column names, when ``X`` had string column names.
 
-    Scores: ``decision_function`` is :meth:`RuleSetModel.decision_function`, ``d = u - theta``
-    where ``u`` is the row's votes over the decision scale (``votes / scale``, see
-    :attr:`RuleSetModel.vote`) and ``theta`` the decision offset:
+    Scores: ``decision_function`` is the log-odds of ``predict_proba`` (below). The model's
+    own vote margin, :meth:`RuleSetModel.decision_function` (``clf.model_.decision_function``),
+    is ``d = u - theta`` where ``u`` is the row's votes over the decision scale (``votes /
+    scale``, see :attr:`RuleSetModel.vote`) and ``theta`` the decision offset:
 
     * FIND-RS: ``u`` is 1 if a rule covers the row, else 0; ``theta = 1/2``.
     * BO: ``u`` is the fraction of the ``T`` runs whose rule set covers the row; ``theta = 1/2``.
     * BP: ``u = sum(alpha_r for kept rules r covering the row) / T`` and
       ``theta = gamma_K / 2`` with ``gamma_K = sum(kept alpha) / sum(all alpha)``.
 
-    ``predict_proba(X)[:, 1]`` maps ``u`` piecewise-linearly through three points: no vote
-    (``u = 0``) to 0, the threshold (``u = theta``) to 1/2, and the most votes the model can
-    give (``u_max``: 1 for FIND-RS and BO, ``sum(kept alpha) / T`` for BP, every kept rule
-    covering the row) to 1::
+    ``predict_proba(X)`` is the model's :meth:`findrs.Model.predict_proba`, a graded score
+    from the training counts of the rules that fire (docs/semantics.md §6, "Probabilities"):
+    the Laplace-corrected training precision ``(p + 1) / (p + n + 2)`` of the best firing rule,
+    mixed for BO and BP with the rate of the rows no rule covers by the share of the vote that
+    covers the row, and moved to the prediction's side of 1/2. So ``proba[:, 1] > 1/2`` exactly
+    where ``predict`` says ``classes_[1]``; a row whose score is exactly 1/2 is predicted
+    ``classes_[0]``. It lies in (0, 1), is graded even for a single FIND-RS rule set (one value
+    per firing rule's precision), and ranks rows for ROC curves and thresholds; it is not
+    monotone in ``decision_function`` (which ranks by the vote alone).
 
-        p = u / (2 theta)                                    if u <= theta
-        p = 1/2 + (u - theta) / (2 (u_max - theta))          if u >  theta
-
-    So for FIND-RS it is the 0/1 coverage, for BO the fraction of runs covering the row, and
-    for BP below the threshold it is the covering weight relative to the kept weight,
-    ``sum(alpha_r [r covers x]) / (gamma_K T)``. It lies in [0, 1] without clipping, is a
-    strictly increasing function of ``decision_function`` (same ranking), and
-    ``proba[:, 1] > 1/2`` exactly where ``predict`` says ``classes_[1]``; a tie (``u = theta``)
-    gives exactly ``[1/2, 1/2]``, predicted ``classes_[0]``. It is a rescaled vote, not a
-    calibrated probability (wrap in ``CalibratedClassifierCV`` for that).
-
-    With more than two classes, ``decision_function`` and ``predict_proba`` have one column per
-    class: ``r_c``, the rescaled vote above of class ``c``'s set (0 for a decision list's
-    default class, which has no set), plus 1 for the predicted class; ``predict_proba`` divides
-    each row by its sum. So both have their maximum exactly at ``predict``'s class (the
-    combination, not ``r`` alone, decides it), and neither is a calibrated probability.
+    With more than two classes, ``decision_function`` has one column per class: ``r_c``, the
+    class set's vote rescaled to [0, 1] with its threshold at 1/2 (0 for a decision list's
+    default class, which has no set), plus 1 for the predicted class, so its maximum is at
+    ``predict``'s class. ``predict_proba`` is the model's per-class probability: each row sums
+    to 1 and is largest at ``predict``'s class.
 
     Example:
         >>> import findrs
@@ -260,11 +255,11 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[mask.astype(np.intp)]
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The model's decision value (1-D): ``> 0`` exactly where ``classes_[1]`` is predicted
-        (see the class docstring for its formula per method). When the rules describe
-        ``classes_[0]`` (``direction="negative"``) it is the model's decision negated, an exact
-        tie (predicted ``classes_[1]``) becoming the smallest positive float. More classes: one
-        column per class, largest at the predicted class (see the class docstring).
+        """The log-odds of :meth:`predict_proba` (1-D), ``log(p / (1 - p))`` with ``p =
+        proba[:, 1]``: ``> 0`` exactly where ``classes_[1]`` is predicted, and ranking rows as
+        ``predict_proba`` does (scikit-learn's estimator checks ask for that). The model's own
+        vote margin is ``clf.model_.decision_function``. More classes: one column per class,
+        largest at the predicted class (see the class docstring).
 
         Raises:
             sklearn.exceptions.NotFittedError: before ``fit``.
@@ -276,21 +271,20 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             >>> df = findrs.datasets.tic_tac_toe()
             >>> X, y = df.drop("class"), df["class"]
             >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
-            >>> clf.decision_function(X.head(2)).tolist()
-            [0.5, 0.5]
+            >>> clf.decision_function(X.head(2)).round(2).tolist()
+            [4.37, 4.37]
         """
         df = self._predict_frame(X)
         if len(self.classes_) > 2:
             return self._class_scores(df)
-        d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
-        if self._negated():
-            d = np.where(d == 0, np.nextafter(0.0, 1.0), -d)
-        return d
+        p = self._proba(df)
+        return np.log(p) - np.log1p(-p)
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """``[P(classes_[0]), P(classes_[1])]`` per row: the decision value rescaled to [0, 1] so that the
-        threshold is 1/2 (formula in the class docstring). More classes: one column per class
-        (see the class docstring).
+        """``[P(classes_[0]), P(classes_[1])]`` per row: the model's graded probability
+        (:meth:`findrs.Model.predict_proba`, docs/semantics.md §6); ``proba[:, 1] > 1/2``
+        exactly where ``classes_[1]`` is predicted. More classes: one column per class, summing
+        to 1, largest at the predicted class.
 
         Raises:
             sklearn.exceptions.NotFittedError: before ``fit``.
@@ -302,20 +296,24 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
             >>> df = findrs.datasets.tic_tac_toe()
             >>> X, y = df.drop("class"), df["class"]
             >>> clf = FindRSClassifier(method="find-rs", random_state=0).fit(X, y)
-            >>> clf.predict_proba(X.head(1)).tolist()
-            [[0.0, 1.0]]
+            >>> clf.predict_proba(X.head(1)).round(3).tolist()
+            [[0.012, 0.988]]
         """
         df = self._predict_frame(X)
         if len(self.classes_) > 2:
-            s = self._class_scores(df)
-            return s / s.sum(axis=1, keepdims=True)
-        d = self.model_.decision_function(df).to_numpy().astype(np.float64, copy=False)
-        p = _rescaled_vote(d, *self._vote_scale(self.model_))
-        if self._negated():
-            # p is the described class's, classes_[0]; a tie (1/2) is predicted classes_[1].
-            p = 1.0 - p
-            p[(d <= 0) & (p <= 0.5)] = np.nextafter(0.5, 1.0)
+            return self.model_.predict_proba(df).to_numpy().astype(np.float64, copy=False)
+        p = self._proba(df)
         return np.column_stack([1.0 - p, p])
+
+    def _proba(self, df: pl.DataFrame) -> np.ndarray:
+        """A binary model's probability of ``classes_[1]`` on a checked frame."""
+        p = self.model_.predict_proba(df).to_numpy().astype(np.float64, copy=True)
+        if self._negated():
+            # p is the described class's, classes_[0]; where the model says "not classes_[0]"
+            # (p <= 1/2) classes_[1] is predicted, so its probability must be above 1/2.
+            p = 1.0 - p
+            p[p == 0.5] = np.nextafter(0.5, 1.0)
+        return p
 
     def _class_scores(self, df: pl.DataFrame) -> np.ndarray:
         """Per row and class: the class set's rescaled vote (0 without a set), plus 1 at the

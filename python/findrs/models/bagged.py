@@ -33,6 +33,7 @@ from .base import Model
 from ..config import Config, check_limit
 from ..errors import FindRSInputError
 from .exceptions import ExceptionsModel, is_exceptions_document
+from . import proba
 from .model import RuleSetModel, prediction_expr
 from .rule_set_files import source_text
 from ..export.sql import _check_names, _dialect, _literal, _sql_bool, _table_name, quote_identifier
@@ -201,6 +202,10 @@ class BaggedModel(Model):
             'positive'
         """
         return prediction_expr(self.votes_expr(engine=engine) * 2 > self.n_estimators, self.target, labels)
+
+    def _proba_expr(self) -> pl.Expr:
+        # The members' mean probability, on the vote's side of 1/2 (docs/semantics.md §6).
+        return proba.bagged_expr(self)
 
     def to_expr(self) -> pl.Expr:
         """The prediction mask (``<target>_is_positive``) in plain Polars, no plugin.

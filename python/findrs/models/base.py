@@ -29,6 +29,7 @@ import polars as pl
 from ..data.columns import check_columns
 from ..data.frames import as_polars
 from ..errors import FindRSInputError
+from ..export import expressions
 
 
 RULES_COLUMNS = ("id", "text", "label", "kind", "constraints", "weight", "train_positives", "train_negatives", "kept")
@@ -130,6 +131,54 @@ class Model(abc.ABC):
             [True]
         """
 
+    def predict_proba_expr(self) -> pl.Expr:
+        """:meth:`predict_proba` as a Polars expression (DataFrames and LazyFrames), named
+        ``<target>_probability``: a ``Float64`` (binary) or a struct of one ``Float64`` field per
+        class, named by the label as text (multiclass).
+
+        Raises:
+            FindRSInputError: a feature column is missing when the query runs (Polars'
+                ``ColumnNotFoundError``; :meth:`predict_proba` checks first).
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False)
+            >>> df.lazy().select(m.predict_proba_expr()).collect().columns
+            ['class_probability']
+        """
+        return self._proba_expr().alias(f"{self.target.name}_probability")
+
+    @abc.abstractmethod
+    def _proba_expr(self) -> pl.Expr:
+        """The kind's probability expression (:mod:`findrs.models.proba`), unnamed."""
+
+    def predict_proba(self, data: Any) -> pl.Series | pl.DataFrame:
+        """A graded probability per row from the training counts of the rules that fire
+        (docs/semantics.md §6, "Probabilities"): binary models give a ``Float64`` Series named
+        ``probability``, the probability of the positive label, above 1/2 exactly where
+        :meth:`predict` says the positive label (1/2 itself is negative); multiclass models a
+        DataFrame of one column per class (named by the label as text) summing to 1 per row,
+        largest at :meth:`predict`'s class.
+
+        Raises:
+            FindRSInputError: a feature column is missing or changed dtype.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False)
+            >>> p = m.predict_proba(df)
+            >>> bool(((p > 0.5) == m.predict(df, labels=False)).all()), p.min() > 0.0
+            (True, True)
+        """
+        df = self._frame(data)
+        with expressions.input_schema(df.schema):
+            out = df.select(self.predict_proba_expr())
+        if self.target.classes is not None:
+            return out.unnest(out.columns[0])
+        return out.to_series().alias("probability")
+
     @abc.abstractmethod
     def explain(self, data: Any) -> pl.DataFrame:
         """``data`` with the prediction and the rules that decided it.
@@ -164,6 +213,32 @@ class Model(abc.ABC):
             raise FindRSInputError(f"the target column {name!r} is not in the frame; pass target=<column>")
         truth = df.get_column(name) == self.target.positive
         return float((self.predict(df, labels=False) == truth).mean())  # type: ignore[arg-type]
+
+    def importance(self, data: Any, target: str | None = None) -> pl.DataFrame:
+        """A global view: per voting rule (``kind`` ``"rule"`` or ``"exception"``, ``id`` and
+        ``name`` as in :attr:`rules`) and per feature (``kind`` ``"feature"``, ``name`` the
+        column), ``decides`` (rows of ``data`` whose prediction changes without it) and
+        ``accuracy_drop`` (accuracy on ``data`` minus accuracy without it; negative when the
+        model is better off without it), most important first. Without a rule: that rule no
+        longer fires; without a feature: every condition on it passes; the other rules' weights
+        and the thresholds stay (docs/semantics.md §6, "Importance"). The model keeps no
+        training rows, so pass them: ``data`` is the training frame (or any labelled frame)
+        with its ``target`` column (default: the model's).
+
+        Raises:
+            FindRSInputError: the target column or a feature column is missing.
+
+        Example:
+            >>> import findrs
+            >>> df = findrs.datasets.tic_tac_toe()
+            >>> m = findrs.fit(df, "class", "positive", random_state=0, auto=False)
+            >>> imp = m.importance(df)
+            >>> imp.columns, imp.row(0)[0]
+            (['kind', 'id', 'name', 'decides', 'accuracy_drop'], 'feature')
+        """
+        from . import importance
+
+        return importance.table(self, self._frame(data), target or self.target.name)
 
     def _frame(self, data: Any) -> pl.DataFrame:
         """``data`` as a Polars frame holding the model's feature columns (checked)."""

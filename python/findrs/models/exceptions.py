@@ -46,6 +46,7 @@ from ..config import Config
 from ..data.encode import FeatureEncoder
 from ..errors import FindRSInputError
 from ..select.auto import table as auto_table
+from . import proba
 from .model import RuleSetModel, prediction_expr
 from .rule_set_files import document_format, source_text
 from ..export.sql import _check_names, _dialect, _literal, _rule_sql, _sql_bool, _table_name, quote_identifier
@@ -262,6 +263,10 @@ class ExceptionsModel(Model):
         return out.select(*RULES_COLUMNS, (pl.col("train_positives") / covers).alias("precision"), "exceptions")
 
     # ----------------------------------------------------------------- prediction
+    def _proba_expr(self) -> pl.Expr:
+        # The deciding rule's or overriding exception's precision (docs/semantics.md §6).
+        return proba.exceptions_expr(self)
+
     def _mask_plugin(self) -> pl.Expr:
         fired_r = self.rules_model._plugin("findrs_fired")
         fired_s = self.exception_model._plugin("findrs_fired")

@@ -85,9 +85,10 @@ class RuleSetModel(_Fitting, _Files, _Reading, _Explaining, _Path, Model):
       public view exporters print); ``print(model)``, :meth:`to_text`, :meth:`to_markdown` and
       the notebook view;
     - on a frame: :meth:`predict`, :meth:`decision_function`, :meth:`score` (accuracy),
-      :meth:`explain`;
+      :meth:`explain`, :meth:`predict_proba` (graded probabilities), :meth:`importance` (what
+      each rule and feature decides on a labelled frame);
     - in a Polars query: :meth:`predict_expr`, :meth:`decision_expr`, :meth:`strength_expr`,
-      :meth:`explain_expr`, :meth:`why_not_expr`;
+      :meth:`explain_expr`, :meth:`why_not_expr`, :meth:`predict_proba_expr`;
     - exported: :meth:`to_expr`, :meth:`to_sql`, :meth:`to_json` / :meth:`from_json` (and pickle);
     - BP only: :meth:`with_n_rules`, :meth:`pruning_curve`.
 

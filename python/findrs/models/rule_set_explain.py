@@ -19,6 +19,7 @@ from ..errors import FindRSInputError
 from ..export import expressions
 from ..export.nearest import Nearest
 from ..select.params import _chosen_in_order
+from . import proba
 from .rule_set_parts import _WHY_NOT
 
 if TYPE_CHECKING:  # annotations only: the model module imports this one
@@ -180,9 +181,8 @@ class _Explaining:
         """A 0-1 reading of the decision value for people (``Float64``, named
         ``<target>_strength``): 0 when no voting rule holds, 1 at the most votes the model can
         give, 1/2 at the threshold and linear in the votes on each side; above 1/2 exactly where
-        the prediction is positive (docs/semantics.md §6). It is the number
-        ``FindRSClassifier.predict_proba(X)[:, 1]`` gives; :meth:`decision_function` is
-        unchanged.
+        the prediction is positive (docs/semantics.md §6). A rescaled vote, not a probability:
+        :meth:`predict_proba` gives one.
 
         Raises:
             FindRSInputError: an unknown engine.
@@ -204,6 +204,13 @@ class _Explaining:
         # Rounding must never move a positive row onto 1/2 (it cannot move a negative above).
         up = pl.max_horizontal(up, pl.lit(float(np.nextafter(0.5, 1.0))))
         return pl.when(d > 0).then(up).otherwise(down).alias(f"{self.target.name}_strength")
+
+    def _proba_expr(self) -> pl.Expr:
+        # Binary: s * q_best + (1 - s) * q_0 on predict's side of 1/2; multiclass: a struct
+        # of one field per class (docs/semantics.md §6, "Probabilities").
+        if self.target.classes is not None:
+            return proba.multiclass_expr(self)
+        return proba.rule_set_expr(self)
 
     def why_not_expr(self) -> pl.Expr:
         """Why a row is not positive, as a Polars expression: a struct ``why_not`` of
