@@ -32,3 +32,29 @@ def test_pruning_curve_plot_marks_the_automatic_k() -> None:
     assert len(xs) == model.n_rules_found
     with pytest.raises(findrs.FindRSInputError, match="BP"):
         findrs.plot.pruning_curve(train.findrs.fit("class", auto=False, settings=dict(tolerance=1)), train)
+
+
+def test_the_path_plot_draws_the_path_and_the_cross_validation() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import findrs.plot
+
+    model = findrs.datasets.credit().findrs.fit("default", random_state=0, max_rules="auto")
+    ax = findrs.plot.path(model)
+    train, cv = ax.get_lines()[:2]
+    assert list(train.get_xdata()) == model.path["conditions"].to_list()
+    assert list(cv.get_ydata()) == model.path["cv_accuracy"].to_list()
+    paper = findrs.datasets.tic_tac_toe().findrs.fit("class", "positive", random_state=0, auto=False)
+    assert [line.get_label() for line in findrs.plot.path(paper).get_lines()][:2] == ["train", "8 rules"]
+    with pytest.raises(findrs.FindRSInputError, match="no accuracy-size path"):
+        findrs.plot.path(_no_path(paper))
+
+
+def _no_path(model):
+    import json
+
+    doc = json.loads(model.to_json())
+    del doc["training"]["path"]
+    return findrs.load(json.dumps(doc))

@@ -64,3 +64,52 @@ def pruning_curve(model: RuleSetModel, train: Any, test: Any | None = None, *, a
     ax.set_title(title or f"FIND-RS-BP, T={model.T}: {model.n_rules} of {model.n_rules_found} rules")
     ax.legend(loc="lower right")
     return ax
+
+
+def path(model: RuleSetModel, *, ax: Any = None, title: str | None = None) -> Any:
+    """Draws a model's accuracy-size path (docs/semantics.md §8.1): training accuracy, and the
+    cross-validated accuracy when the fit chose the size, against the total conditions of the
+    model of each number of rules (:attr:`RuleSetModel.path`), the model's own size marked.
+
+    Args:
+        model: a binary rule set with a path.
+        ax: a matplotlib Axes to draw on (default: a new figure).
+        title: the plot title (default: the method and the number of rules).
+
+    Returns:
+        The matplotlib Axes.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+        FindRSInputError: the model has no path (a multiclass model, a file written before paths,
+            a BP model whose K was moved).
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import findrs, findrs.plot
+        >>> model = findrs.datasets.credit().findrs.fit("default", random_state=0, max_rules="auto")
+        >>> ax = findrs.plot.path(model)
+        >>> [line.get_label() for line in ax.get_lines()][:2]
+        ['train', 'cross-validated']
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError('findrs.plot needs matplotlib: pip install "findrs[plot]"') from e
+    table = model.path
+    if table is None:
+        raise FindRSInputError("this model has no accuracy-size path (a multiclass model, a file written before "
+                               "paths, or a BP model whose K was moved): refit it to get one")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    conditions = table["conditions"].to_numpy()
+    ax.plot(conditions, table["train_accuracy"].to_numpy(), marker=".", label="train")
+    if table["cv_accuracy"].null_count() == 0:
+        ax.plot(conditions, table["cv_accuracy"].to_numpy(), marker=".", label="cross-validated")
+    ax.axvline(conditions[-1], color="grey", linestyle="--", linewidth=1, label=f"{model.n_rules} rules")
+    ax.set_xlabel("conditions (rules x conditions per rule)")
+    ax.set_ylabel("accuracy")
+    ax.set_title(title or f"{model.method}: the model of each number of rules")
+    ax.legend(loc="lower right")
+    return ax
