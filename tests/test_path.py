@@ -245,3 +245,20 @@ def test_max_rules_auto_needs_the_cross_validation() -> None:
         findrs.fit(df, "class", "positive", auto=False, max_rules="auto")
     with pytest.raises(FindRSInputError, match="chooses among FIND-RS models"):
         findrs.fit(df, "class", "positive", method="bp", max_rules=3)
+
+
+def test_the_size_experiment_at_smoke_size(data_dir, tmp_path) -> None:
+    # experiments/small.py (results/small.md) on one small set: one row per method and split,
+    # the report carrying the command without the data directory, findrs' size choice no larger
+    # than its accuracy-first fit.
+    from experiments import small
+
+    out = tmp_path / "small.md"
+    assert small.main(["--data-dir", str(data_dir), "--datasets", "vote", "--seeds", "0",
+                       "--methods", "findrs-small", "findrs-accurate", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert 'python -m experiments.small --data-dir "$FINDRS_DATA_DIR"' in text and str(data_dir) not in text
+    raw = pl.read_csv(out.with_suffix(".raw.csv"))
+    assert raw.height == 2 and raw["acc"].is_between(0, 1).all()
+    by = dict(zip(raw["method"], raw["conditions"]))
+    assert by["findrs-small"] <= by["findrs-accurate"]
