@@ -90,6 +90,8 @@ class AutoOptions(_Runs):
     """``False``: stop after the cross-validation (default ``True``)."""
     best_of: int
     """The final FIND-RS fit keeps the best of that many runs (docs/semantics.md §5.3)."""
+    paths: NotRequired[bool]
+    """Score the FIND-RS fold models' accuracy-size paths (default ``False``; docs/semantics.md §8.1)."""
 
 class CoreModel:
     """A fitted model held by the core (its rules, weights, runs, K, T, threshold)."""

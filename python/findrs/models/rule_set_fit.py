@@ -148,7 +148,7 @@ class _Fitting:
         ``cands``: the candidates to try instead of those of ``params`` (the vote axis, §9.5).
         ``paths``: the record keeps the FIND-RS candidates' path counts (a choice of the size, §8.1)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False, cands=cands,
-                             fold_codes=fold_codes)
+                             fold_codes=fold_codes, paths=paths)
         _, _, cands, best, rows, folds, sampled, _, _ = out
         return auto.record(cands, rows, best, folds, int(sampled), paths=paths)
 
@@ -167,6 +167,7 @@ class _Fitting:
         fold_codes: FoldCoder | None = None,
         record: dict[str, Any] | None = None,
         order: list[int] | None = None,
+        paths: bool = False,
     ) -> tuple[Any, ...]:
         """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
@@ -212,7 +213,7 @@ class _Fitting:
                 *_schema(encoders, "av"),
                 labels,
                 [auto.core_setting(c, params["accuracy_ratio"]) for c in cands],
-                _core_options("fit_auto", params, n_jobs, folds=folds, final_fit=final_fit),
+                _core_options("fit_auto", params, n_jobs, folds=folds, final_fit=final_fit, paths=paths),
                 progress,
                 fold_columns,
                 scores,
@@ -329,8 +330,8 @@ def _core_options(function: str, p: dict[str, Any], n_jobs: int | None, **given:
     vote (BP's K or accuracy ratio, the rule budget); for ``fit`` FIND-RS's run and best of
     runs; for ``fit_auto`` the cross-validation's runs, sample and support scaling and the
     final fit's best of runs. ``given``: the items the caller decides (``fit``'s methods
-    joined by ``+``, ``fit_multiclass``'s ``combine``, ``fit_auto``'s ``folds`` and
-    ``final_fit``)."""
+    joined by ``+``, ``fit_multiclass``'s ``combine``, ``fit_auto``'s ``folds``,
+    ``final_fit`` and ``paths``)."""
     o: dict[str, Any] = {
         "method": p["method"],
         "n_runs": p["T"],

@@ -212,6 +212,9 @@ part! {
         pub final_fit: bool,
         /// The final FIND-RS fit keeps the best of this many runs.
         pub best_of: u32,
+        /// Score the FIND-RS fold models' accuracy-size paths (a choice of the size).
+        #[pyo3(default)]
+        pub paths: bool,
     }
 }
 
@@ -268,6 +271,7 @@ impl Cv {
             max_rows: self.max_rows,
             scale_support: self.scale_support,
             widen: runs.widen()?,
+            paths: self.paths,
         })
     }
 }

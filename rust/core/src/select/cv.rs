@@ -111,6 +111,9 @@ pub struct CvOptions {
     pub scale_support: bool,
     /// Widen each run's interval ends, as a fit with `widen` does (after simplification).
     pub widen: Widen,
+    /// Score each FIND-RS fold model's accuracy-size path ([`CvRow::path_correct`]), which a
+    /// choice of the size reads (docs/semantics.md §8.1); `false` leaves the path counts empty.
+    pub paths: bool,
 }
 
 /// The cross-validated score of one setting, per fold.
@@ -547,6 +550,7 @@ pub fn cross_validate_folds(
                 out.extend(score_fold(
                     schema_of(key.kind, f),
                     fold,
+                    cv.paths,
                     key.negate,
                     cv.method,
                     n_runs,
@@ -806,9 +810,11 @@ fn held_out_path(
 }
 
 /// Held-out score of one fold's pruned runs, for each (setting index, K policy).
+#[allow(clippy::too_many_arguments)]
 fn score_fold(
     schema: &Schema,
     fold: &Fold,
+    paths: bool,
     negate: bool,
     method: Method,
     n_runs: u32,
@@ -835,7 +841,11 @@ fn score_fold(
             let rules = &runs[0];
             let cov = covered(rules);
             let train_y: Vec<bool> = fold.train_labels.iter().map(|&y| y != negate).collect();
-            let (path, path_train) = held_out_path(schema, &fold.train_index, &train_y, index, &test_y, rules);
+            let (path, path_train) = if paths {
+                held_out_path(schema, &fold.train_index, &train_y, index, &test_y, rules)
+            } else {
+                (Vec::new(), Vec::new())
+            };
             all(Score {
                 correct: count_correct(&|r| crate::data::bitset::get(&cov, r)),
                 rules: rules.len() as u32,
@@ -1091,6 +1101,7 @@ mod tests {
             max_rows,
             scale_support: true,
             widen,
+            paths: true,
         };
         let fold_of = sampled_folds(labels, 3, seed, max_rows);
         assert_eq!(cv_folds(labels, 3, seed, max_rows), fold_of);
@@ -1237,6 +1248,7 @@ mod tests {
             max_rows: Some(150),
             scale_support: true,
             widen: Widen::No,
+            paths: true,
         };
         // With one code matrix, then with each fold read from its own codes too.
         let fold_of = cv_folds(&labels, 4, 9, Some(150));
@@ -1294,6 +1306,7 @@ mod tests {
                 max_rows: None,
                 scale_support: true,
                 widen: Widen::No,
+                paths: true,
             };
             let mut cands = settings();
             // A support no rule reaches on all rows: never fitted.
@@ -1388,6 +1401,7 @@ mod tests {
             max_rows: None,
             scale_support: true,
             widen: Widen::No,
+            paths: true,
         };
         let options = FitOptions {
             seed: 1,
@@ -1509,6 +1523,7 @@ mod tests {
             max_rows: Some(100),
             scale_support: true,
             widen: Widen::No,
+            paths: true,
         };
         let cands: Vec<Setting> = settings()
             .into_iter()
@@ -1569,6 +1584,7 @@ mod tests {
             max_rows: None,
             scale_support: true,
             widen: Widen::No,
+            paths: true,
         };
         let go = |s: &[Setting], cv: &CvOptions| {
             cross_validate(&base, &data, &labels, s, cv, &Progress::default())
