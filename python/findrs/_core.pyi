@@ -286,7 +286,7 @@ def fit_auto(
     training rows; fold ``f`` is then read from the ``f``-th (the final fit from
     ``columns_``). ``scores``: the cross-validation is already made (per candidate its
     per-fold counts as returned here, and the rows it used): none is run, the final fit goes
-    down those scores as after one, or down ``order`` (candidate indices) when given.
+    down those scores as after one, after the candidates ``order`` (indices) when given.
     ``best_of``: the final FIND-RS fit keeps the best of that
     many runs (docs/semantics.md §5.3); the last item is then the run kept and every run's
     training rows right (else ``None``). Raises ``ValueError``."""

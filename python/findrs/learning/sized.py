@@ -5,7 +5,7 @@ encoding and candidate are fitted on all rows, and the model is cut on its own p
 models were (at the chosen gain, or to the chosen number of rules; :meth:`findrs.RuleSetModel.at`).
 
 Invariant: the model is exactly the model of a fit with the chosen settings given (its final
-fit goes down the candidates in the chosen order, as the core's ranking does after a
+fit tries the chosen candidate first, then the core's ranking, as after a
 cross-validation), cut to the chosen budget; the record is every encoding's candidates, with
 the one fitted marked and the choice of the size (``size``) kept; ``params["max_rules"]`` is the
 number of rules the cut kept.
@@ -43,13 +43,10 @@ def fit_sized(
     offsets = np.cumsum([0] + [len(r["candidates"]) for r in recs])
     v = int(np.searchsorted(offsets, pick["candidate"], side="right")) - 1
     rec = recs[v]
-    first = pick["candidate"] - int(offsets[v])
-    # Should its support leave no rule on all rows, the others follow in the core's ranking.
-    rank = sorted(range(len(rec["candidates"])),
-                  key=lambda i: (-sum(rec["candidates"][i]["correct"]), sum(rec["candidates"][i]["conditions"]), i))
     p, enc, codes, coder = variants[v]
+    # Should its support leave no rule on all rows, the others follow in the core's ranking.
     model = RuleSetModel._fit_auto(codes, y, enc, tgt, p, n_jobs, progress, coder, record=rec,
-                                   order=[first, *(i for i in rank if i != first)])
+                                   order=[pick["candidate"] - int(offsets[v])])
     fitted = int(offsets[v]) + model._cv["chosen"]
     c = merged["candidates"][fitted]
     folds = len(c["correct"])

@@ -111,8 +111,8 @@ class _Fitting:
         fold's own encoding (:data:`FoldCoder`). ``record``: the record :meth:`_cross_validate`
         made with these codes, parameters and ``fold_codes``: its cross-validation is not run
         again, the core fits from its scores (the same model and record, at the cost of the
-        final fit alone); ``order`` (with ``record``): the candidates to fit, in that order,
-        instead of the record's ranking (a choice of the size, docs/semantics.md §8.1)."""
+        final fit alone); ``order`` (with ``record``): the candidates to fit first, before the
+        record's ranking (a choice of the size, docs/semantics.md §8.1)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=True, fold_codes=fold_codes,
                              record=record, order=order)
         core, contradictions, cands, best, rows, folds, sampled, support, best_run = out

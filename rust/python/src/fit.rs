@@ -201,7 +201,7 @@ type PyCvOut = (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>, Vec<Vec<u32>>, Vec<Vec<u
 /// `best_of`: the final FIND-RS fit keeps the best of that many runs by training accuracy
 /// (docs/semantics.md §5.3; the cross-validation's fold fits make one run each); with more
 /// than 1, the result ends with the run kept and every run's training rows right. `order`
-/// (with `scores`): the candidates to fit, in that order, instead of the scores' ranking (a
+/// (with `scores`): the candidates to fit first, in that order, before the scores' ranking (a
 /// choice by the models' size, docs/semantics.md §8.1).
 #[pyfunction]
 #[pyo3(signature = (columns_, domain_sizes, kinds, null_seen, labels, candidates, options, progress=None, fold_columns=None, scores=None, order=None))]

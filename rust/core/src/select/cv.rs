@@ -654,26 +654,25 @@ pub fn fit_ranked(
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<(Fitted, CvReport)> {
-    let order = ranking(&report.rows);
-    fit_in_order(schema, data, labels, report, &order, cv, options, progress)
+    fit_in_order(schema, data, labels, report, &[], cv, options, progress)
 }
 
-/// [`fit_ranked`] going down `order` (candidate indices into the report) instead of the
-/// report's ranking: a caller that chooses by another rule (the size of the models,
-/// docs/semantics.md §8.1) names the candidate to fit first and those to fall back on.
+/// [`fit_ranked`] trying the candidates `first` (indices into the report) before the others,
+/// which follow in the report's ranking: a caller that chooses by another rule (the size of the
+/// models, docs/semantics.md §8.1) names the candidate to fit, the ranking stays the fallback.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_in_order(
     schema: &Schema,
     data: &Columns,
     labels: &[bool],
     mut report: CvReport,
-    order: &[usize],
+    first: &[usize],
     cv: &CvOptions,
     options: &FitOptions,
     progress: &Progress,
 ) -> Result<(Fitted, CvReport)> {
     no_budget(options)?;
-    if let Some(&i) = order.iter().find(|&&i| i >= report.rows.len()) {
+    if let Some(&i) = first.iter().find(|&&i| i >= report.rows.len()) {
         return Err(FindRsError::InvalidParameter(format!(
             "candidate {i} is not in a report of {} candidates",
             report.rows.len()
@@ -690,7 +689,8 @@ pub fn fit_in_order(
     if report.rows.is_empty() {
         return Err(FindRsError::InvalidParameter("a cross-validation report without candidates cannot be fitted".into()));
     }
-    for &i in order {
+    let rest = ranking(&report.rows).into_iter().filter(|i| !first.contains(i));
+    for i in first.iter().copied().chain(rest).collect::<Vec<_>>() {
         let s = &report.rows[i].setting;
         let y: Vec<bool> = labels.iter().map(|&y| y != s.negate).collect();
         let opts = FitOptions {
