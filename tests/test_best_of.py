@@ -168,12 +168,12 @@ def test_bad_combinations_are_refused(noisy: pl.DataFrame) -> None:
 
 def test_large_frames_keep_the_best_of_fewer_runs(noisy: pl.DataFrame, monkeypatch) -> None:
     """docs/semantics.md §5.3: the final fit makes at most BEST_OF_ROW_RUNS run-rows (20 runs up
-    to 100,000 rows, 1 from 2,000,000); the model is then the fit with that best_of."""
+    to 10,000 rows, 1 from 200,000); the model is then the fit with that best_of."""
     import findrs.select.params
     from findrs.select.params import BEST_OF_ROW_RUNS, auto_best_of
 
-    assert BEST_OF_ROW_RUNS == 2_000_000
-    assert [auto_best_of(n) for n in (1, 100_000, 100_001, 540_456, 1_000_000, 2_026_710)] == [20, 20, 19, 3, 2, 1]
+    assert BEST_OF_ROW_RUNS == 200_000
+    assert [auto_best_of(n) for n in (1, 10_000, 10_001, 32_561, 100_000, 200_001)] == [20, 20, 19, 6, 2, 1]
     monkeypatch.setattr(findrs.select.params, "BEST_OF_ROW_RUNS", 3 * noisy.height + 1)  # this frame is "large"
     m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", settings=dict(exceptions=False))
     assert m.params["best_of"] == 3 and len(m._best_of) == 3

@@ -81,7 +81,8 @@ class Model(abc.ABC):
     @property
     def cv_results(self) -> pl.DataFrame | None:
         """The cross-validation that chose the settings, one row per candidate (``None`` when
-        nothing was chosen)."""
+        nothing was chosen). On large frames the candidates are those of the last stage of the
+        successive halving (docs/semantics.md §9.4): each scored on the whole sample."""
         return None
 
     # ----------------------------------------------------------------- predict

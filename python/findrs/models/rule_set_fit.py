@@ -19,7 +19,7 @@ from ..data.encode import FeatureEncoder
 from ..data.memory import check_fit_memory, memory_error
 from ..data.target import Target
 from ..errors import FindRSInputError
-from ..select import auto
+from ..select import auto, halving
 from .rule_set_path import fitted_path
 from .rule_set_parts import _WIDEN, FoldCoder, _described, _input_errors, _schema, _training
 
@@ -198,6 +198,8 @@ class _Fitting:
             cands, scores = auto.record_scores(record)
         if cands is None:
             cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
+            cands, progress = cls._halve(codes, labels, encoders, params, n_jobs, progress, cands, sample, folds,
+                                         min(s_pos, sample - s_pos), fold_codes)
         fold_columns = None
         if fold_codes is not None and record is None:
             fold_of = _core.cv_folds(labels, folds, params["random_state"], params["cv_rows"])
@@ -220,6 +222,42 @@ class _Fitting:
                 order,
             )
         return core, contradictions, cands, best, rows, folds, sampled, support, best_run
+
+    @classmethod
+    def _halve(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        params: dict[str, Any],
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+        cands: list[dict[str, Any]],
+        sample: int,
+        folds: int,
+        n_smaller: int,
+        fold_codes: FoldCoder | None,
+    ) -> tuple[list[dict[str, Any]], Callable[[int, int], None] | None]:
+        """Successive halving (:mod:`findrs.select.halving`, docs/semantics.md §9.4): the
+        candidates of ``cands`` (the grid on the whole ``sample``) whose run groups survive the
+        stages before the last, each stage a cross-validation on its own smaller sample with
+        the same ``folds``; and the callback for the last stage's reports, which goes on from the
+        earlier stages' runs (one total for all stages). No stage when the sample is small: the
+        grid itself."""
+        order = list(dict.fromkeys(halving.group(c) for c in cands))
+        plan = halving.stages(sample, n_smaller=n_smaller, folds=folds, group_sizes=halving.strata_sizes(order))
+        if not plan:
+            return cands, progress
+        runs = folds * (params["cv_T"] if params["method"] != "find-rs" else 1)
+        planned = sum(halving.stage_groups(halving.strata_sizes(order), len(plan))) * runs
+        alive, done = set(order), 0
+        for r in plan:
+            stage = halving.stage_candidates(cands, alive, r, sample)
+            out = cls._auto_core(codes, labels, encoders, {**params, "cv_rows": r, "cv": folds}, n_jobs,
+                                 _offset(progress, done, planned), final_fit=False, cands=stage, fold_codes=fold_codes)
+            done += len(alive) * runs
+            alive = halving.survivors(stage, out[4], order)
+        return [c for c in cands if halving.group(c) in alive], _offset(progress, done, None)
 
     @classmethod
     def _fit_multiclass(
@@ -263,6 +301,15 @@ class _Fitting:
         if numeric_cv is not None:
             training["numeric_cv"] = numeric_cv
         return cls(core, encoders, target, params, training)
+
+
+def _offset(progress: Callable[[int, int], None] | None, done: int,
+            total: int | None) -> Callable[[int, int], None] | None:
+    """``progress`` for one core call of several in one stage: its ``(d, t)`` reported as
+    ``(done + d, total)`` (``total`` ``None``: ``done + t``, the last call)."""
+    if progress is None:
+        return None
+    return lambda d, t: progress(done + d, done + t if total is None else total)
 
 
 def _runs_in_chunks(
