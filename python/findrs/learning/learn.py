@@ -82,7 +82,10 @@ def fit(
             (recorded in ``model.params``). The same data, settings and seed give the same model
             whatever ``n_jobs``.
         n_jobs: threads (``None`` or ``-1``: all cores).
-        verbose: show the stage and the runs on stderr, with elapsed and remaining time.
+        verbose: one line on stderr, redrawn at least every second: the stage that runs (each
+            cross-validation of the automatic settings, the final fit, ...), its finished runs,
+            the elapsed time and an estimate of the stage's remaining time (tqdm's bar when tqdm
+            is installed).
         settings: the expert settings, a :class:`~findrs.Settings` or a dict of its names: the
             rules of one run (``tolerance``, ``min_support``, ``encoding``, ``direction``,
             ``simplify``, ``exceptions``, ...), BO/BP votes (``T``, ``n_rules``, ...), numeric
