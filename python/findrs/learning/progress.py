@@ -54,14 +54,13 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import shutil
 import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, ContextManager, Mapping, TextIO
+from typing import Any, Callable, Mapping, TextIO
 
 Report = Callable[[int, int], None]
 """What the core reports a stage's finished runs to: ``(done, total)``."""
@@ -236,15 +235,6 @@ class _Line:
         if timer is not None and timer is not threading.current_thread():
             timer.join(timeout=5)
 
-    def __enter__(self) -> "_Line":
-        return self
-
-    def __exit__(self, kind: Any, *_: Any) -> None:
-        if kind is None:
-            self.finish()
-        else:
-            self.close()
-
     def _start_timer(self) -> None:
         with self._lock:
             if self._tick is None or self._timer is not None or self._closed:
@@ -414,18 +404,6 @@ def progress_bar() -> PlainProgress | TqdmProgress:
     except ImportError:
         return PlainProgress()
     return TqdmProgress(tqdm)
-
-
-def progress_line(verbose: bool) -> ContextManager[PlainProgress | TqdmProgress | None]:
-    """What a fit runs in: :func:`progress_bar`'s line when ``verbose`` (ended with ``done
-    in`` when the block ends, or as it stands when it raises), else ``None``.
-
-    Example:
-        >>> with progress_line(False) as line:
-        ...     print(line)
-        None
-    """
-    return progress_bar() if verbose else contextlib.nullcontext()
 
 
 def stage(progress: _Line | None, what: str, best_of: int = 1) -> Report | None:
