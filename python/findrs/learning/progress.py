@@ -279,7 +279,15 @@ def _ignore(done: int, total: int) -> None:
 def _plain(view: _View, width: int | None) -> str:
     """The plain line of ``view``, at most ``width - 1`` characters when ``width`` is given (a
     line wider than the terminal wraps, and ``\\r`` then redraws the last row only): the bar
-    goes first, then the end of the stage's name."""
+    goes first, then "cross-validation" is written "CV", then the end of the stage's name.
+
+    Example:
+        >>> view = _View("findrs: cross-validation 1 of 3: equal-width bins", (45, 84), "0:05 elapsed")
+        >>> _plain(view, 80)
+        'findrs: cross-validation 1 of 3: equal-width bins 45/84 runs  0:05 elapsed'
+        >>> _plain(view, 64)
+        'findrs: CV 1 of 3: equal-width bins 45/84 runs  0:05 elapsed'
+    """
     tail = f"  {view.times}" if view.times else ""
     bar = ""
     if view.counts is not None:
@@ -287,13 +295,15 @@ def _plain(view: _View, width: int | None) -> str:
         filled = 10 * done // max(total, 1)
         bar = f" [{'#' * filled}{'.' * (10 - filled)}]"
         tail = f" {done}/{total} runs{tail}"
-    text = view.label + bar + tail
-    if width is None or len(text) < width:
-        return text
+    label = view.label
+    for text in (label + bar + tail, label + tail, label.replace("cross-validation", "CV") + tail):
+        if width is None or len(text) < width:
+            return text
+    label = label.replace("cross-validation", "CV")
     room = width - 1 - len(tail)
     if room < 12:
         return text[: width - 1]
-    return (view.label if len(view.label) <= room else view.label[: room - 1].rstrip() + "…") + tail
+    return label[: room - 1].rstrip() + "…" + tail
 
 
 class PlainProgress(_Line):
@@ -310,11 +320,11 @@ class PlainProgress(_Line):
     Example:
         >>> import io
         >>> out, now = io.StringIO(), [0.0]
-        >>> line = PlainProgress(out, clock=lambda: now[0], tick=None, width=72)
+        >>> line = PlainProgress(out, clock=lambda: now[0], tick=None, width=80)
         >>> report = line.stage("cross-validation 2 of 3: supervised bins")
         >>> now[0] = 6.0; report(54, 84)
         >>> out.getvalue().split("\r")[-1]
-        'findrs: cross-validation 2… 54/84 runs  0:06 elapsed, stage ~0:03 left'
+        'findrs: CV 2 of 3: supervised bins 54/84 runs  0:06 elapsed, stage ~0:03 left'
     """
 
     def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic,
