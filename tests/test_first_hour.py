@@ -225,30 +225,37 @@ def test_estimator_names_the_target_after_a_named_series_and_has_verbose(capsys)
 
 # --------------------------------------------------------------------------- progress
 def test_plain_progress_is_one_updating_line_with_elapsed_and_remaining_time() -> None:
-    out = io.StringIO()
-    ticks = iter([0.0, 1.0, 2.0, 3.0, 4.0, 99.0])
-    bar = PlainProgress(out, clock=ticks.__next__)
-    for done in (1, 2, 3, 3, 4, 4):  # the core reports the last count twice
-        bar(done, 4)
+    out, now = io.StringIO(), [0.0]
+    bar = PlainProgress(out, clock=lambda: now[0], tick=None)
+    report = bar.stage("cross-validation 1 of 1: equal-width bins")
+    for t, done in enumerate((1, 2, 3, 3, 4, 4), 1):  # the core reports the last count twice
+        now[0] = float(t)
+        report(done, 4)
+    bar.finish()
     text = out.getvalue()
     assert text.count("\n") == 1 and text.endswith("\n")
     states = text.rstrip("\n").split("\r")[1:]
-    assert len(states) == 4
-    assert states[0].startswith("findrs: [#######") and "1/4 runs  0:01 elapsed, 0:03 left" in states[0]
-    assert states[-1].rstrip() == "findrs: [" + "#" * 30 + "] 4/4 runs  0:04 elapsed"
-    # the final line overwrites the longer one before it
-    assert len(states[-1]) >= len(states[-2])
+    assert len(states) == 6  # the stage, 4 counts, the end
+    assert states[1].startswith("findrs: cross-validation 1 of 1: equal-width bins [##")
+    assert "1/4 runs  0:01 elapsed, stage ~0:03 left" in states[1]
+    assert states[4].rstrip() == "findrs: cross-validation 1 of 1: equal-width bins [" + "#" * 10 + "] 4/4 runs  0:05 elapsed"
+    assert states[5].rstrip() == "findrs: done in 0:06"
+    # each state overwrites the longer ones before it
+    assert all(len(s) >= len(states[i - 1].rstrip()) for i, s in enumerate(states) if i)
 
 
 def test_progress_line_ends_when_the_fit_stops_early() -> None:
     out = io.StringIO()
-    bar = PlainProgress(out, clock=iter([0.0, 1.0]).__next__)
+    bar = PlainProgress(out, clock=iter([0.0, 1.0, 2.0, 3.0]).__next__, tick=None)
     bar(1, 4)
     bar.close()
     bar.close()
+    bar.finish()
+    bar(2, 4)  # nothing after the line ended
     assert out.getvalue().count("\n") == 1 and "1/4 runs" in out.getvalue()
+    assert out.getvalue().split("\r")[-1].strip() == "findrs: fit [##........] 1/4 runs  0:03 elapsed, stopped"
     quiet = io.StringIO()
-    PlainProgress(quiet).close()  # nothing reported: nothing printed
+    PlainProgress(quiet, tick=None).close()  # nothing reported: nothing printed
     assert quiet.getvalue() == ""
 
 
@@ -258,7 +265,8 @@ def test_verbose_fit_prints_one_final_line_without_tqdm(monkeypatch, capsys) -> 
     assert isinstance(progress_bar(), PlainProgress)
     findrs.fit(findrs.datasets.monks(2), "class", method="bp", random_state=0, verbose=True, auto=False, settings=dict(T=30, tolerance=1))
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.count("30/30 runs") == 1 and "elapsed" in err
+    assert err.count("\n") == 1 and "fit (30 BP runs) [##########] 30/30 runs" in err and "elapsed" in err
+    assert err.split("\r")[-1].startswith("findrs: done in ")
 
 
 def test_verbose_fit_uses_tqdm_when_installed(capsys) -> None:

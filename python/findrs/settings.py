@@ -296,7 +296,7 @@ TABLE: tuple[Param, ...] = (
           recorded=False, cli=dict(type=_cli_features, metavar="a,b,c")),
     Param("n_jobs", "fit", "int | None", None, _Any(), "threads (None or -1: all cores); never changes the model",
           recorded=False, cli=dict(type=_cli_int, metavar="N")),
-    Param("verbose", "fit", "bool", False, _Any(), "show progress on stderr", recorded=False,
+    Param("verbose", "fit", "bool", False, _Any(), "show the stage that runs, its runs, elapsed and remaining time on stderr", recorded=False,
           cli=dict(action="store_true")),
     Param("multiclass", "classes", 'Literal["auto", "frequent-first", "rarest-first", "one-vs-rest"]', "auto", _Any(),
           "how the class rule sets combine (\"auto\": by cross-validation)", recorded=False,

@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 
 from ..select.auto import VOTE_RULES
+from .progress import fit_stage, stage
 from ..errors import ContradictionWarning, FindRSInputError
 
 ENCODING_KEYS = ("encoding", "bin_edges", "numeric")
@@ -187,7 +188,8 @@ def _settled(futures: list[Future[Any]]) -> Iterator[None]:
 
 def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping[str, Any],
                 pairs: list[tuple[int, int]], variant: Callable[[Mapping[str, Any]], tuple[Any, ...]],
-                n_jobs: int | None = None) -> dict[tuple[int, int], list[list[int]]]:
+                n_jobs: int | None = None, report: Callable[[int, int], None] | None = None,
+                ) -> dict[tuple[int, int], list[list[int]]]:
     """Per pair of ``pairs`` (candidate indices of ``rec``, the cross-validation of ``params`` on
     the rows with labels ``y``, read as the codes ``variant`` gives) and per fold: ``[correct, rows, rules, conditions]`` of the
     rules-with-exceptions model of the pair's two candidates, as the record counts its
@@ -196,6 +198,7 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
     fitted once per fold. ``variant(candidate)``: the candidate's encoding as ``(params,
     encoders, codes, fold_coder)`` (``learn._encode_variant``), asked once per encoding.
     ``n_jobs``: threads for the fold fits (``None``: every core); the counts do not depend on it.
+    ``report``: told ``(fits read, fits)`` as the fold fits are read (a stage of the progress line).
 
     Raises:
         AssertionError: a fold model does not reproduce the record's count (a bug).
@@ -228,6 +231,7 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
         return jobs
 
     folds = int(rec["folds"])
+    n_fits, read = folds * len({i for pair in pairs for i in pair}), 0
     # One pool for every fold, one core thread per fit; the next fold's fits run while this
     # fold's models are read (at most two folds' rows held at once). The core releases the GIL
     # while it fits. The fits' ContradictionWarning is dropped (the caller warns once). On an
@@ -253,6 +257,9 @@ def pair_counts(y: np.ndarray, tgt: Any, rec: Mapping[str, Any], params: Mapping
                         raise AssertionError(f"fold {f}: candidate {i}'s fold model gets {right} held-out rows right, "
                                              f"the record {c['correct'][f]}")
                     fits[i] = fit
+                    read += 1
+                    if report is not None:
+                        report(read, n_fits)
             for r, s in pairs:
                 pred, n_rules, conds = _combine(fits[r], fits[s])
                 out[(r, s)].append([int((pred == truth).sum()), int(held.sum()), n_rules, conds])
@@ -290,22 +297,24 @@ def _sub_record(rec: Mapping[str, Any], ids: list[int]) -> dict[str, Any]:
 
 
 def _final(variant: tuple[Any, ...], y: np.ndarray, tgt: Any, rec: Mapping[str, Any], ids: list[int],
-           auto: list[str], n_jobs: int | None) -> Any:
+           auto: list[str], n_jobs: int | None, report: Callable[[int, int], None] | None = None) -> Any:
     """The FIND-RS model fitted on every row from the scores of ``rec``'s candidates ``ids`` (the
     best-ranked whose support leaves a rule, its support scaled as in docs/semantics.md §9.4),
-    as a fit cross-validating those candidates alone gives it."""
+    as a fit cross-validating those candidates alone gives it. ``report``: the progress line's
+    stage the core reports its runs to."""
     from ..models.model import RuleSetModel
 
     p, encoders, codes, coder = variant
     params = {**p, "method": "find-rs", "T": 1, "n_rules": None, "max_rules": None, "cv_T": 1, "auto": auto}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
-        return RuleSetModel._fit_auto(codes, y, encoders, tgt, params, n_jobs, None, coder,
+        return RuleSetModel._fit_auto(codes, y, encoders, tgt, params, n_jobs, report, coder,
                                       record=_sub_record(rec, ids))
 
 
 def choose(y: np.ndarray, tgt: Any, model: Any,
-           variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None, best_of: int = 1) -> Any:
+           variant: Callable[[Mapping[str, Any]], tuple[Any, ...]], n_jobs: int | None, best_of: int = 1,
+           progress: Any = None) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model`` (the default fit's winner, its
     record the cross-validation of every candidate), or the rules-with-exceptions model of the
     best pair of the record's candidates (:func:`exception_pairs`, :func:`best_pair`) when its
@@ -317,7 +326,8 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
     (``exceptions`` true, chosen); if none of its rules has an exception on every row, or it
     has more than :data:`MAX_VOTING_RULES` voting rules, ``model`` is returned. The rules,
     when fitted again, keep the best of ``best_of`` runs (docs/semantics.md §5.3), as
-    ``exceptions=True``'s do; the exception rules are one run."""
+    ``exceptions=True``'s do; the exception rules are one run. ``progress``: the progress line
+    (:mod:`findrs.learning.progress`) the stages are shown on, or ``None``."""
     from ..models.exceptions import ExceptionsModel
     from ..select.params import AUTOMATIC
 
@@ -329,7 +339,8 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
     if plain >= sum(rec["candidates"][rec["chosen"]]["rows"]):
         # Every held-out row right already: no pair (the same folds' rows) can score strictly more.
         return model
-    counts = pair_counts(y, tgt, rec, model.params, pairs, variant, n_jobs)
+    counts = pair_counts(y, tgt, rec, model.params, pairs, variant, n_jobs,
+                         stage(progress, "cross-validation of rules with exceptions"))
     pick = best_pair(counts)
     if sum(c[0] for c in counts[pick]) <= plain:
         return model
@@ -350,10 +361,12 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
     if rec["chosen"] == pick[0] and model.method == "find-rs":  # the default's model is these rules already
         rules = model
     else:
-        rules = _final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, from_pick(pick[0], None), auto, n_jobs)
+        rules = _final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, from_pick(pick[0], None), auto, n_jobs,
+                       fit_stage(progress, {**v[0], "method": "find-rs", "best_of": best_of}, "final fit", "the rules"))
     # The exception rules are one run (run 0's order), as exceptions=True fits them (§5.3, §9.6).
     excs = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec,
-                  from_pick(pick[1], rules.params["encoding"]), auto, n_jobs)
+                  from_pick(pick[1], rules.params["encoding"]), auto, n_jobs,
+                  stage(progress, "final fit of the exception rules"))
     out = ExceptionsModel(rules, excs)
     if not any(out.exceptions_of) or out.n_rules > MAX_VOTING_RULES:
         return model

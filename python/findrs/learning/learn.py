@@ -22,7 +22,7 @@ from ..models.model import ModelPair, RuleSetModel
 from ..models.multiclass import DEFAULT as _MULTICLASS_DEFAULT
 from ..models.multiclass import COMBINATIONS, Multiclass, check_combination, stratified_folds
 from ..select.params import DEFAULTS, auto_best_of, auto_cv_rows, NOT_GIVEN, PARAMETERS, NotGiven, _Int, check_n_jobs, check_params, _chosen_in_order
-from .progress import progress_bar
+from .progress import encoding_words, fit_stage, progress_bar, stage
 from ..settings import Settings, coerce
 from ..data.target import binarize, class_indices
 from ..select import auto as _auto_mod
@@ -82,7 +82,10 @@ def fit(
             (recorded in ``model.params``). The same data, settings and seed give the same model
             whatever ``n_jobs``.
         n_jobs: threads (``None`` or ``-1``: all cores).
-        verbose: show the stage and the runs on stderr, with elapsed and remaining time.
+        verbose: one line on stderr, redrawn at least every second: the stage that runs (each
+            cross-validation of the automatic settings, the final fit, ...), its finished runs,
+            the elapsed time and an estimate of the stage's remaining time (tqdm's bar when tqdm
+            is installed).
         settings: the expert settings, a :class:`~findrs.Settings` or a dict of its names: the
             rules of one run (``tolerance``, ``min_support``, ``encoding``, ``direction``,
             ``simplify``, ``exceptions``, ...), BO/BP votes (``T``, ``n_rules``, ...), numeric
@@ -305,23 +308,24 @@ def _fit(
             raise FindRSInputError(f"every feature column {features} is an identifier; name the ones to keep in features=[...]")
         features = [e.name for e in encoders]
     codes = encode_frame(df, encoders)
-    chosen = numeric_cv = None
-    if multi is not None and numeric is None and auto and any(e.kind == "binned" for e in encoders):
-        params, encoders, codes, combine, chosen, numeric_cv = _choose_numeric_multiclass(
-            df, features, classes, tgt, params, encoders, codes, combine, n_jobs)
-    elif multi is not None and combine == "auto":
-        combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs)
-    n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest") if multi is not None else 1
-    runs = params["T"] * n_sets if params["method"] != "find-rs" else 0
-    progress = progress_bar() if verbose and (runs or params["auto"]) else None
+    progress = progress_bar() if verbose else None  # the line of the stages (learning/progress.py)
     try:
+        chosen = numeric_cv = None
+        if multi is not None and numeric is None and auto and any(e.kind == "binned" for e in encoders):
+            params, encoders, codes, combine, chosen, numeric_cv = _choose_numeric_multiclass(
+                df, features, classes, tgt, params, encoders, codes, combine, n_jobs, progress)
+        elif multi is not None and combine == "auto":
+            combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs,
+                                                  report=stage(progress, "cross-validation: class combinations"))
+        n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest") if multi is not None else 1
         with _variants():  # each encoding built once (docs/semantics.md §9.4, §9.6)
             if multi is not None:
-                model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs, progress, chosen,
-                                                     numeric_cv)
+                model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs,
+                                                     stage(progress, f"fit of {n_sets} class rule sets"), chosen, numeric_cv)
             elif pair or chunks is not None:
                 params_list = [check_params({**params, "auto": False, "method": "bo", "n_rules": None}), params] if pair else [params]
-                models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, progress, chunks)
+                models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, fit_stage(progress, params),
+                                                chunks)
                 model = models[-1]
             else:
                 binned = params["auto"] and any(e.kind == "binned" for e in encoders)
@@ -335,19 +339,24 @@ def _fit(
                                                            progress, edges=bin_edges is None, numeric=numeric is None,
                                                            sized=sized)
                 elif sized:
-                    rec = RuleSetModel._cross_validate(codes, y, encoders, params, n_jobs, None, fold_codes=coder, paths=True)
-                    model = fit_sized([(params, encoders, codes, coder)], [rec], rec, y, tgt, n_jobs, progress)[0]
+                    rec = RuleSetModel._cross_validate(codes, y, encoders, params, n_jobs, stage(progress, "cross-validation"),
+                                                       fold_codes=coder, paths=True)
+                    model = fit_sized([(params, encoders, codes, coder)], [rec], rec, y, tgt, n_jobs,
+                                      fit_stage(progress, params, "final fit"))[0]
                 else:
-                    model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, progress, coder)
+                    model = RuleSetModel._fit(codes, y, encoders, tgt, params, n_jobs, fit_stage(progress, params), coder)
                 if vote and auto and not sized and model._cv is not None and len(y) <= _auto_mod.VOTE_MAX_ROWS:
                     model = _choose_vote(codes, y, tgt, model, n_jobs, progress, coder)
                 if exceptions is True:
                     model = _with_exceptions(model, codes, y, tgt, coder, n_jobs, progress)
                 elif exceptions == "auto" and not sized and params["method"] == "find-rs" and tgt.negative is not None:
-                    model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs, params["best_of"])
+                    model = _choose_exceptions(df, features, y, tgt, model, codes, coder, n_jobs, params["best_of"],
+                                               progress)
+        if progress is not None:
+            progress.finish()  # "done in m:ss"
     finally:
         if progress is not None:
-            progress.close()  # ends the line after Ctrl-C or an error too
+            progress.close()  # after Ctrl-C or an error: ends the line as it stopped
     if model.contradictions:
         raw = raw_contradictions(df, features, classes if multi is not None else y)
         warnings.warn(contradiction_message(model.contradictions, raw), ContradictionWarning, stacklevel=3)
@@ -376,7 +385,8 @@ def _exceptions_mode(exceptions: Any, auto: Any) -> Any:
 
 
 def _choose_exceptions(df: pl.DataFrame, features: Sequence[str], y: np.ndarray, tgt: Any, model: RuleSetModel,
-                       codes: list[np.ndarray], coder: FoldCoder | None, n_jobs: int | None, best_of: int) -> Any:
+                       codes: list[np.ndarray], coder: FoldCoder | None, n_jobs: int | None, best_of: int,
+                       progress: Any = None) -> Any:
     """``exceptions="auto"`` (docs/semantics.md §9.6): ``model``, or rules with exceptions when
     the default fit's cross-validation scores them strictly higher (:func:`findrs.learning.exceptions_cv.choose`).
     ``codes`` / ``coder``: ``model``'s encoding; the other encodings its record lists are made
@@ -393,7 +403,7 @@ def _choose_exceptions(df: pl.DataFrame, features: Sequence[str], y: np.ndarray,
             return q, list(model.encoders), codes, coder
         return _encode_variant(df, features, y, q)
 
-    return _exceptions_cv.choose(y, tgt, model, variant, n_jobs, best_of)
+    return _exceptions_cv.choose(y, tgt, model, variant, n_jobs, best_of, progress)
 
 
 def _check_exceptions(exceptions: Any, method: Any, direction: Any, max_rules: Any, chunks: Any) -> Any:
@@ -433,7 +443,8 @@ def _with_exceptions(model: RuleSetModel, codes: list[np.ndarray], y: np.ndarray
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
-            neg = RuleSetModel._fit(codes, y, model.encoders, tgt, q, n_jobs, progress, coder if q["auto"] else None)
+            neg = RuleSetModel._fit(codes, y, model.encoders, tgt, q, n_jobs, fit_stage(progress, q, of="the exception rules"),
+                                    coder if q["auto"] else None)
     except FindRSInputError:  # their support leaves no exception rule: the rules alone
         return model
     out = ExceptionsModel(model, neg)
@@ -465,12 +476,14 @@ def _choose_combination(
     df: Any, codes: list[np.ndarray], classes: np.ndarray, encoders: Any, tgt: Any, params: dict[str, Any],
     n_jobs: int | None,
     combinations: Sequence[str] = COMBINATIONS,
+    report: Any = None,
 ) -> tuple[str, dict[str, Any] | None]:
     """``multiclass="auto"`` (docs/semantics.md §10): the combination whose FIND-RS model (the
     fit's settings, one run) classifies the most held-out rows in stratified cross-validation
     on the training rows, and the record of it (``None`` when a class has fewer than 2 rows:
     then the first of :data:`~findrs.models.multiclass.COMBINATIONS`). ``combinations``: those
-    counted (the record's ``correct`` holds 0 for the others)."""
+    counted (the record's ``correct`` holds 0 for the others). ``report``: told ``(fits done,
+    fits)`` after each (a stage of the progress line)."""
     folds = stratified_folds(classes, params["random_state"])
     if folds is None:
         return combinations[0], None
@@ -486,6 +499,8 @@ def _choose_combination(
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ContradictionWarning)
                 m = RuleSetModel._fit_multiclass(part, np.ascontiguousarray(classes[fit_rows]), encoders, tgt, p, c, n_jobs, None)
+            if report is not None:
+                report(f * len(combinations) + combinations.index(c) + 1, k * len(combinations))
             # (Renamed: a Series method runs on pl.col(name), a pattern for a target named '^a.*$'.)
             correct[c] += int(m.predict(frame).alias("p").cast(truth.dtype).eq_missing(truth.alias("t")).sum())
     best = max(combinations, key=lambda c: (correct[c], -COMBINATIONS.index(c)))
@@ -502,6 +517,7 @@ def _choose_numeric_multiclass(
     codes: list[np.ndarray],
     combine: str,
     n_jobs: int | None,
+    progress: Any = None,
 ) -> tuple[dict[str, Any], Any, list[np.ndarray], str, dict[str, Any] | None, dict[str, Any] | None]:
     """``numeric=None`` on a multiclass target with ``auto=True`` (docs/semantics.md §10):
     bins (``params``, ``encoders``, ``codes``) or intervals, whichever's FIND-RS classifies
@@ -519,9 +535,12 @@ def _choose_numeric_multiclass(
         fits.append((p, enc, encode_frame(df, enc)))
     except FindRSInputError:
         # A column intervals cannot take (an infinity): the candidate is skipped, bins stay.
-        pick = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs, given)
+        pick = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs, given,
+                                   stage(progress, "cross-validation: class combinations"))
         return (*fits[0], pick[0], pick[1] if combine == "auto" else None, None)
-    picks = [_choose_combination(df, c, classes, e, tgt, q, n_jobs, given) for q, e, c in fits]
+    picks = [_choose_combination(df, c, classes, e, tgt, q, n_jobs, given,
+                                 stage(progress, f"cross-validation {i} of 2: {encoding_words(q)}"))
+             for i, (q, e, c) in enumerate(fits, 1)]
     if picks[0][1] is None:
         return (*fits[0], picks[0][0], None, None)
     counts = [max(rec["correct"]) for _, rec in picks]  # type: ignore[index]
@@ -654,8 +673,6 @@ def _choose_encoding(
     variants: list[Variant] = [(params, encoders, codes, coder)]
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
-    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, None, fold_codes=fc, paths=sized) for p, e, c, fc in variants]
-    e_best = max(range(len(recs)), key=lambda i: (*_chosen_score(recs[i]), -i))
     interval: Variant | None = None
     i_best = 0
     if numeric:
@@ -664,21 +681,27 @@ def _choose_encoding(
         except FindRSInputError:
             # A column intervals cannot take (an infinity): the candidate is skipped, bins stay.
             numeric = False
+    n = len(variants) + numeric  # the cross-validations, numbered on the progress line
+    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, stage(progress, f"cross-validation {i} of {n}: {encoding_words(p)}"),
+                                         fold_codes=fc, paths=sized) for i, (p, e, c, fc) in enumerate(variants, 1)]
+    e_best = max(range(len(recs)), key=lambda i: (*_chosen_score(recs[i]), -i))
     if numeric:
-        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs, None, fold_codes=interval[3],
-                                             paths=sized)
+        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs,
+                                             stage(progress, f"cross-validation {n} of {n}: intervals"),
+                                             fold_codes=interval[3], paths=sized)
         i_best = 1 if _chosen_score(i_rec) > _chosen_score(recs[e_best]) else 0
     if sized:
         merged = _auto_mod.merge_edge_records(recs, EDGE_CANDIDATES, 0) if edges else recs[0]
         if numeric:
             merged = _auto_mod.merge_numeric_records(merged, params["bin_edges"], i_rec, params["bin_edges"], 0)
         pool = [*variants, *([interval] if numeric else [])]
-        model, v = fit_sized(pool, [*recs, *([i_rec] if numeric else [])], merged, y, tgt, n_jobs, progress,
+        model, v = fit_sized(pool, [*recs, *([i_rec] if numeric else [])], merged, y, tgt, n_jobs,
+                             fit_stage(progress, params, "final fit"),
                              chosen=(*(["bin_edges"] if edges else []), *(["numeric"] if numeric else [])))
         return model, pool[v][2], pool[v][3]
     p, enc, cod, coder = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
     won = recs[e_best] if i_best == 0 else i_rec
-    model = RuleSetModel._fit_auto(cod, y, enc, tgt, p, n_jobs, progress, coder, record=won)
+    model = RuleSetModel._fit_auto(cod, y, enc, tgt, p, n_jobs, fit_stage(progress, p, "final fit"), coder, record=won)
     if i_best == 0:
         recs[e_best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
     else:
@@ -715,7 +738,9 @@ def _choose_vote(
     encoders = model.encoders
     cv_params = {**p, "method": "bp", "T": _auto_mod.VOTE_T, "cv_T": _auto_mod.VOTE_T, "n_rules": None, "run": 0,
                  "best_of": 1}
-    vrec = RuleSetModel._cross_validate(codes, y, encoders, cv_params, n_jobs, None, cands=cands, fold_codes=fold_codes)
+    vrec = RuleSetModel._cross_validate(codes, y, encoders, cv_params, n_jobs,
+                                        fit_stage(progress, cv_params, "cross-validation of the vote"), cands=cands,
+                                        fold_codes=fold_codes)
     won = _chosen_score(vrec) > _chosen_score(rec)
     auto_list = [*p["auto"], "method"]
     if won:
@@ -728,7 +753,8 @@ def _choose_vote(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ContradictionWarning)  # the caller warns once
-                bp = RuleSetModel._fit_many(codes, y, encoders, tgt, [fp], n_jobs, progress)[0]
+                bp = RuleSetModel._fit_many(codes, y, encoders, tgt, [fp], n_jobs,
+                                            fit_stage(progress, fp, "final fit of the vote"))[0]
         except FindRSInputError:  # its support leaves no rule on all rows: FIND-RS stays
             won = False
     merged = _auto_mod.merge_vote_records(rec, vrec, won, _auto_mod.VOTE_T)
