@@ -65,6 +65,9 @@ from typing import Any, Callable, Mapping, TextIO
 Report = Callable[[int, int], None]
 """What the core reports a stage's finished runs to: ``(done, total)``."""
 
+RECENT = 8
+"""The last reports whose pace the estimate also reads (:meth:`_Stage.left`)."""
+
 TICK = 0.25
 """Seconds between two draws of the timer thread: the elapsed time moves every second while a
 stage runs (a draw that would write the same text writes nothing)."""
@@ -89,6 +92,7 @@ class _Stage:
     total: int | None = None
     done: int = -1
     repeats: int = 0  # reports of (total, total): the runs of a best-of fit that ended
+    seen: list[tuple[float, int]] | None = None  # (time, runs counted) at each counted report
 
     def report(self, done: int, total: int) -> bool:
         """Takes a report; ``False`` when it changes nothing (repeated or decreasing)."""
@@ -103,6 +107,40 @@ class _Stage:
             return False
         self.done = done
         return True
+
+    def saw(self, now: float) -> None:
+        """Notes when the runs counted now were reached (for :meth:`left`)."""
+        c = self.counts()
+        if c is not None:
+            self.seen = [*(self.seen or [])[-RECENT + 1:], (now, c[0])]
+
+    def left(self, now: float) -> float | None:
+        """The estimated seconds left: the runs left times the seconds per run, the larger of
+        the stage's average and that of its last :data:`RECENT` reports (the runs of one stage
+        may cost more and more: a halved cross-validation's last runs are on the whole sample,
+        docs/semantics.md §9.4), counting the wait since the last report as part of the next
+        run. ``None`` before a run ends or after the last.
+
+        Example:
+            >>> st = _Stage("cv", 1, 0.0)
+            >>> for t, d in ((1.0, 5), (2.0, 10), (6.0, 11)):
+            ...     _ = st.report(d, 20); st.saw(t)
+            >>> round(st.left(6.0), 1)  # 9 runs left: 4.9 s at the average pace, 7.5 at the recent one
+            7.5
+            >>> round(st.left(10.0), 1)  # no report for 4 s: the next run takes at least that
+            36.0
+        """
+        c = self.counts()
+        if c is None or not 0 < c[0] < c[1]:
+            return None
+        done, total = c
+        rate = (now - self.start) / done
+        seen = self.seen or []
+        if len(seen) >= 2 and seen[-1][1] > seen[0][1]:
+            rate = max(rate, (seen[-1][0] - seen[0][0]) / (seen[-1][1] - seen[0][1]))
+        if seen:
+            rate = max(rate, now - seen[-1][0])
+        return rate * (total - done)
 
     def counts(self) -> tuple[int, int] | None:
         """(runs finished, runs) as the line shows them; ``None`` while not counted."""
@@ -177,7 +215,9 @@ class _Line:
             if self._closed or stage_id != self._id or self._stage is None:
                 return
             if self._stage.report(int(done), int(total)):
-                self._draw(self._clock())
+                now = self._clock()
+                self._stage.saw(now)
+                self._draw(now)
         self._start_timer()
 
     def refresh(self) -> None:
@@ -257,8 +297,9 @@ class _Line:
         times = f"{_clock(now - self._start)} elapsed"
         if counts is not None:
             done, total = counts
-            if 0 < done < total and not stopped:
-                times += f", stage ~{_clock((now - st.start) * (total - done) / done)} left"
+            left = st.left(now)
+            if left is not None and not stopped:
+                times += f", stage ~{_clock(left)} left"
         return _View(f"findrs: {st.label}", counts, times + (", stopped" if stopped else ""))
 
     def _text(self, now: float, stopped: bool = False) -> str:
