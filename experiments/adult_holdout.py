@@ -529,7 +529,7 @@ STAGE2: dict[str, Any] = {}
 
 
 def _rescored(k: int, n_pairs: int | None, old: Callable[..., Any], df: pl.DataFrame, features: Any, y: Any, tgt: Any, model: Any,
-              codes: Any, coder: Any, n_jobs: Any, best_of: int) -> Any:
+              codes: Any, coder: Any, n_jobs: Any, best_of: int, progress: Any = None) -> Any:
     """In place of ``learn._choose_exceptions``: the contenders are the record's FIND-RS
     candidates and the best rules-with-exceptions pair (``exceptions_cv.best_pair`` of its
     cross-validation), ranked by held-out rows right over the folds (then fewer conditions, then
@@ -548,14 +548,14 @@ def _rescored(k: int, n_pairs: int | None, old: Callable[..., Any], df: pl.DataF
 
     rec = model._cv
     if rec is None:
-        return old(df, features, y, tgt, model, codes, coder, n_jobs, best_of)
+        return old(df, features, y, tgt, model, codes, coder, n_jobs, best_of, progress)
     p = model.params
     seed = int(p["random_state"])
     folds = int(rec["folds"])
     fold_of = cv_folds(y, folds, seed, p["cv_rows"])
     outside = fold_of == UNSAMPLED
     if not outside.any():
-        return old(df, features, y, tgt, model, codes, coder, n_jobs, best_of)
+        return old(df, features, y, tgt, model, codes, coder, n_jobs, best_of, progress)
 
     def variant(c: Any) -> Any:
         q = {**p, "bin_edges": c.get("bin_edges", p["bin_edges"]), "numeric": c.get("numeric", p["numeric"])}
