@@ -33,6 +33,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from experiments.noisy import _matrices, split  # noqa: E402
+from experiments.small import model_size  # noqa: E402
 from experiments.uci import require_data_dir  # noqa: E402
 
 
@@ -42,23 +43,13 @@ def _timed(f: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.perf_counter() - t, time.process_time() - c
 
 
-def _size(model: Any) -> tuple[int, int]:
-    rules = model.rules.filter("kept") if "kept" in model.rules.columns else model.rules
-    n, conds = rules.height, int(rules["constraints"].list.len().sum())
-    exc = getattr(model, "exceptions", None)
-    if exc is not None:
-        n += exc.rules.height
-        conds += int(exc.rules["constraints"].list.len().sum())
-    return n, conds
-
-
 def run_findrs(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str, Any]:
     import findrs
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model, wall, cpu = _timed(lambda: findrs.fit(train, "class", True, random_state=seed))
-    rules, conds = _size(model) if model.rules is not None else (None, None)
+    rules, conds = model_size(model) if model.rules is not None else (None, None)
     cv = model.cv_results
     return dict(acc=float(model.score(test)), wall=wall, cpu=cpu, rules=rules, conditions=conds,
                 candidates=None if cv is None else cv.height)
@@ -154,23 +145,30 @@ def main(argv: list[str] | None = None) -> int:
                         rows.append({**base, "method": a, **out})
                         print(rows[-1], flush=True)
     df = pl.DataFrame(rows, infer_schema_length=None)
-    table = (df.group_by("dataset", "noise", "method", maintain_order=True)
-             .agg(pl.col("acc").mean(), pl.col("wall").mean(), pl.col("cpu").mean(), pl.col("rules").mean(),
-                  pl.col("conditions").mean() if "conditions" in df.columns else pl.lit(None).alias("conditions"),
-                  pl.col("load").max()))
-    ref = table.filter(pl.col("method") == "cart").select("dataset", "noise", cart_wall="wall")
-    table = table.join(ref, on=["dataset", "noise"], how="left").with_columns(
-        x_cart_wall=(pl.col("wall") / pl.col("cart_wall")).round(2)).drop("cart_wall")
-    with pl.Config(tbl_rows=-1, tbl_cols=-1, float_precision=4, tbl_formatting="MARKDOWN", tbl_hide_dataframe_shape=True,
-                   tbl_hide_column_data_types=True):
-        print(table)
+    cmd = "python benchmarks/bench_defaults.py " + " ".join(
+        a for a in (argv if argv is not None else sys.argv[1:]) if a != args.data_dir)
+    text = f"`{cmd}`\n\n{render(df)}\n"
+    print(text)
     if args.out:
-        cmd = "python benchmarks/bench_defaults.py " + " ".join(a for a in (argv or sys.argv[1:]) if a != args.data_dir)
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, float_precision=4, tbl_formatting="MARKDOWN",
-                       tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-            Path(args.out).write_text(f"`{cmd}`\n\n{table}\n")
+        Path(args.out).write_text(text)
         df.write_csv(Path(args.out).with_suffix(".raw.csv"))
     return 0
+
+
+def render(df: pl.DataFrame) -> str:
+    """The raw rows as one Markdown table: the mean per data set, noise rate and method, and
+    each method's wall time as a multiple of CART's (with its CV) on the same data."""
+    if "conditions" not in df.columns:
+        df = df.with_columns(conditions=pl.lit(None, pl.Int64))
+    table = (df.group_by("dataset", "noise", "method", maintain_order=True)
+             .agg(pl.col("acc").mean().round(4), pl.col("wall").mean().round(2), pl.col("cpu").mean().round(2),
+                  pl.col("rules").mean().round(1), pl.col("conditions").mean().round(1), pl.col("load").max()))
+    ref = table.filter(pl.col("method") == "cart").select("dataset", "noise", cart_wall="wall")
+    table = table.join(ref, on=["dataset", "noise"], how="left", maintain_order="left").with_columns(
+        x_cart_wall=(pl.col("wall") / pl.col("cart_wall")).round(2)).drop("cart_wall")
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_formatting="MARKDOWN", tbl_hide_dataframe_shape=True,
+                   tbl_hide_column_data_types=True, tbl_width_chars=1000, fmt_str_lengths=100):
+        return str(table)
 
 
 if __name__ == "__main__":

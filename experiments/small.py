@@ -36,13 +36,20 @@ def run_findrs(train: pl.DataFrame, test: pl.DataFrame, seed: int, max_rules: st
     t = time.perf_counter()
     model = findrs.fit(train, "class", True, random_state=seed, max_rules=max_rules)
     secs = time.perf_counter() - t
+    n, conditions = model_size(model)
+    return dict(acc=float(model.score(test)), rules=n, conditions=conditions, secs=secs)
+
+
+def model_size(model) -> tuple[int, int]:
+    """(rules, conditions in total) of a findrs model: its kept voting rules, and with rules
+    with exceptions the exception rules too."""
     rules = model.rules.filter("kept")
     exceptions = getattr(model, "exceptions", None)
     n, conditions = rules.height, int(rules["constraints"].list.len().sum())
     if exceptions is not None:  # rules with exceptions: the exception rules count too
         n += exceptions.rules.height
         conditions += int(exceptions.rules["constraints"].list.len().sum())
-    return dict(acc=float(model.score(test)), rules=n, conditions=conditions, secs=secs)
+    return n, conditions
 
 
 def main(argv: list[str] | None = None) -> int:
