@@ -61,8 +61,9 @@ def _counts(rec: dict) -> list[tuple]:
     return [tuple(tuple(c[k]) for k in ("correct", "rows", "rules", "conditions")) for c in rec["candidates"]]
 
 
-def test_the_record_is_the_plain_cross_validation_of_the_survivors(small_stages: None) -> None:
-    _, y, enc, codes, params = _setup()
+@pytest.mark.parametrize("n, seed", [(900, 0), (700, 1), (1_200, 2)])
+def test_the_record_is_the_plain_cross_validation_of_the_survivors(small_stages: None, n: int, seed: int) -> None:
+    _, y, enc, codes, params = _setup(n, seed)
     grid = auto.candidates(params, n_positives=int(y.sum()), n_negatives=int((~y).sum()))
     order = list(dict.fromkeys(halving.group(c) for c in grid))
     plan = halving.stages(len(y), n_smaller=int(min(y.sum(), (~y).sum())), folds=5,
