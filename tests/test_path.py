@@ -262,3 +262,10 @@ def test_the_size_experiment_at_smoke_size(data_dir, tmp_path) -> None:
     assert raw.height == 2 and raw["acc"].is_between(0, 1).all()
     by = dict(zip(raw["method"], raw["conditions"]))
     assert by["findrs-small"] <= by["findrs-accurate"]
+
+
+@pytest.mark.parametrize("value", ["foo", "AUTO", 0, 2.5])
+def test_a_bad_max_rules_names_every_value_it_takes(value: object) -> None:
+    with pytest.raises(findrs.FindRSInputError, match=r'max_rules must be an integer from 1 to \d+, "auto" .* or None') as e:
+        findrs.fit(findrs.datasets.monks(2), "class", max_rules=value)
+    assert repr(value) in str(e.value)

@@ -45,10 +45,12 @@ MAX_T = 1_000_000
 class _Int:
     low: int
     high: int
+    words: str = ""
+    """The other values the parameter takes, named in the message (``', "auto" or None'``)."""
 
     def check(self, name: str, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (self.low <= value <= self.high):
-            raise FindRSInputError(f"{name} must be an integer from {self.low} to {self.high}, got {value!r}")
+            raise FindRSInputError(f"{name} must be an integer from {self.low} to {self.high}{self.words}, got {value!r}")
         return int(value)
 
 
@@ -255,7 +257,7 @@ TABLE: tuple[Param, ...] = (
     Param("bins", "numeric", "int", 10, _Int(2, 1_000_000), "bins of a binned numeric column",
           cli=dict(type=_cli_int, metavar="N")),
     Param("T", "votes", "int", 100, _Int(1, MAX_T), "runs of a BO/BP fit", cli=dict(type=_cli_int, metavar="N")),
-    Param("n_rules", "votes", 'int | Literal["auto", "cv"] | None', "auto", _Int(1, 2**63 - 1),
+    Param("n_rules", "votes", 'int | Literal["auto", "cv"] | None', "auto", _Int(1, 2**63 - 1, ', "auto", "cv" or None'),
           'BP: the K best rules vote ("auto": the smallest K within accuracy_ratio of all; None: all; "cv")',
           cli=dict(type=_cli_words("auto", "cv", none="all"), metavar="auto|N|all|cv")),
     Param("accuracy_ratio", "votes", "float", 0.99, _Ratio(), 'BP with n_rules="auto": the share of all rules\' '
@@ -263,15 +265,16 @@ TABLE: tuple[Param, ...] = (
     Param("simplify", "rules", 'bool | Literal["auto"]', _auto(False), _Bool(),
           "shorten each run's rules to the conditions they need to pass the tolerance",
           cli=dict(type=_cli_bool, nargs="?", const=True, metavar="yes|no|auto")),
-    Param("max_rules", "fit", 'int | Literal["auto"] | None', None, _Int(1, 2**63 - 1),
+    Param("max_rules", "fit", 'int | Literal["auto"] | None', None,
+          _Int(1, 2**63 - 1, ', "auto" (the size chosen by cross-validation) or None (no budget)'),
           'a rule budget: at most this many voting rules ("auto": the smallest model within one '
           "standard error of the most accurate, chosen by cross-validation)",
           cli=dict(type=_cli_words("auto", none="none"), metavar="N|auto|none")),
     Param("auto", "fit", "bool", True, _Bool(),
           "choose the settings not given by cross-validation; False: the paper's algorithm", cli=False),
-    Param("cv", "cv", "int | None", None, _Int(2, 1000), "folds (None: 5, or 3 above 10,000 rows)",
+    Param("cv", "cv", "int | None", None, _Int(2, 1000, " or None"), "folds (None: 5, or 3 above 10,000 rows)",
           cli=dict(type=_cli_int, metavar="K")),
-    Param("cv_T", "cv", "int | None", None, _Int(1, MAX_T), "runs per BO/BP fit inside it (None: min(T, 20))",
+    Param("cv_T", "cv", "int | None", None, _Int(1, MAX_T, " or None"), "runs per BO/BP fit inside it (None: min(T, 20))",
           cli=dict(type=_cli_int, metavar="N")),
     Param("numeric", "numeric", 'Literal["bins", "interval"] | None', None, _Choice(("bins", "interval")),
           '"bins" or "interval" (a rule keeps an interval of the values); None: chosen by the cross-validation',
@@ -288,7 +291,7 @@ TABLE: tuple[Param, ...] = (
           base="uniform", cli=dict(choices=["uniform", "quantile", "supervised"])),
     Param("run", "rules", "int", 0, _Int(0, MAX_T - 1), "FIND-RS: the run whose presentation order is used",
           cli=dict(type=_cli_int, metavar="N")),
-    Param("best_of", "rules", "int | None", None, _Int(1, MAX_T),
+    Param("best_of", "rules", "int | None", None, _Int(1, MAX_T, " or None"),
           "FIND-RS: keep the best of runs 0..best_of on training rows (None: 1, or 20 with automatic settings)",
           base=1, cli=dict(type=_cli_int, metavar="N")),
     # Not recorded in a model's params.
