@@ -269,3 +269,11 @@ def test_a_bad_max_rules_names_every_value_it_takes(value: object) -> None:
     with pytest.raises(findrs.FindRSInputError, match=r'max_rules must be an integer from 1 to \d+, "auto" .* or None') as e:
         findrs.fit(findrs.datasets.monks(2), "class", max_rules=value)
     assert repr(value) in str(e.value)
+
+
+@pytest.mark.parametrize("max_rules", ["auto", 2])
+def test_a_budgeted_model_file_reads_back_byte_for_byte(max_rules: object) -> None:
+    # The training record's budget was written (correct_before, correct) and read back sorted.
+    model = findrs.fit(findrs.datasets.credit(), "default", random_state=0, max_rules=max_rules)
+    text = model.to_json()
+    assert "correct_before" in text and findrs.load(text).to_json() == text

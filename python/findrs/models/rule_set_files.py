@@ -256,7 +256,7 @@ def _check_training(t: Any) -> dict[str, Any]:
         fields = ["correct", "correct_before"]
         if not isinstance(b, dict) or sorted(b) != fields or not all(_count(b[k]) and b[k] <= t["rows"] for k in fields):
             raise FindRSInputError(f"'budget' must count the training rows {fields} (at most the rows), got {b!r}")
-        out["budget"] = {k: int(b[k]) for k in fields}
+        out["budget"] = {k: int(b[k]) for k in ("correct_before", "correct")}  # the order a fit writes
     if "path" in t:
         out["path"] = check_path(t["path"], out["rows"])
     return out
