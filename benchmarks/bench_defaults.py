@@ -19,7 +19,6 @@ change is measured against the previous choice in the same run.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import time
@@ -27,12 +26,12 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 import polars as pl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from experiments.noisy import _matrices, split  # noqa: E402
+from experiments.default_variants import set_constant  # noqa: E402
 from experiments.small import model_size  # noqa: E402
 from experiments.uci import require_data_dir  # noqa: E402
 
@@ -95,16 +94,6 @@ def run_anchor(name: str, train: pl.DataFrame, test: pl.DataFrame, seed: int) ->
     return dict(acc=acc, wall=wall, cpu=cpu, rules=rules)
 
 
-def _set(spec: str) -> tuple[Any, str, Any]:
-    """``module.ATTR=value`` -> (module, ATTR, old value), the value set."""
-    path, value = spec.split("=", 1)
-    mod, attr = path.rsplit(".", 1)
-    m = importlib.import_module(mod)
-    old = getattr(m, attr)
-    setattr(m, attr, type(old)(value) if not isinstance(old, (tuple, list)) else eval(value))
-    return m, attr, old
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir")
@@ -132,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({**base, "method": "findrs", **run_findrs(train, test, seed)})
                 print(rows[-1], flush=True)
                 for vname, specs in variants.items():
-                    olds = [_set(s) for s in specs]
+                    olds = [set_constant(s) for s in specs]
                     try:
                         rows.append({**base, "method": f"findrs-{vname}", **run_findrs(train, test, seed)})
                     finally:

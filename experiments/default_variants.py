@@ -14,25 +14,45 @@ cross-validated accuracy, and the chosen settings.
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import time
 import warnings
+from typing import Any
 
 from experiments.noisy import split
 from experiments.uci import require_data_dir
 
 
+def set_constant(spec: str) -> tuple[Any, str, Any]:
+    """``module.ATTR=value``: sets the module constant (the value converted to its type) and
+    returns (module, ATTR, the old value), to set it back.
+
+    Example:
+        >>> m, attr, old = set_constant("findrs.select.halving.MIN_ROWS=5")
+        >>> m.MIN_ROWS, setattr(m, attr, old)
+        (5, None)
+    """
+    path, value = spec.split("=", 1)
+    mod, attr = path.rsplit(".", 1)
+    m = importlib.import_module(mod)
+    old = getattr(m, attr)
+    setattr(m, attr, type(old)(value))
+    return m, attr, old
+
+
+MODE_CONSTANTS = {"minrows": "findrs.select.halving.MIN_ROWS", "keep": "findrs.select.halving.MIN_KEEP",
+                  "factor": "findrs.select.halving.FACTOR", "best": "findrs.select.params.BEST_OF_ROW_RUNS"}
+
+
 def apply(mode: str) -> None:
     """Sets the module constants a mode names (see the module docstring)."""
-    from findrs.select import halving, params
-
     if "nohalv" in mode:
-        halving.MIN_ROWS = 10**12
-    for key, mod, attr in (("minrows", halving, "MIN_ROWS"), ("keep", halving, "MIN_KEEP"),
-                           ("factor", halving, "FACTOR"), ("best", params, "BEST_OF_ROW_RUNS")):
+        set_constant(f"{MODE_CONSTANTS['minrows']}={10**12}")
+    for key, path in MODE_CONSTANTS.items():
         m = re.search(key + r"(\d+)", mode)
         if m:
-            setattr(mod, attr, int(m.group(1)))
+            set_constant(f"{path}={m.group(1)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -245,11 +245,12 @@ class _Fitting:
         earlier stages' runs (one total for all stages). No stage when the sample is small: the
         grid itself."""
         order = list(dict.fromkeys(halving.group(c) for c in cands))
-        plan = halving.stages(sample, n_smaller=n_smaller, folds=folds, group_sizes=halving.strata_sizes(order))
+        sizes = halving.strata_sizes(order)
+        plan = halving.stages(sample, n_smaller=n_smaller, folds=folds, group_sizes=sizes)
         if not plan:
             return cands, progress
         runs = folds * (params["cv_T"] if params["method"] != "find-rs" else 1)
-        planned = sum(halving.stage_groups(halving.strata_sizes(order), len(plan))) * runs
+        planned = sum(halving.stage_groups(sizes, len(plan))) * runs
         alive, done = set(order), 0
         for r in plan:
             stage = halving.stage_candidates(cands, alive, r, sample)

@@ -54,6 +54,17 @@ MIN_SMALLER_PER_FOLD = 20
 """A stage needs at least this many rows of the smaller class per fold."""
 
 
+def kept(n: int) -> int:
+    """How many of a stratum's ``n`` groups go on from a stage: ``ceil(n / FACTOR)``, at least
+    :data:`MIN_KEEP`, at most ``n``.
+
+    Example:
+        >>> [kept(n) for n in (1, 2, 5, 9)]
+        [1, 2, 2, 3]
+    """
+    return min(n, max(MIN_KEEP, math.ceil(n / FACTOR)))
+
+
 def group(c: Mapping[str, Any]) -> tuple[Any, ...]:
     """A candidate's run group: its encoding, tolerance (a count and a share apart: ``0`` is
     not ``0.0``) and class direction.
@@ -76,12 +87,9 @@ def stages(sample: int, *, n_smaller: int, folds: int, group_sizes: Sequence[int
     least :data:`MIN_SMALLER_PER_FOLD` rows of the smaller class (``n_smaller`` in the sample)
     per fold, and no more stages than would leave the largest stratum (``group_sizes``: the
     groups per stratum) at :data:`MIN_KEEP` groups."""
-    largest = max(group_sizes, default=0)
-    n = largest
-    useful = 0
-    while n > MIN_KEEP:
-        n = max(MIN_KEEP, math.ceil(n / FACTOR))
-        useful += 1
+    n, useful = max(group_sizes, default=0), 0
+    while kept(n) < n:
+        n, useful = kept(n), useful + 1
     out = []
     for k in range(1, useful + 1):
         r = sample // FACTOR**k
@@ -133,7 +141,7 @@ def survivors(cands: Sequence[Mapping[str, Any]], rows: Sequence[Sequence[Sequen
     out: set[tuple[Any, ...]] = set()
     for gs in by_stratum.values():
         gs.sort(key=lambda g: (-best[g][0], -best[g][1], rank[g]))
-        out.update(gs[:max(MIN_KEEP, math.ceil(len(gs) / FACTOR))])
+        out.update(gs[:kept(len(gs))])
     return out
 
 
@@ -162,6 +170,6 @@ def stage_groups(sizes: Sequence[int], n_stages: int) -> list[int]:
     out = [sum(sizes)]
     sizes = list(sizes)
     for _ in range(n_stages):
-        sizes = [min(n, max(MIN_KEEP, math.ceil(n / FACTOR))) for n in sizes]
+        sizes = [kept(n) for n in sizes]
         out.append(sum(sizes))
     return out
