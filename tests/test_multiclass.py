@@ -524,11 +524,11 @@ def test_auto_picks_the_combination_with_the_most_held_out_rows_right() -> None:
     assert findrs.fit(df, "y", auto=False, settings=dict(multiclass="one-vs-rest")).combination_cv is None
 
 
-def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
-    # docs/semantics.md §10: on a multiclass target with auto=True, numeric=None counts each
-    # kind's held-out rows right on the same folds as multiclass="auto" (each kind with its best
-    # combination), so its counts are the explicit fits' combination_cv maxima and the model is
-    # the explicit fit of the winner; a tie goes to bins.
+def test_numeric_none_chooses_bins_or_intervals_by_the_settings_cv() -> None:
+    # docs/semantics.md §10: on a multiclass target with auto=True, numeric=None adds the kind
+    # to the first stage of the settings' cross-validation (same folds); numeric_cv holds each
+    # kind's most held-out rows right, and the model is the explicit fit of the winning kind
+    # (whose own cross-validation tries exactly the winner's candidates); a tie goes to bins.
     rng = np.random.default_rng(5)
     n = 240
     x, z = rng.normal(size=n), rng.normal(size=n)
@@ -538,18 +538,20 @@ def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
     m = findrs.fit(df, "y", random_state=2)
     table = m.numeric_cv
     assert table is not None and table["folds"].to_list() == [3, 3]
+    cv = m.cv_results.with_columns(right=(pl.col("cv_accuracy") * n).round(0).cast(pl.UInt32))
+    assert table["correct"].to_list() == [cv.filter(pl.col("numeric") == k)["right"].max() for k in ("bins", "interval")]
     explicit = {k: findrs.fit(df, "y", random_state=2, settings=dict(numeric=k)) for k in ("bins", "interval")}
-    assert table["correct"].to_list() == [explicit[k].combination_cv["correct"].max() for k in ("bins", "interval")]
     counts = dict(zip(table["numeric"], table["correct"]))
     winner = "interval" if counts["interval"] > counts["bins"] else "bins"
     assert winner == "interval" and m.params["numeric"] == winner == table.filter("chosen")["numeric"].item()
     assert m.multiclass == explicit[winner].multiclass and m.combination_cv.equals(explicit[winner].combination_cv)
     assert m.predict(df).to_list() == explicit[winner].predict(df).to_list()
     assert m.rules["text"].to_list() == explicit[winner].rules["text"].to_list()
+    assert cv.filter(pl.col("numeric") == winner).drop("chosen", "right").equals(explicit[winner].cv_results.drop("chosen"))
     assert f"numeric='interval' chosen by 3-fold cross-validation (held-out rows right: bins {counts['bins']}, " \
         f"intervals {counts['interval']}" in str(m)
-    assert "chosen by" not in str(explicit["interval"]) and "chosen by" in m.to_markdown()
-    # Kept by the model file, deterministic; a given combination counts only itself.
+    assert "chosen by" not in str(explicit["interval"]).split("settings chosen by")[-1] and "chosen by" in m.to_markdown()
+    # Kept by the model file, deterministic; a given combination tries only itself.
     assert RuleSetModel.from_json(m.to_json()).numeric_cv.equals(table)
     assert findrs.fit(df, "y", random_state=2).to_json() == m.to_json()
     assert findrs.fit(df, "y", random_state=2, method="bp", n_jobs=1, settings=dict(T=5)).to_json() == findrs.fit(
@@ -557,16 +559,17 @@ def test_numeric_none_chooses_bins_or_intervals_by_the_combination_cv() -> None:
     ).to_json()
     ovr = findrs.fit(df, "y", random_state=2, settings=dict(multiclass="one-vs-rest"))
     assert ovr.combination_cv is None and ovr.numeric_cv is not None
-    assert ovr.numeric_cv["correct"].to_list() == [
-        findrs.fit(df, "y", random_state=2, settings=dict(numeric=k)).combination_cv.filter(pl.col("multiclass") == "one-vs-rest")["correct"].item()
-        for k in ("bins", "interval")
-    ]
-    # A tie goes to bins: 11 float values, each a bin of its own, classes cut between them.
+    assert set(ovr.cv_results["multiclass"]) == {"one-vs-rest"}
+    # A tie goes to the smaller model: 11 float values, each a bin of its own, classes cut
+    # between them; both kinds are always right, bins with a rule per bin, intervals with fewer.
     x = np.repeat(np.arange(11.0), 9) + 0.5
     cut = pl.DataFrame({"x": x, "y": np.where(x < 3, "a", np.where(x < 7, "b", "c"))})
     tie = findrs.fit(cut, "y", random_state=0)
-    assert tie.numeric_cv["correct"].to_list() == [99, 99] and tie.params["numeric"] == "bins"
-    assert tie.encoders[0].kind == "binned"
+    assert tie.numeric_cv["correct"].to_list() == [99, 99] and tie.params["numeric"] == "interval"
+    right = tie.cv_results.filter(pl.col("cv_accuracy") == 1)
+    assert tie.cv_results.filter("chosen")["conditions"].item() == right["conditions"].min()
+    assert right.filter(pl.col("numeric") == "bins")["conditions"].min() > right["conditions"].min()
+    assert tie.encoders[0].kind == "interval"
     # The paper's settings, a given numeric and no binned column choose nothing.
     assert findrs.fit(df, "y", random_state=2, auto=False).numeric_cv is None
     assert findrs.fit(df, "y", random_state=2, auto=False).params["numeric"] == "bins"

@@ -27,6 +27,8 @@ from ..settings import Settings, coerce
 from ..data.target import binarize, class_indices
 from ..select import auto as _auto_mod
 from . import exceptions_cv as _exceptions_cv
+from . import multiclass_cv as _mc_cv
+from ..select import multiclass as _mc_grid
 from .sized import fit_sized
 
 Method = Literal["find-rs", "bo", "bp"]
@@ -243,6 +245,8 @@ def _fit(
                              "n_rules": "cv" if "n_rules" in params["auto"] else params["n_rules"]})
 
     multi = class_indices(df, target) if positive is None else None
+    mc_axes: list[str] = []
+    mc_rows = params["cv_rows"]
     if exceptions is True and multi is not None:
         raise FindRSInputError(
             f"exceptions=True applies to two-class targets; {target!r} has more classes: pass positive=<label> with a "
@@ -250,7 +254,10 @@ def _fit(
     if multi is not None:
         classes, tgt = multi
         if params["auto"] and auto:
-            # A multiclass model: the automatic defaults are the paper's settings per class.
+            # docs/semantics.md §10: the settings every class set shares are chosen by one
+            # cross-validation of the whole model (below); the rest are the paper's.
+            mc_axes = [a for a in _mc_grid.AXES if a in params["auto"] and isinstance(given[a], NotGiven)]
+            mc_rows = params["cv_rows"]  # papers() drops it: the record keeps the sample instead
             params = papers()
         if params["auto"] or params["direction"] != "positive":
             what = f"direction={params['direction']!r}" if not params["auto"] else f"automatic settings ({', '.join(params['auto'])})"
@@ -310,16 +317,20 @@ def _fit(
     codes = encode_frame(df, encoders)
     progress = progress_bar() if verbose else None  # the line of the stages (learning/progress.py)
     try:
-        chosen = numeric_cv = None
-        if multi is not None and numeric is None and auto and any(e.kind == "binned" for e in encoders):
-            params, encoders, codes, combine, chosen, numeric_cv = _choose_numeric_multiclass(
-                df, features, classes, tgt, params, encoders, codes, combine, n_jobs, progress)
+        chosen = numeric_cv = model = None
+        if multi is not None and auto is True:  # docs/semantics.md §10: None without cross-validation
+            model = _mc_cv.fit_auto(df, features, classes, tgt, {**params, **{a: "auto" for a in mc_axes}}, mc_axes,
+                                    mc_rows, encoders, codes, combine, numeric is None, n_jobs, progress)
+        if model is not None:
+            pass
         elif multi is not None and combine == "auto":
             combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs,
                                                   report=stage(progress, "cross-validation: class combinations"))
         n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest") if multi is not None else 1
         with _variants():  # each encoding built once (docs/semantics.md §9.4, §9.6)
-            if multi is not None:
+            if model is not None:
+                pass
+            elif multi is not None:
                 model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs,
                                                      stage(progress, f"fit of {n_sets} class rule sets"), chosen, numeric_cv)
             elif pair or chunks is not None:
@@ -505,49 +516,6 @@ def _choose_combination(
             correct[c] += int(m.predict(frame).alias("p").cast(truth.dtype).eq_missing(truth.alias("t")).sum())
     best = max(combinations, key=lambda c: (correct[c], -COMBINATIONS.index(c)))
     return best, {"folds": k, "correct": [correct[c] for c in COMBINATIONS]}
-
-
-def _choose_numeric_multiclass(
-    df: pl.DataFrame,
-    features: Sequence[str],
-    classes: np.ndarray,
-    tgt: Any,
-    params: dict[str, Any],
-    encoders: Any,
-    codes: list[np.ndarray],
-    combine: str,
-    n_jobs: int | None,
-    progress: Any = None,
-) -> tuple[dict[str, Any], Any, list[np.ndarray], str, dict[str, Any] | None, dict[str, Any] | None]:
-    """``numeric=None`` on a multiclass target with ``auto=True`` (docs/semantics.md §10):
-    bins (``params``, ``encoders``, ``codes``) or intervals, whichever's FIND-RS classifies
-    more held-out rows in ``_choose_combination``'s cross-validation (the same folds; with
-    ``multiclass="auto"`` each kind's best combination, else the given one), a tie to bins.
-    Returns the fit's params, encoders, codes, combination, ``combination_cv`` (with
-    ``multiclass="auto"``, else ``None``) and ``numeric_cv`` (the folds and the counts of bins
-    and intervals); bins and no records when a class has fewer than 2 rows."""
-    given = (combine,) if combine != "auto" else COMBINATIONS
-    p = {**params, "numeric": "interval"}
-    fits = [(params, encoders, codes)]
-    try:
-        enc = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
-                           bin_edges=p["bin_edges"], labels=classes)
-        fits.append((p, enc, encode_frame(df, enc)))
-    except FindRSInputError:
-        # A column intervals cannot take (an infinity): the candidate is skipped, bins stay.
-        pick = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs, given,
-                                   stage(progress, "cross-validation: class combinations"))
-        return (*fits[0], pick[0], pick[1] if combine == "auto" else None, None)
-    picks = [_choose_combination(df, c, classes, e, tgt, q, n_jobs, given,
-                                 stage(progress, f"cross-validation {i} of 2: {encoding_words(q)}"))
-             for i, (q, e, c) in enumerate(fits, 1)]
-    if picks[0][1] is None:
-        return (*fits[0], picks[0][0], None, None)
-    counts = [max(rec["correct"]) for _, rec in picks]  # type: ignore[index]
-    best = int(counts[1] > counts[0])
-    combination, rec = picks[best]
-    numeric_cv = {"folds": rec["folds"], "correct": counts}  # type: ignore[index]
-    return (*fits[best], combination, rec if combine == "auto" else None, numeric_cv)
 
 
 

@@ -26,6 +26,7 @@ import polars as pl
 
 from .. import _core
 from ..select import auto
+from ..select import multiclass as multiclass_settings
 from ..export import expressions
 from . import multiclass
 from ..data.encode import FeatureEncoder, check_columns
@@ -306,7 +307,10 @@ class RuleSetModel(_Fitting, _Files, _Reading, _Explaining, _Path, Model):
             >>> m.cv_results.filter("chosen").height, m.params["auto"]
             (1, ['encoding', 'tolerance', 'min_support', 'direction', 'simplify', 'method'])
         """
-        return None if self._cv is None else auto.table(self._cv)
+        if self._cv is None:
+            rec = self._training.get("settings_cv")  # a multiclass model's (docs/semantics.md §10)
+            return None if rec is None else multiclass_settings.table(rec)
+        return auto.table(self._cv)
 
     @property
     def random_state(self) -> int:

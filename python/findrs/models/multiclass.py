@@ -227,6 +227,11 @@ def _summaries(
         bins, intervals = cv["correct"]
         lines.insert(0, f"numeric={model.params['numeric']!r} chosen by {cv['folds']}-fold cross-validation (held-out rows "
                         f"right: bins {bins}, intervals {intervals}; docs/semantics.md §10)")
+    settings_cv = model._training.get("settings_cv")
+    if settings_cv is not None:  # findrs.select.multiclass
+        from ..select.multiclass import summary
+
+        lines.insert(0, summary(settings_cv, model._training["rows"]))
     summaries, notes, at = [], [], 0
     for m in sets:
         s = report.summary(m, max_rules, rule_width)

@@ -18,6 +18,7 @@ from ..data.encode import FeatureEncoder
 from ..data.target import Target
 from ..errors import FindRSInputError
 from ..select import auto
+from ..select import multiclass as multiclass_settings
 from ..select.params import ABSENT_FROM_OLDER_FILES, check_params
 from . import multiclass
 from .rule_set_path import check_path, path_problems
@@ -177,6 +178,12 @@ class _Files:
             problems += _best_of_problems(params, training) + path_problems(training.get("path"), core.n_rules)
         elif params["best_of"] != 1 or params["run"] != 0:
             problems.append("a multiclass model's class sets each make run 0: params must say run 0, best_of 1")
+        if multi and "settings_cv" in training:
+            try:
+                training["settings_cv"] = multiclass_settings.check_record(
+                    training["settings_cv"], params, core.combine, training["rows"])
+            except FindRSInputError as e:
+                problems.append(str(e))
         if multi and (params["auto"] or params["direction"] != "positive"):
             problems.append("a multiclass model's params have no automatic settings and describe each class (direction 'positive')")
         if problems:
@@ -286,8 +293,9 @@ def _count(x: Any) -> bool:
 
 def _check_multiclass_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "class_counts", "contradictions", "set_contradictions"]
-    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv", "numeric_cv"}) != sorted(keys):
-        raise FindRSInputError(f"must be an object with the fields {keys} (and 'combination_cv', 'numeric_cv'), got {t!r}")
+    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv", "numeric_cv", "settings_cv"}) != sorted(keys):
+        raise FindRSInputError(
+            f"must be an object with the fields {keys} (and 'combination_cv', 'numeric_cv', 'settings_cv'), got {t!r}")
     lists = [t[k] if isinstance(t[k], list) else [None] for k in ("class_counts", "set_contradictions")]
     numbers = [t["rows"], t["contradictions"], *lists[0], *lists[1]]
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
@@ -320,6 +328,8 @@ def _check_multiclass_training(t: Any) -> dict[str, Any]:
                 f"intervals, got {cv!r}"
             )
         out["numeric_cv"] = {"folds": int(cv["folds"]), "correct": [int(c) for c in cv["correct"]]}
+    if "settings_cv" in t:  # checked against the model's settings in _assemble
+        out["settings_cv"] = t["settings_cv"]
     return out
 
 

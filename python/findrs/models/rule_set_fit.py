@@ -273,11 +273,13 @@ class _Fitting:
         progress: Callable[[int, int], None] | None,
         combination_cv: dict[str, Any] | None = None,
         numeric_cv: dict[str, Any] | None = None,
+        settings_cv: dict[str, Any] | None = None,
     ) -> "RuleSetModel":
         """Fits one rule set per class (``classes``: each row's class index into
         ``target.classes``), combined by ``combine`` (docs/semantics.md §10);
         ``combination_cv`` records how ``multiclass="auto"`` chose it, ``numeric_cv`` how
-        ``numeric=None`` chose bins or intervals."""
+        ``numeric=None`` chose bins or intervals, ``settings_cv`` how automatic settings chose
+        them all (:mod:`findrs.select.multiclass`)."""
         p = params
         negate = auto.core_setting(p, p["accuracy_ratio"])[3]
         assert target.classes is not None and not negate and not p["auto"]
@@ -301,6 +303,8 @@ class _Fitting:
             training["combination_cv"] = combination_cv
         if numeric_cv is not None:
             training["numeric_cv"] = numeric_cv
+        if settings_cv is not None:
+            training["settings_cv"] = settings_cv
         return cls(core, encoders, target, params, training)
 
 

@@ -1,0 +1,163 @@
+"""Automatic settings of a multiclass fit (docs/semantics.md §10): one stratified
+cross-validation of the whole multiclass model chooses the settings every class set shares
+(share tolerance, ``min_support``, ``simplify``) with the combination and the numeric kind, by
+the held-out rows the model classifies correctly; the best is then fitted on every row. The
+candidates, their order and the record are :mod:`findrs.select.multiclass`'s.
+
+Example:
+    >>> import findrs, polars as pl
+    >>> df = pl.DataFrame({"a": ["x", "y", "z"] * 4, "b": ["u", "v"] * 6, "c": ["p", "q", "r"] * 4})
+    >>> m = df.findrs.fit("c", random_state=0)
+    >>> m.cv_results.filter("chosen").select("tolerance", "multiclass").row(0)
+    ('0', 'frequent-first')
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+import polars as pl
+
+from ..data.encode import encode_frame, fit_encoders
+from ..errors import ContradictionWarning, FindRSInputError
+from ..models.model import RuleSetModel
+from ..models.multiclass import COMBINATIONS, stratified_folds
+from ..select import multiclass as grid
+from ..select.auto import scaled_support
+from .progress import stage
+
+
+def cv_sample(classes: np.ndarray, rows: int | None, seed: int) -> np.ndarray:
+    """The training rows the cross-validation uses (sorted indices): every row, or, with
+    ``rows`` below their number, a stratified sample of about that many (each class
+    ``round(count * rows / n)`` rows, at least 2 where it has them, drawn by NumPy's PCG64
+    seeded with ``seed``).
+
+    Example:
+        >>> import numpy as np
+        >>> classes = np.array([0] * 90 + [1] * 10)
+        >>> s = cv_sample(classes, 20, 0)
+        >>> len(s), int((classes[s] == 1).sum())
+        (20, 2)
+    """
+    n = len(classes)
+    if rows is None or rows >= n:
+        return np.arange(n)
+    rng = np.random.default_rng(seed)
+    parts = []
+    for c in np.unique(classes):
+        members = np.flatnonzero(classes == c)
+        take = min(len(members), max(2, (len(members) * rows + n // 2) // n))
+        parts.append(rng.permutation(members)[:take])
+    return np.sort(np.concatenate(parts))
+
+
+def _kinds(df: pl.DataFrame, features: Sequence[str], classes: np.ndarray, params: dict[str, Any], encoders: Any,
+           codes: list[np.ndarray], numeric_auto: bool) -> dict[str, tuple[dict[str, Any], Any, list[np.ndarray]]]:
+    """The encodings to try: the given one (bins unless ``numeric`` was given), and intervals
+    when ``numeric`` was not given and a column is binned (a column intervals cannot take, an
+    infinity, leaves bins alone)."""
+    out = {params["numeric"]: (params, encoders, codes)}
+    if numeric_auto and any(e.kind == "binned" for e in encoders):
+        p = {**params, "numeric": "interval"}
+        try:
+            enc = fit_encoders(df, features, p["bins"], numeric="interval", interval_ends=p["interval_ends"],
+                               bin_edges=p["bin_edges"], labels=classes)
+            out["interval"] = (p, enc, encode_frame(df, enc))
+        except FindRSInputError:
+            pass
+    return out
+
+
+def fit_auto(
+    df: pl.DataFrame,
+    features: Sequence[str],
+    classes: np.ndarray,
+    tgt: Any,
+    params: dict[str, Any],
+    axes: Sequence[str],
+    cv_rows: int | None,
+    encoders: Any,
+    codes: list[np.ndarray],
+    combine: str,
+    numeric_auto: bool,
+    n_jobs: int | None,
+    progress: Any = None,
+) -> RuleSetModel | None:
+    """The multiclass model of automatic settings (docs/semantics.md §10): ``axes`` (of
+    :data:`findrs.select.multiclass.AXES`) are chosen, the others stay ``params``' values; the
+    combination too when ``combine`` is ``"auto"``, and bins or intervals when ``numeric_auto``.
+    Every fold fit is FIND-RS (one run) with the fit's other settings; the best candidate is
+    fitted on every row with the fit's method, its ``min_support`` scaled to every row when the
+    folds used a sample of ``cv_rows`` rows (:func:`cv_sample`; ``None``: every row). ``None`` when a class has fewer than 2 rows (no
+    cross-validation)."""
+    seed = params["random_state"]
+    sample = cv_sample(classes, cv_rows, seed)
+    folds = stratified_folds(classes[sample], seed, grid.FOLDS)
+    if folds is None:
+        return None
+    k = int(folds.max()) + 1
+    kinds = _kinds(df, features, classes, params, encoders, codes, numeric_auto)
+    combinations = COMBINATIONS if combine == "auto" else (combine,)
+    wanted = {**params, **{a: "auto" for a in axes}}
+    first = grid.first_stage(wanted, combinations, list(kinds))
+    total = k * (len(first) + len(grid.second_stage(wanted, first[0])))
+    report = stage(progress, "cross-validation: multiclass settings")
+    parts = []
+    for f in range(k):
+        fit_rows, held = sample[folds != f], sample[folds == f]
+        frame = df[held]
+        parts.append((fit_rows, frame, frame.get_column(tgt.name)))
+    done = [0]
+
+    def score(c: dict[str, Any]) -> dict[str, Any] | None:
+        p, enc, cd = kinds[c["numeric"]]
+        q = {**p, "method": "find-rs", "T": 1, "n_rules": None, "tolerance": c["tolerance"],
+             "min_support": c["min_support"], "simplify": c["simplify"]}
+        counts: dict[str, list[int]] = {n: [] for n in grid.COUNTS}
+        failed = False
+        for fit_rows, frame, truth in parts:
+            done[0] += 1
+            if report is not None:
+                report(done[0], total)
+            if failed:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ContradictionWarning)
+                    m = RuleSetModel._fit_multiclass([np.ascontiguousarray(x[fit_rows]) for x in cd],
+                                                     np.ascontiguousarray(classes[fit_rows]), enc, tgt, q,
+                                                     c["multiclass"], n_jobs, None)
+            except FindRSInputError:  # a support or share that leaves a class set no rule
+                failed = True
+                continue
+            predicted = m.predict(frame).alias("p").cast(truth.dtype)
+            counts["correct"].append(int(predicted.eq_missing(truth.alias("t")).sum()))
+            counts["rows"].append(frame.height)
+            sets = m._core.class_models()
+            counts["rules"].append(sum(int(s.n_rules) for s in sets))
+            counts["conditions"].append(sum(int(s.rule_constraints()[0][-1]) for s in sets))
+        return None if failed else {**c, **counts}
+
+    cands = [s for s in map(score, first) if s is not None]
+    if not cands:
+        return None
+    cands += [s for s in map(score, grid.second_stage(wanted, cands[grid.best(cands)])) if s is not None]
+    while cands:
+        rec = {"folds": k, "sampled": len(sample), "chosen": grid.best(cands), "candidates": cands}
+        c = cands[rec["chosen"]]
+        p, enc, cd = kinds[c["numeric"]]
+        q = {**p, "tolerance": c["tolerance"], "simplify": c["simplify"],
+             "min_support": scaled_support(c["min_support"], len(classes), len(sample))}
+        n_sets = len(tgt.classes) - (c["multiclass"] != "one-vs-rest")
+        try:
+            return RuleSetModel._fit_multiclass(
+                cd, classes, enc, tgt, q, c["multiclass"], n_jobs, stage(progress, f"fit of {n_sets} class rule sets"),
+                grid.combination_counts(rec, COMBINATIONS) if combine == "auto" else None,
+                grid.numeric_counts(rec) if len(kinds) > 1 else None, settings_cv=rec)
+        except FindRSInputError:  # its support leaves a class set of every row no rule: the next
+            cands = [x for x in cands if x is not c]
+    return None
+
