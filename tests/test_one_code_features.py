@@ -169,11 +169,13 @@ def test_multiclass(monkeypatch, kw) -> None:
 
 def test_the_papers_algorithm_keeps_them() -> None:
     """auto=False with equal-width bins is the paper's algorithm (docs/semantics.md §2): a
-    constant column stays constrained, so a null there fails every rule; the multiclass default
-    (the paper's settings per class, equal-width bins) too."""
+    constant column stays constrained, so a null there fails every rule; a multiclass model with
+    equal-width bins too, with the paper's settings or with its own automatic ones (§10; without
+    simplification, which may drop the constraint)."""
     df = frame()
     for model in (findrs.fit(df, "y", random_state=0, auto=False),
-                  findrs.fit(frame(classes=3), "y", random_state=0, settings=dict(numeric="bins"))):
+                  findrs.fit(frame(classes=3), "y", random_state=0, auto=False),
+                  findrs.fit(frame(classes=3), "y", random_state=0, settings=dict(numeric="bins", simplify=False))):
         for m in rule_sets(model):
             assert all("k = const" in t for t in _texts(m))
     m = findrs.fit(df, "y", random_state=0, auto=False)
