@@ -122,6 +122,12 @@ def test_auto_false_keeps_the_papers_settings_and_given_settings_stay() -> None:
     table = given.cv_results
     assert set(table["tolerance"]) == {"0.1"} and set(table["multiclass"]) == {"one-vs-rest"}
     assert given.combination_cv is None and given.params["tolerance"] == 0.1
+    # auto=False with a setting given as "auto": that one is chosen, the rest are the paper's.
+    one = findrs.fit(df, "y", random_state=1, auto=False, settings=dict(tolerance="auto"))
+    assert set(one.cv_results["min_support"]) == {0} and set(one.cv_results["simplify"]) == {False}
+    assert len(set(one.cv_results["tolerance"])) == len(grid.TOLERANCES) and one.numeric_cv is None
+    with pytest.raises(FindRSInputError, match="encoding"):
+        findrs.fit(df, "y", random_state=1, auto=False, settings=dict(encoding="auto"))
     # A class of one row: no cross-validation, the paper's settings and the first combination.
     tiny = pl.concat([df, pl.DataFrame({"a": ["s"], "b": ["w"], "c": ["y"], "y": ["E"]})])
     m = findrs.fit(tiny, "y", random_state=0)

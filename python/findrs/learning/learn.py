@@ -253,12 +253,13 @@ def _fit(
             f"two-class target, or leave exceptions=False for a multiclass model")
     if multi is not None:
         classes, tgt = multi
-        if params["auto"] and auto:
+        if params["auto"]:
             # docs/semantics.md §10: the settings every class set shares are chosen by one
             # cross-validation of the whole model (below); the rest are the paper's.
-            mc_axes = [a for a in _mc_grid.AXES if a in params["auto"] and isinstance(given[a], NotGiven)]
+            mc_axes = [a for a in _mc_grid.AXES if a in params["auto"]]
+            given.update({a: NOT_GIVEN[a] for a in mc_axes})
             mc_rows = params["cv_rows"]  # papers() drops it: the record keeps the sample instead
-            params = papers()
+            params = papers() if auto or set(params["auto"]) <= set(mc_axes) else params
         if params["auto"] or params["direction"] != "positive":
             what = f"direction={params['direction']!r}" if not params["auto"] else f"automatic settings ({', '.join(params['auto'])})"
             raise FindRSInputError(
@@ -318,9 +319,10 @@ def _fit(
     progress = progress_bar() if verbose else None  # the line of the stages (learning/progress.py)
     try:
         chosen = numeric_cv = model = None
-        if multi is not None and auto is True:  # docs/semantics.md §10: None without cross-validation
+        if multi is not None and (auto is True or mc_axes):  # docs/semantics.md §10; None without CV
             model = _mc_cv.fit_auto(df, features, classes, tgt, {**params, **{a: "auto" for a in mc_axes}}, mc_axes,
-                                    mc_rows, encoders, codes, combine, numeric is None, n_jobs, progress)
+                                    mc_rows, encoders, codes, combine, numeric is None and auto is True, n_jobs,
+                                    progress)
         if model is not None:
             pass
         elif multi is not None and combine == "auto":

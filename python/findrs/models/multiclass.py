@@ -3,9 +3,11 @@
 A target with more than two classes and no ``positive`` gives a multiclass model. Each class
 set is an ordinary binary model of its class against the rest of its training rows
 (:attr:`RuleSetModel.class_models <findrs.RuleSetModel.class_models>`), and the sets combine in
-one of three ways (``fit(..., settings=dict(multiclass=...))``; ``"auto"``, the default, picks the one whose
-FIND-RS classifies the most held-out rows in a 3-fold stratified cross-validation on the
-training rows):
+one of three ways (``fit(..., settings=dict(multiclass=...))``; ``"auto"``, the default, is chosen
+by cross-validation on the training rows: with automatic settings jointly with the tolerance,
+support and simplification every set shares, by the whole model's held-out accuracy,
+:mod:`findrs.select.multiclass`; with ``auto=False`` the one whose FIND-RS classifies the most
+held-out rows):
 
 - ``"one-vs-rest"``: a set per class, each learned on every row; a row gets the class whose set
   scores highest, the score being the set's votes over its real threshold
@@ -51,7 +53,8 @@ COMBINATIONS: tuple[str, ...] = ("frequent-first", "rarest-first", "one-vs-rest"
 """The combinations, in the order ``"auto"`` breaks ties in."""
 DEFAULT: Multiclass = "auto"
 """The default: chosen by cross-validation; measured in ``results/multiclass.md``
-(``experiments/multiclass.py``)."""
+(``experiments/multiclass.py``, the paper's settings) and ``results/multiclass-auto.md``
+(``experiments/multiclass_auto.py``, automatic settings)."""
 CV_FOLDS = 3
 
 
