@@ -60,6 +60,7 @@ NOISY = {"car-n10": ("car", 0.1), "car-n20": ("car", 0.2), "connect-4-n10": ("co
          "connect-4-n20": ("connect-4", 0.2)}
 DATASETS = ("car", "car-n10", "car-n20", "connect-4", "connect-4-n10", "connect-4-n20", "wine", "iris", "digits")
 BASELINES = ("CART", "LR", "LightGBM")
+BINARY = "binary default (cost)"
 RAW = {"dataset": pl.String, "split": pl.Int64, "method": pl.String, "accuracy": pl.Float64, "n_rules": pl.Int64,
        "n_conditions": pl.Int64, "wall_seconds": pl.Float64, "cpu_seconds": pl.Float64, "note": pl.String}
 
@@ -127,6 +128,25 @@ def run_findrs(train: pl.DataFrame, test: pl.DataFrame, seed: int, tag: str) -> 
                 wall_seconds=wall, cpu_seconds=cpu, note=chosen)
 
 
+def run_binary_cost(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str, Any]:
+    """The cost yardstick of the multiclass default: the binary default fit
+    (``findrs.fit(..., positive=True, random_state=seed, n_jobs=1)``) of the most frequent
+    training class against the rest, on the same rows; its accuracy is on that binary task."""
+    import findrs
+
+    top = train["class"].value_counts().sort("count", "class")["class"][-1]
+    b, bt = (d.with_columns((pl.col("class") == top).alias("class")) for d in (train, test))
+
+    def fit() -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", findrs.ContradictionWarning)
+            return findrs.fit(b, "class", True, random_state=seed, n_jobs=1)
+
+    model, wall, cpu = _timed(fit)
+    return dict(method=BINARY, accuracy=model.score(bt), n_rules=model.n_rules, n_conditions=None,
+                wall_seconds=wall, cpu_seconds=cpu, note=f"{top!r} against the rest")
+
+
 def run_lightgbm(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str, Any]:
     from lightgbm import LGBMClassifier
     from sklearn.preprocessing import OrdinalEncoder
@@ -171,7 +191,7 @@ def report(raw: pl.DataFrame, command: str, info: list[str]) -> str:
     """The Markdown tables of ``raw``: per data set and method the mean (± standard deviation over
     the splits) of each measure."""
     methods = sorted({m for m in raw["method"].to_list() if m.startswith("findrs")})
-    methods += [m for m in BASELINES if m in set(raw["method"].to_list())]
+    methods += [m for m in (*BASELINES, BINARY) if m in set(raw["method"].to_list())]
     datasets = [d for d in DATASETS if d in set(raw["dataset"].to_list())]
     lines = ["Made by `experiments/multiclass_auto.py`:", "", "```", command, "```", "", *info, ""]
     for title, column, digits in (("Test accuracy", "accuracy", 3), ("Rules", "n_rules", 0),
@@ -192,6 +212,9 @@ def report(raw: pl.DataFrame, command: str, info: list[str]) -> str:
             lines.append(f"| `{d}` | {sub['split'].n_unique()} | " + " | ".join(cells) + " |")
         lines.append("")
     notes = raw.filter(pl.col("method").str.starts_with("findrs") & (pl.col("note") != ""))
+    lines += ["`binary default (cost)`: the binary default fit of the most frequent training class against "
+              "the rest on the same rows (its accuracy is on that two-class task): the yardstick of the "
+              "multiclass fit's cost.", ""] if BINARY in methods else []
     if not notes.is_empty():
         lines += ["### What the findrs fits chose", "", "| dataset | method | split | chosen |", "|:---|:---|---:|:---|"]
         for r in notes.sort("dataset", "method", "split").iter_rows(named=True):
@@ -208,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--connect4-rows", type=int, default=None, help="subsample connect-4 to this many rows first")
     p.add_argument("--tag", default="default", help="the findrs rows' method is 'findrs <tag>'")
     p.add_argument("--skip-baselines", action="store_true")
+    p.add_argument("--binary-cost", action="store_true", help="also time the binary default fit on the same rows")
+    p.add_argument("--skip-findrs", action="store_true", help="no multiclass findrs fit (e.g. with --binary-cost)")
     p.add_argument("--raw", default="results/raw/multiclass-auto.csv")
     p.add_argument("--out", default=None, help="the Markdown tables (default: printed only)")
     p.add_argument("--tables-only", action="store_true")
@@ -224,11 +249,14 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = Path(args.data_dir) if args.data_dir else None
         started = _dt.datetime.now(_dt.timezone.utc)
         rows: list[dict[str, Any]] = []
-        ran = [f"findrs {args.tag}", *([] if args.skip_baselines else BASELINES)]
+        ran = [*([] if args.skip_findrs else [f"findrs {args.tag}"]), *([] if args.skip_baselines else BASELINES),
+               *([BINARY] if args.binary_cost else [])]
         kept = old.filter(~(pl.col("dataset").is_in(args.datasets) & pl.col("method").is_in(ran)))
         for name in args.datasets:
             for s, train, test in splits_of(name, data_dir, args.splits, args.connect4_rows):
-                done = [run_findrs(train, test, s, args.tag)]
+                done = [] if args.skip_findrs else [run_findrs(train, test, s, args.tag)]
+                if args.binary_cost:
+                    done.append(run_binary_cost(train, test, s))
                 if not args.skip_baselines:
                     done += [_baseline(run_cart, train, test, s), _baseline(run_lr, train, test, s),
                              run_lightgbm(train, test, s)]
@@ -238,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                 new = pl.DataFrame(rows, schema=RAW)
                 pl.concat([kept, new]).write_csv(raw_path)
         finished = _dt.datetime.now(_dt.timezone.utc)
-        info.append(f"- `findrs {args.tag}` ({', '.join(args.datasets)}): run {started:%Y-%m-%d %H:%M} to "
+        info.append(f"- {', '.join(f'`{m}`' for m in ran)} ({', '.join(args.datasets)}): run {started:%Y-%m-%d %H:%M} to "
                     f"{finished:%H:%M} UTC on {platform.machine()} with {os.cpu_count()} cores (shared: times are "
                     f"noisy), one thread per library, findrs {findrs.__version__}, polars {pl.__version__}; "
                     f"`{command}`.")

@@ -156,3 +156,25 @@ def test_default_fits_predict_training_classes_on_every_path(df: pl.DataFrame, s
     table = model.cv_results
     if table is not None:
         assert table.filter("chosen").height == 1
+
+
+def test_the_measurement_script_moves_training_labels_and_keeps_other_rows(tmp_path) -> None:
+    # experiments/multiclass_auto.py: noisy variants move round(rate * rows) training labels, each
+    # to another class, the same ones for a split; a run replaces only its own (dataset, method) rows.
+    from experiments import multiclass_auto as script
+
+    df = pl.DataFrame({"x": range(200), "class": ["a", "b", "c", "d"] * 50})
+    moved = script.move_labels(df, 0.2, 3)
+    changed = moved["class"] != df["class"]
+    assert int(changed.sum()) == 40 and moved.equals(script.move_labels(df, 0.2, 3))
+    assert not script.move_labels(df, 0.2, 4).equals(moved) and script.move_labels(df, 0.0, 3).equals(df)
+    raw = tmp_path / "raw.csv"
+    pl.DataFrame({"dataset": ["car"], "split": [0], "method": ["findrs before"], "accuracy": [0.9], "n_rules": [3],
+                  "n_conditions": [4], "wall_seconds": [0.1], "cpu_seconds": [0.1], "note": [""]}).write_csv(raw)
+    out = tmp_path / "out.md"
+    assert script.main(["--datasets", "iris", "--splits", "1", "--skip-baselines", "--raw", str(raw),
+                        "--out", str(out), "--tag", "t"]) == 0
+    rows = pl.read_csv(raw)
+    assert sorted(zip(rows["dataset"], rows["method"])) == [("car", "findrs before"), ("iris", "findrs t")]
+    text = out.read_text()
+    assert "| `iris` | 1 |" in text and "findrs t" in text and "tolerance=" in text
