@@ -27,7 +27,10 @@ the same split for every method. On each split, in the same run, one thread per 
 
 Per method: test accuracy, rules and conditions (findrs: voting rules of all class sets and their
 constraints; CART: leaves and the splits on each leaf's path), fit seconds (wall) and fit CPU
-seconds (``time.process_time``, this process). Raw rows go to ``--raw`` (rows of other data sets
+seconds (``time.process_time``, this process). ``--binary-cost`` also times the binary default fit
+of the most frequent class against the rest on the same rows (the cost yardstick); ``--grid-tolerances``
+and ``--grid-supports`` set the multiclass grid for the run (a wider one, to count which values
+win). Raw rows go to ``--raw`` (rows of other data sets
 and tags are kept: a run replaces only its own (dataset, method) rows); the Markdown table to
 ``--out``; ``--tables-only`` rebuilds it from the raw file.
 """
@@ -212,6 +215,17 @@ def report(raw: pl.DataFrame, command: str, info: list[str]) -> str:
             lines.append(f"| `{d}` | {sub['split'].n_unique()} | " + " | ".join(cells) + " |")
         lines.append("")
     notes = raw.filter(pl.col("method").str.starts_with("findrs") & (pl.col("note") != ""))
+    chosen = notes.filter(pl.col("note").str.contains("tolerance="))
+    if not chosen.is_empty():
+        lines += ["### How often each value was chosen", "", "| method | fits | value counts |", "|:---|---:|:---|"]
+        for m in sorted(set(chosen["method"].to_list())):
+            parts = [dict(kv.split("=", 1) for kv in n.split(", ")) for n in chosen.filter(pl.col("method") == m)["note"]]
+            counts = []
+            for key in ("tolerance", "min_support", "simplify", "multiclass", "numeric"):
+                values = [p[key] for p in parts if key in p]
+                counts.append(f"`{key}` " + ", ".join(f"{v} {values.count(v)}" for v in sorted(set(values), key=_order)))
+            lines.append(f"| {m} | {len(parts)} | " + "; ".join(counts) + " |")
+        lines.append("")
     lines += ["`binary default (cost)`: the binary default fit of the most frequent training class against "
               "the rest on the same rows (its accuracy is on that two-class task): the yardstick of the "
               "multiclass fit's cost.", ""] if BINARY in methods else []
@@ -221,6 +235,19 @@ def report(raw: pl.DataFrame, command: str, info: list[str]) -> str:
             lines.append(f"| `{r['dataset']}` | {r['method']} | {r['split']} | {r['note']} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _order(value: str) -> tuple[float, str]:
+    """Numbers in numeric order, words after them."""
+    try:
+        return float(value), value
+    except ValueError:
+        return float("inf"), value
+
+
+def _tolerance(text: str) -> int | float:
+    """A tolerance as the fit takes it: ``"0"`` the paper's count, ``"0.1"`` a share."""
+    return float(text) if "." in text else int(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-baselines", action="store_true")
     p.add_argument("--binary-cost", action="store_true", help="also time the binary default fit on the same rows")
     p.add_argument("--skip-findrs", action="store_true", help="no multiclass findrs fit (e.g. with --binary-cost)")
+    p.add_argument("--grid-tolerances", nargs="+", type=_tolerance, default=None,
+                   help="findrs.select.multiclass.TOLERANCES for this run (e.g. a wider grid, to count winners)")
+    p.add_argument("--grid-supports", nargs="+", type=int, default=None,
+                   help="findrs.select.multiclass.SUPPORTS for this run")
     p.add_argument("--raw", default="results/raw/multiclass-auto.csv")
     p.add_argument("--out", default=None, help="the Markdown tables (default: printed only)")
     p.add_argument("--tables-only", action="store_true")
@@ -245,6 +276,12 @@ def main(argv: list[str] | None = None) -> int:
     info = info_path.read_text().splitlines() if info_path.exists() else []
     if not args.tables_only:
         import findrs
+        from findrs.select import multiclass as grid
+
+        if args.grid_tolerances is not None:
+            grid.TOLERANCES = tuple(args.grid_tolerances)
+        if args.grid_supports is not None:
+            grid.SUPPORTS = tuple(args.grid_supports)
 
         data_dir = Path(args.data_dir) if args.data_dir else None
         started = _dt.datetime.now(_dt.timezone.utc)
