@@ -318,23 +318,20 @@ def _fit(
     codes = encode_frame(df, encoders)
     progress = progress_bar() if verbose else None  # the line of the stages (learning/progress.py)
     try:
-        chosen = numeric_cv = model = None
+        chosen = model = None
         if multi is not None and (auto is True or mc_axes):  # docs/semantics.md §10; None without CV
             model = _mc_cv.fit_auto(df, features, classes, tgt, {**params, **{a: "auto" for a in mc_axes}}, mc_axes,
                                     mc_rows, encoders, codes, combine, numeric is None and auto is True, n_jobs,
                                     progress)
-        if model is not None:
-            pass
-        elif multi is not None and combine == "auto":
+        if model is None and multi is not None and combine == "auto":
             combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs,
                                                   report=stage(progress, "cross-validation: class combinations"))
         n_sets = len(tgt.classes or ()) - (combine != "one-vs-rest") if multi is not None else 1
         with _variants():  # each encoding built once (docs/semantics.md §9.4, §9.6)
-            if model is not None:
-                pass
-            elif multi is not None:
-                model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs,
-                                                     stage(progress, f"fit of {n_sets} class rule sets"), chosen, numeric_cv)
+            if multi is not None:
+                if model is None:  # the paper's settings per class, or no cross-validation possible
+                    model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs,
+                                                         stage(progress, f"fit of {n_sets} class rule sets"), chosen)
             elif pair or chunks is not None:
                 params_list = [check_params({**params, "auto": False, "method": "bo", "n_rules": None}), params] if pair else [params]
                 models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, fit_stage(progress, params),
