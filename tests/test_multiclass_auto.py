@@ -5,6 +5,7 @@ stratified cross-validation of the whole multiclass model chooses the share tole
 from __future__ import annotations
 
 import json
+from typing import Any
 import warnings
 
 import numpy as np
@@ -178,3 +179,24 @@ def test_the_measurement_script_moves_training_labels_and_keeps_other_rows(tmp_p
     assert sorted(zip(rows["dataset"], rows["method"])) == [("car", "findrs before"), ("iris", "findrs t")]
     text = out.read_text()
     assert "| `iris` | 1 |" in text and "findrs t" in text and "tolerance=" in text
+
+
+@given(df=multiclass_frames(), method=st.sampled_from(["find-rs", "bo", "bp"]),
+       combine=st.sampled_from(multiclass.COMBINATIONS), tolerance=st.sampled_from([0, 1, 0.2]),
+       numeric=st.sampled_from(["bins", "interval"]), seed=st.integers(0, 2**32))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_cross_validation_reads_held_out_codes_as_predict(df: pl.DataFrame, method: str, combine: str,
+                                                              tolerance: Any, numeric: str, seed: int) -> None:
+    # learning/multiclass_cv.class_indices_of, which scores the held-out rows of every fold from
+    # their codes, decides each row as predict does (votes, thresholds, thetas, ties, default).
+    from findrs.data.encode import encode_frame
+    from findrs.learning.multiclass_cv import class_indices_of
+
+    try:
+        model = findrs.fit(df, "y", method=method, random_state=seed, n_jobs=1, auto=False,
+                           settings=dict(T=5, multiclass=combine, tolerance=tolerance, numeric=numeric))
+    except FindRSInputError:  # a share that leaves a class set no rule
+        return
+    probe = pl.concat([df, perturbed(df, seed % 1000)])
+    got = class_indices_of(model, encode_frame(probe, model.encoders))
+    assert [model.classes[i] for i in got] == model.predict(probe).to_list()
