@@ -64,6 +64,7 @@ NOISY = {"car-n10": ("car", 0.1), "car-n20": ("car", 0.2), "connect-4-n10": ("co
 DATASETS = ("car", "car-n10", "car-n20", "connect-4", "connect-4-n10", "connect-4-n20", "wine", "iris", "digits")
 BASELINES = ("CART", "LR", "LightGBM")
 BINARY = "binary default (cost)"
+TABLES = "## Tables (written by experiments/multiclass_auto.py)"
 RAW = {"dataset": pl.String, "split": pl.Int64, "method": pl.String, "accuracy": pl.Float64, "n_rules": pl.Int64,
        "n_conditions": pl.Int64, "wall_seconds": pl.Float64, "cpu_seconds": pl.Float64, "note": pl.String}
 
@@ -311,7 +312,11 @@ def main(argv: list[str] | None = None) -> int:
         old = pl.read_csv(raw_path, schema=RAW)
     text = report(old, command, info)
     if args.out:
-        Path(args.out).write_text("# Multiclass default fit against CART, LR and LightGBM\n\n" + text + "\n")
+        out = Path(args.out)
+        head = "# Multiclass default fit against CART, LR and LightGBM\n\n"
+        if out.exists() and TABLES in out.read_text():  # the text written above the tables stays
+            head = out.read_text().split(TABLES)[0]
+        out.write_text(head + TABLES + "\n\n" + text + "\n")
     print(text)
     return 0
 
