@@ -136,8 +136,9 @@ def fit_auto(
     combination too when ``combine`` is ``"auto"``, and bins or intervals when ``numeric_auto``.
     Every fold fit is FIND-RS (one run) with the fit's other settings; the best candidate is
     fitted on every row with the fit's method, its ``min_support`` scaled to every row when the
-    folds used a sample of ``cv_rows`` rows (:func:`cv_sample`; ``None``: every row). ``None`` when a class has fewer than 2 rows (no
-    cross-validation)."""
+    folds used a sample of ``cv_rows`` rows (:func:`cv_sample`; ``None``: every row).
+    ``None`` when a class has fewer than 2 rows (no cross-validation), or when no candidate can
+    be fitted (the caller then fits the paper's settings, which say what is wrong)."""
     seed = params["random_state"]
     sample = cv_sample(classes, cv_rows, seed)
     folds = stratified_folds(classes[sample], seed, grid.FOLDS)
