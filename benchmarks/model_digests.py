@@ -70,7 +70,7 @@ def default_digests(data_dir: str) -> None:
 def kind_digests(data_dir: str) -> None:
     """One fit of each model kind, with settings a user would pass."""
     adult, _ = load_adult(Path(data_dir))
-    car, _ = train_test_split(load_uci("car", data_dir), 0.5, 0)
+    car, _ = train_test_split(load_uci("car", data_dir, labels=True), 0.5, 0)  # four classes: multiclass
     vote, _ = train_test_split(load_uci("vote", data_dir), 0.5, 0)
     ttt, _ = train_test_split(load_uci("tic-tac-toe", data_dir), 0.5, 0)
     fits = {
