@@ -661,12 +661,14 @@ def _choose_encoding(
     bins of ``params`` (equal-width unless ``bin_edges`` was given), ``coder`` their per-fold
     encoding (:func:`_fold_coder_of`). Every encoding is cross-validated on the same sample and
     folds (they depend only on the labels and ``random_state``) without a final fit
-    (:meth:`RuleSetModel._cross_validate`): first the bin edge placements of
-    :data:`EDGE_CANDIDATES` (a tie to the earlier), then the winner against
-    ``numeric="interval"`` with the fit's ``interval_ends`` (a tie to bins). The winner whose
-    chosen candidate has the most held-out rows right (a tie to fewer conditions) is then the
-    only encoding fitted on all rows. Its record lists every encoding's candidates, each with its
-    ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
+    (:meth:`RuleSetModel._cross_validate`): the bin edge placements of :data:`EDGE_CANDIDATES`,
+    then ``numeric="interval"`` with the fit's ``interval_ends``. With successive halving, every
+    encoding's first stage runs first and AV and OH under each race on it
+    (:func:`findrs.select.halving.race_groups`): only the entries that go on are cross-validated
+    further. The encoding whose chosen candidate has the most held-out rows right (a tie to
+    fewer conditions, then to the earlier: bins before intervals) is then the only encoding
+    fitted on all rows. Its record lists the candidates of every encoding that went on, each
+    with its ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
     fold on its own training rows (:func:`_encode_variant`), given as ``bin_edges`` too.
     ``sized``: the size is chosen with the settings (docs/semantics.md §8.1): every encoding's
     candidates at every budget of their paths compete, and the pair chosen is fitted
@@ -676,7 +678,6 @@ def _choose_encoding(
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
     interval: Variant | None = None
-    i_best = 0
     if numeric:
         try:
             interval = _encode_variant(df, features, y, {**params, "numeric": "interval"})
@@ -712,6 +713,8 @@ def _choose_encoding(
     model = RuleSetModel._fit_auto(cod, y, enc, tgt, p, n_jobs, fit_stage(progress, p, "final fit"), coder,
                                    record=recs[best])
     recs[best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
+    if not chosen:  # one encoding left (intervals could not take a column): nothing more chosen
+        return model, cod, coder
     if p["numeric"] == "interval":
         chosen = ("numeric",)
     return model._with_edges_record(_auto_mod.merge_encoding_records(recs, tags, best, heads), chosen), cod, coder
