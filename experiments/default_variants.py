@@ -6,7 +6,9 @@ Adult and connect-4 tables of ``results/defaults-time.md``.
 
 A mode is a ``-``-joined list of ``minrowsN`` (``findrs.select.halving.MIN_ROWS``; ``nohalv`` turns
 halving off), ``keepN`` (``MIN_KEEP``), ``factorN`` (``FACTOR``) and ``bestN``
-(``findrs.select.params.BEST_OF_ROW_RUNS``). One line per seed: the model kind, wall and CPU
+(``findrs.select.params.BEST_OF_ROW_RUNS``) and ``cvrowsN`` (``CV_ROWS_LARGE``, the sample of
+frames of more than 16,000 rows) and ``racezN`` (``findrs.select.halving.RACE_Z``; ``racez1000`` keeps
+every encoding). One line per seed: the model kind, wall and CPU
 seconds, test accuracy (Adult: adult.test; else the seed's other half), the chosen candidate's
 cross-validated accuracy, and the chosen settings.
 """
@@ -21,6 +23,7 @@ import warnings
 from typing import Any
 
 from experiments.noisy import split
+from experiments.small import model_size
 from experiments.uci import require_data_dir
 
 
@@ -42,7 +45,8 @@ def set_constant(spec: str) -> tuple[Any, str, Any]:
 
 
 MODE_CONSTANTS = {"minrows": "findrs.select.halving.MIN_ROWS", "keep": "findrs.select.halving.MIN_KEEP",
-                  "factor": "findrs.select.halving.FACTOR", "best": "findrs.select.params.BEST_OF_ROW_RUNS"}
+                  "factor": "findrs.select.halving.FACTOR", "best": "findrs.select.params.BEST_OF_ROW_RUNS",
+                  "cvrows": "findrs.select.params.CV_ROWS_LARGE", "racez": "findrs.select.halving.RACE_Z"}
 
 
 def apply(mode: str) -> None:
@@ -78,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         keys = ("method", "encoding", "tolerance", "min_support", "direction", "simplify", "bin_edges", "numeric",
                 "best_of", "run")
         print(args.mode, args.noise, seed, type(m).__name__, f"wall {wall:.1f} cpu {cpu:.1f} acc {m.score(test):.4f}",
-              f"cv {sum(ch['correct']) / sum(ch['rows']):.4f}", {k: m.params.get(k) for k in keys}, flush=True)
+              f"cv {sum(ch['correct']) / sum(ch['rows']):.4f}", "size", model_size(m) if m.rules is not None else None, {k: m.params.get(k) for k in keys}, flush=True)
     return 0
 
 

@@ -288,3 +288,27 @@ def test_the_fold_pool_is_kept_and_a_failed_fit_leaves_no_fit_running(monkeypatc
     assert state["running"] == 0
     monkeypatch.setattr(exceptions_cv, "_fold_model", real)
     assert _pair_counts(df, plain, 3) == first
+
+
+def test_rules_over_the_cap_keep_the_plain_model_without_fitting_the_exception_rules(monkeypatch) -> None:
+    # The voting rules of rules with exceptions are the rules plus the exception rules that
+    # override one: rules already over MAX_VOTING_RULES can only give the plain model, so the
+    # exception rules are not fitted; the model is the one the full path returns.
+    df, seed = _train("tic-tac-toe", 0.1), 0
+    assert isinstance(_fit(df, seed), ExceptionsModel)  # under the cap: exceptions win here
+    plain = _fit(df, seed, exceptions=False)
+    monkeypatch.setattr(exceptions_cv, "MAX_VOTING_RULES", 0)  # every rule set is over it
+    fitted: list[str] = []  # the direction of each final fit: the rules', then the exception rules'
+    real = exceptions_cv._final
+
+    def final(variant, y, tgt, rec, ids, *a, **k):
+        fitted.append(rec["candidates"][ids[0]]["direction"])
+        return real(variant, y, tgt, rec, ids, *a, **k)
+
+    monkeypatch.setattr(exceptions_cv, "_final", final)
+    assert _fit(df, seed).to_json() == plain.to_json()
+    assert len(fitted) <= 1 and fitted.count("negative") == 0  # never the exception rules
+    # Under the cap the exception rules are fitted (their final fit is the last one).
+    monkeypatch.setattr(exceptions_cv, "MAX_VOTING_RULES", 10**6)
+    fitted.clear()
+    assert isinstance(_fit(df, seed), ExceptionsModel) and fitted[-1] == "negative"

@@ -363,6 +363,11 @@ def choose(y: np.ndarray, tgt: Any, model: Any,
     else:
         rules = _final(({**v[0], "run": 0, "best_of": best_of}, *v[1:]), y, tgt, rec, from_pick(pick[0], None), auto, n_jobs,
                        fit_stage(progress, {**v[0], "method": "find-rs", "best_of": best_of}, "final fit", "the rules"))
+    if rules.n_rules > MAX_VOTING_RULES:
+        # Over the cap before any exception rule (they only add voting rules): ``model``, as the
+        # test below would decide, without fitting the exception rules (on connect-4 one run of
+        # about 10 CPU-s).
+        return model
     # The exception rules are one run (run 0's order), as exceptions=True fits them (§5.3, §9.6).
     excs = _final(({**v[0], "run": 0, "best_of": 1}, *v[1:]), y, tgt, rec,
                   from_pick(pick[1], rules.params["encoding"]), auto, n_jobs,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import contextvars
 import secrets
 import warnings
@@ -26,6 +27,7 @@ from .progress import encoding_words, fit_stage, progress_bar, stage
 from ..settings import Settings, coerce
 from ..data.target import binarize, class_indices
 from ..select import auto as _auto_mod
+from ..select import halving
 from . import exceptions_cv as _exceptions_cv
 from . import multiclass_cv as _mc_cv
 from ..select import multiclass as _mc_grid
@@ -626,12 +628,14 @@ def _choose_encoding(
     bins of ``params`` (equal-width unless ``bin_edges`` was given), ``coder`` their per-fold
     encoding (:func:`_fold_coder_of`). Every encoding is cross-validated on the same sample and
     folds (they depend only on the labels and ``random_state``) without a final fit
-    (:meth:`RuleSetModel._cross_validate`): first the bin edge placements of
-    :data:`EDGE_CANDIDATES` (a tie to the earlier), then the winner against
-    ``numeric="interval"`` with the fit's ``interval_ends`` (a tie to bins). The winner whose
-    chosen candidate has the most held-out rows right (a tie to fewer conditions) is then the
-    only encoding fitted on all rows. Its record lists every encoding's candidates, each with its
-    ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
+    (:meth:`RuleSetModel._cross_validate`): the bin edge placements of :data:`EDGE_CANDIDATES`,
+    then ``numeric="interval"`` with the fit's ``interval_ends``. With successive halving, every
+    encoding's first stage runs first and AV and OH under each race on it
+    (:func:`findrs.select.halving.race_groups`): only the entries that go on are cross-validated
+    further. The encoding whose chosen candidate has the most held-out rows right (a tie to
+    fewer conditions, then to the earlier: bins before intervals) is then the only encoding
+    fitted on all rows. Its record lists the candidates of every encoding that went on, each
+    with its ``bin_edges`` (and ``numeric``). The supervised placement's cross-validation encodes each
     fold on its own training rows (:func:`_encode_variant`), given as ``bin_edges`` too.
     ``sized``: the size is chosen with the settings (docs/semantics.md §8.1): every encoding's
     candidates at every budget of their paths compete, and the pair chosen is fitted
@@ -641,45 +645,46 @@ def _choose_encoding(
     if edges:
         variants += [_encode_variant(df, features, y, {**params, "bin_edges": how}) for how in EDGE_CANDIDATES[1:]]
     interval: Variant | None = None
-    i_best = 0
     if numeric:
         try:
             interval = _encode_variant(df, features, y, {**params, "numeric": "interval"})
         except FindRSInputError:
             # A column intervals cannot take (an infinity): the candidate is skipped, bins stay.
             numeric = False
-    n = len(variants) + numeric  # the cross-validations, numbered on the progress line
-    recs = [RuleSetModel._cross_validate(c, y, e, p, n_jobs, stage(progress, f"cross-validation {i} of {n}: {encoding_words(p)}"),
-                                         fold_codes=fc, paths=sized) for i, (p, e, c, fc) in enumerate(variants, 1)]
-    e_best = max(range(len(recs)), key=lambda i: (*_chosen_score(recs[i]), -i))
-    if numeric:
-        i_rec = RuleSetModel._cross_validate(interval[2], y, interval[1], interval[0], n_jobs,
-                                             stage(progress, f"cross-validation {n} of {n}: intervals"),
-                                             fold_codes=interval[3], paths=sized)
-        i_best = 1 if _chosen_score(i_rec) > _chosen_score(recs[e_best]) else 0
+    pool = [*variants, *([interval] if numeric else [])]
+    # Each candidate's encoding fields: a binned one's bin_edges first when bins and intervals
+    # were compared (else last), as model files have always written them.
+    heads = [{"bin_edges": v[0]["bin_edges"]} if numeric else {} for v in variants] + [{}] * numeric
+    tags = [{**({"bin_edges": v[0]["bin_edges"]} if edges and not numeric else {}), **({"numeric": "bins"} if numeric else {})}
+            for v in variants]
+    tags += [{"bin_edges": params["bin_edges"], "numeric": "interval"}] if numeric else []
+    n = len(pool)  # the cross-validations, numbered on the progress line
+    names = [f"cross-validation {i} of {n}: {encoding_words(v[0])}" for i, v in enumerate(pool, 1)]
+    firsts = [RuleSetModel._first_stage(c, y, e, p, n_jobs, functools.partial(stage, progress, f"{name}, first stage"), fc)
+              for name, (p, e, c, fc) in zip(names, pool)] if n > 1 else [None]
+    kept = list(range(n))
+    if all(f is not None for f in firsts):
+        alive = halving.race_groups(firsts)  # type: ignore[arg-type]
+        firsts = [{**f, "alive": a} for f, a in zip(firsts, alive)]  # type: ignore[dict-item]
+        kept = [i for i in kept if alive[i]]
+    recs = [RuleSetModel._cross_validate(pool[i][2], y, pool[i][1], pool[i][0], n_jobs, stage(progress, names[i]),
+                                         fold_codes=pool[i][3], paths=sized, first=firsts[i]) for i in kept]
+    pool, tags, heads = [pool[i] for i in kept], [tags[i] for i in kept], [heads[i] for i in kept]
+    chosen = (*(["bin_edges"] if edges else []), *(["numeric"] if numeric else []))
     if sized:
-        merged = _auto_mod.merge_edge_records(recs, EDGE_CANDIDATES, 0) if edges else recs[0]
-        if numeric:
-            merged = _auto_mod.merge_numeric_records(merged, params["bin_edges"], i_rec, params["bin_edges"], 0)
-        pool = [*variants, *([interval] if numeric else [])]
-        model, v = fit_sized(pool, [*recs, *([i_rec] if numeric else [])], merged, y, tgt, n_jobs,
-                             fit_stage(progress, params, "final fit"),
-                             chosen=(*(["bin_edges"] if edges else []), *(["numeric"] if numeric else [])))
+        model, v = fit_sized(pool, recs, _auto_mod.merge_encoding_records(recs, tags, 0, heads), y, tgt, n_jobs,
+                             fit_stage(progress, params, "final fit"), chosen=chosen)
         return model, pool[v][2], pool[v][3]
-    p, enc, cod, coder = variants[e_best] if i_best == 0 else interval  # type: ignore[misc]
-    won = recs[e_best] if i_best == 0 else i_rec
-    model = RuleSetModel._fit_auto(cod, y, enc, tgt, p, n_jobs, fit_stage(progress, p, "final fit"), coder, record=won)
-    if i_best == 0:
-        recs[e_best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
-    else:
-        i_rec = model._cv
-    edge_rec = _auto_mod.merge_edge_records(recs, EDGE_CANDIDATES, e_best) if edges else recs[0]
-    if not numeric:
-        return (model._with_edges_record(edge_rec) if edges else model), cod, coder
-    if i_best == 0 and edges:
-        model = model._with_edges_record(edge_rec)
-    rec = _auto_mod.merge_numeric_records(edge_rec, variants[e_best][0]["bin_edges"], i_rec, params["bin_edges"], i_best)
-    return model._with_edges_record(rec, ("numeric",)), cod, coder
+    best = max(range(len(recs)), key=lambda i: (*_chosen_score(recs[i]), -i))
+    p, enc, cod, coder = pool[best]
+    model = RuleSetModel._fit_auto(cod, y, enc, tgt, p, n_jobs, fit_stage(progress, p, "final fit"), coder,
+                                   record=recs[best])
+    recs[best] = model._cv  # the fit's own record (its fitted candidate, should a support leave no rule)
+    if not chosen:  # one encoding left (intervals could not take a column): nothing more chosen
+        return model, cod, coder
+    if p["numeric"] == "interval":
+        chosen = ("numeric",)
+    return model._with_edges_record(_auto_mod.merge_encoding_records(recs, tags, best, heads), chosen), cod, coder
 
 
 def _choose_vote(

@@ -140,15 +140,17 @@ class _Fitting:
         cands: list[dict[str, Any]] | None = None,
         fold_codes: FoldCoder | None = None,
         paths: bool = False,
+        first: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The cross-validation of :meth:`_fit_auto` alone, without its final fit on all rows:
         its record (the chosen candidate the best-ranked one). The same codes and parameters
         (and ``fold_codes``) give the same record as the fit's (docs/semantics.md §9.4), so the
         other CV axes (bin edges, numeric kind) compare encodings and fit only the winner.
         ``cands``: the candidates to try instead of those of ``params`` (the vote axis, §9.5).
-        ``paths``: the record keeps the FIND-RS candidates' path counts (a choice of the size, §8.1)."""
+        ``paths``: the record keeps the FIND-RS candidates' path counts (a choice of the size, §8.1).
+        ``first``: its first halving stage, already run (:meth:`_first_stage`)."""
         out = cls._auto_core(codes, labels, encoders, params, n_jobs, progress, final_fit=False, cands=cands,
-                             fold_codes=fold_codes, paths=paths)
+                             fold_codes=fold_codes, paths=paths, first=first)
         _, _, cands, best, rows, folds, sampled, _, _ = out
         return auto.record(cands, rows, best, folds, int(sampled), paths=paths)
 
@@ -168,6 +170,7 @@ class _Fitting:
         record: dict[str, Any] | None = None,
         order: list[int] | None = None,
         paths: bool = False,
+        first: dict[str, Any] | None = None,
     ) -> tuple[Any, ...]:
         """The core's ``fit_auto`` on these codes: (core model or ``None`` without a final fit,
         contradictions, candidates, index of the best, per-candidate fold counts, folds, rows
@@ -179,27 +182,16 @@ class _Fitting:
         its candidates and scores are passed to the core, which fits from them without
         cross-validating. The final fit keeps the best of ``params["best_of"]`` runs
         (docs/semantics.md §5.3); the last item is then the run kept and every run's training
-        rows right (else ``None``)."""
-        n_pos = int(labels.sum())
-        smaller = min(n_pos, len(labels) - n_pos)
-        if smaller < 2:
-            raise FindRSInputError(
-                f"automatic settings ({', '.join(params['auto'])}) need cross-validation, which needs at least "
-                f"2 rows of each class; the smaller class has {smaller}: fix those settings instead"
-            )
-        n = len(labels)
-        sample = params["cv_rows"] if params["cv_rows"] is not None and params["cv_rows"] < n else n
-        folds = params["cv"] if params["cv"] is not None else auto.default_folds(sample)
-        folds = min(folds, smaller)
-        # The candidates as the sample sees them (its positives decide the supports tried).
-        s_pos = max(1, (n_pos * sample + n // 2) // n)
+        rows right (else ``None``). ``first``: the first stage of its successive halving, already
+        run (:meth:`_first_stage`)."""
+        sample, folds, s_pos = _cv_shape(labels, params)
         scores = None
         if record is not None:
             cands, scores = auto.record_scores(record)
         if cands is None:
             cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
             cands, progress = cls._halve(codes, labels, encoders, params, n_jobs, progress, cands, sample, folds,
-                                         min(s_pos, sample - s_pos), fold_codes)
+                                         min(s_pos, sample - s_pos), fold_codes, first)
         fold_columns = None
         if fold_codes is not None and record is None:
             fold_of = _core.cv_folds(labels, folds, params["random_state"], params["cv_rows"])
@@ -237,21 +229,29 @@ class _Fitting:
         folds: int,
         n_smaller: int,
         fold_codes: FoldCoder | None,
+        first: dict[str, Any] | None = None,
     ) -> tuple[list[dict[str, Any]], Callable[[int, int], None] | None]:
         """Successive halving (:mod:`findrs.select.halving`, docs/semantics.md §9.4): the
         candidates of ``cands`` (the grid on the whole ``sample``) whose run groups survive the
         stages before the last, each stage a cross-validation on its own smaller sample with
         the same ``folds``; and the callback for the last stage's reports, which goes on from the
         earlier stages' runs (one total for all stages). No stage when the sample is small: the
-        grid itself."""
-        order = list(dict.fromkeys(halving.group(c) for c in cands))
-        sizes = halving.strata_sizes(order)
-        plan = halving.stages(sample, n_smaller=n_smaller, folds=folds, group_sizes=sizes)
+        grid itself. After the first stage, AV and OH race (:func:`findrs.select.halving.race_groups`):
+        only the groups of an encoding close enough to the best go on. ``first``: the first
+        stage, already run and raced (:meth:`_first_stage`; its runs were reported on a line
+        of their own)."""
+        order, plan, runs, planned = _plan(params, cands, sample, folds, n_smaller)
         if not plan:
             return cands, progress
-        runs = folds * (params["cv_T"] if params["method"] != "find-rs" else 1)
-        planned = sum(halving.stage_groups(sizes, len(plan))) * runs
-        alive, done = set(order), 0
+        done = 0
+        if first is None:  # the first stage, then the race of its AV and OH groups
+            first = cls._first_stage(codes, labels, encoders, params, n_jobs, lambda: _offset(progress, 0, planned),
+                                     fold_codes, cands)
+            done = first["runs"]
+            first = {**first, "alive": halving.race_groups([first])[0]}
+        else:  # run and raced already; its runs were reported on a line of their own
+            planned -= first["runs"]
+        alive, plan = first["alive"], plan[1:]
         for r in plan:
             stage = halving.stage_candidates(cands, alive, r, sample)
             out = cls._auto_core(codes, labels, encoders, {**params, "cv_rows": r, "cv": folds}, n_jobs,
@@ -259,6 +259,39 @@ class _Fitting:
             done += len(alive) * runs
             alive = halving.survivors(stage, out[4], order)
         return [c for c in cands if halving.group(c) in alive], _offset(progress, done, None)
+
+    @classmethod
+    def _first_stage(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        params: dict[str, Any],
+        n_jobs: int | None,
+        progress: Callable[[], Callable[[int, int], None] | None],
+        fold_codes: FoldCoder | None = None,
+        cands: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any] | None:
+        """The first stage of the successive halving :meth:`_cross_validate` would run on these
+        codes and parameters (docs/semantics.md §9.4), run on its own so that encodings can be
+        raced on it (:func:`findrs.select.halving.race`): the run groups that go on
+        (``alive``), the runs made, the stage's held-out rows (``rows``) and its best
+        candidate's rows right per AV/OH ``encoding`` (``best``); ``None`` when the sample is
+        too small for a stage. Raced (:func:`findrs.select.halving.race_groups`) and given back
+        to :meth:`_cross_validate` as ``first``, the cross-validation goes on from it.
+        ``progress``: makes the stage's report callback when a stage runs (a progress line
+        names the stage only then). ``cands``: the grid (default: that of ``params``)."""
+        sample, folds, s_pos = _cv_shape(labels, params)
+        if cands is None:
+            cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
+        order, plan, runs, _ = _plan(params, cands, sample, folds, min(s_pos, sample - s_pos))
+        if not plan:
+            return None
+        stage = halving.stage_candidates(cands, set(order), plan[0], sample)
+        out = cls._auto_core(codes, labels, encoders, {**params, "cv_rows": plan[0], "cv": folds}, n_jobs,
+                             progress(), final_fit=False, cands=stage, fold_codes=fold_codes)
+        return {"alive": halving.survivors(stage, out[4], order), "runs": len(order) * runs,
+                "rows": int(out[6]), "best": halving.best_by_encoding(stage, out[4])}
 
     @classmethod
     def _fit_multiclass(
@@ -306,6 +339,39 @@ class _Fitting:
         if settings_cv is not None:
             training["settings_cv"] = settings_cv
         return cls(core, encoders, target, params, training)
+
+
+def _plan(params: dict[str, Any], cands: list[dict[str, Any]], sample: int, folds: int,
+          n_smaller: int) -> tuple[list[tuple[Any, ...]], list[int], int, int]:
+    """The successive halving of ``cands`` (:mod:`findrs.select.halving`): the run groups in
+    grid order, the stage samples before the last, the runs per group and the runs of all
+    stages, the last included."""
+    order = list(dict.fromkeys(halving.group(c) for c in cands))
+    sizes = halving.strata_sizes(order)
+    plan = halving.stages(sample, n_smaller=n_smaller, folds=folds, group_sizes=sizes)
+    runs = folds * (params["cv_T"] if params["method"] != "find-rs" else 1)
+    return order, plan, runs, sum(halving.stage_groups(sizes, len(plan))) * runs
+
+
+def _cv_shape(labels: np.ndarray, params: dict[str, Any]) -> tuple[int, int, int]:
+    """The automatic cross-validation's sample size, folds and positives in the sample
+    (docs/semantics.md §9.4).
+
+    Raises:
+        FindRSInputError: the smaller class has fewer than 2 rows.
+    """
+    n_pos = int(labels.sum())
+    smaller = min(n_pos, len(labels) - n_pos)
+    if smaller < 2:
+        raise FindRSInputError(
+            f"automatic settings ({', '.join(params['auto'])}) need cross-validation, which needs at least "
+            f"2 rows of each class; the smaller class has {smaller}: fix those settings instead"
+        )
+    n = len(labels)
+    sample = params["cv_rows"] if params["cv_rows"] is not None and params["cv_rows"] < n else n
+    folds = params["cv"] if params["cv"] is not None else auto.default_folds(sample)
+    # The candidates as the sample sees them (its positives decide the supports tried).
+    return sample, min(folds, smaller), max(1, (n_pos * sample + n // 2) // n)
 
 
 def _offset(progress: Callable[[int, int], None] | None, done: int,

@@ -169,16 +169,6 @@ def record_scores(rec: Mapping[str, Any]) -> tuple[list[dict[str, Any]], tuple[l
     return cands, (rows, int(rec["sampled"]))
 
 
-def merge_edge_records(recs: list[Mapping[str, Any]], placements: tuple[str, ...], best: int) -> dict[str, Any]:
-    """One record of the cross-validations of several ``bin_edges`` placements (same folds):
-    every candidate of each, with its ``bin_edges``, the chosen one that of record ``best``.
-
-    Raises:
-        ValueError: the records' folds or samples differ (they cannot be compared).
-    """
-    return _merge([(r, {}, {"bin_edges": how}) for r, how in zip(recs, placements)], best, "the bin edge placements")
-
-
 def _merge(parts: list[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]], best: int,
            what: str) -> dict[str, Any]:
     """One record of cross-validations on the same folds: each part's record, the fields its
@@ -194,13 +184,13 @@ def _merge(parts: list[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, 
     return {"folds": first["folds"], "sampled": first["sampled"], "chosen": chosen, "candidates": cands}
 
 
-def merge_numeric_records(binned: Mapping[str, Any], binned_edges: str, interval: Mapping[str, Any],
-                          interval_edges: str, best: int) -> dict[str, Any]:
-    """One record of the cross-validations of ``numeric="bins"`` (``binned``, whose candidates
-    may already carry their ``bin_edges``; else all have ``binned_edges``) and
-    ``numeric="interval"`` (``interval``, candidates given ``interval_edges``, the value the
-    interval fit's params hold) on the same folds (docs/semantics.md §9.4): every candidate with
-    its ``numeric`` and ``bin_edges``, the chosen one that of record ``best`` (0 bins, 1 interval).
+def merge_encoding_records(recs: Sequence[Mapping[str, Any]], tags: Sequence[Mapping[str, Any]],
+                           best: int, first: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """One record of the cross-validations of several encodings of the numeric columns on the
+    same folds (docs/semantics.md §9.4): every candidate of each record, tagged with its
+    encoding's fields (``bin_edges``, and ``numeric`` when bins and intervals were compared), in
+    record order; the chosen one that of record ``best``. ``first``: per record, the fields
+    that come before the candidate's own (the order a file writes them in).
 
     Raises:
         ValueError: the records' folds or samples differ (they cannot be compared).
@@ -208,13 +198,13 @@ def merge_numeric_records(binned: Mapping[str, Any], binned_edges: str, interval
     Example:
         >>> r = {"folds": 2, "sampled": 4, "chosen": 0, "candidates": [{"tolerance": 0, "correct": [1, 2],
         ...      "rows": [2, 2], "rules": [1, 1], "conditions": [1, 1]}]}
-        >>> m = merge_numeric_records(r, "uniform", r, "uniform", 1)
+        >>> tags = [{"bin_edges": "uniform", "numeric": "bins"}, {"bin_edges": "uniform", "numeric": "interval"}]
+        >>> m = merge_encoding_records([r, r], tags, 1)
         >>> m["chosen"], [c["numeric"] for c in m["candidates"]]
         (1, ['bins', 'interval'])
     """
-    parts = [(binned, {"bin_edges": binned_edges}, {"numeric": "bins"}),
-             (interval, {}, {"bin_edges": interval_edges, "numeric": "interval"})]
-    return _merge(parts, best, "bins and intervals")
+    heads = first if first is not None else [{} for _ in recs]
+    return _merge([(r, dict(h), dict(t)) for r, h, t in zip(recs, heads, tags)], best, "the encodings")
 
 
 VOTE_T = 20

@@ -14,9 +14,12 @@ Invariants:
   only, and a stage's ranking on integer scores (held-out rows right, then fewer conditions,
   then the earlier group), so the survivors depend on the data, the settings and
   ``random_state`` only, never on threads or timing;
-- every stratum (encoding x direction) keeps at least :data:`MIN_KEEP` groups, so the best
-  candidate of each direction and encoding is still scored on the whole sample (the rules with
-  exceptions of §9.6 pair the best positive and negative candidates of one encoding);
+- after the first stage the encodings race (:func:`race_groups`): AV and OH (under each
+  encoding of the numeric columns) go on only when close enough to the best; both directions of
+  an encoding go on together, and every stratum (encoding x direction) that goes on keeps at
+  least :data:`MIN_KEEP` groups, so the best candidate of each direction of every encoding that
+  goes on is still scored on the whole sample (the rules with exceptions of §9.6 pair the best
+  positive and negative candidates of one encoding);
 - a stage's candidates are the whole grid's candidates of its groups, each ``min_support``
   scaled to the stage's sample (:func:`stage_candidates`).
 
@@ -52,6 +55,10 @@ MIN_KEEP = 2
 
 MIN_SMALLER_PER_FOLD = 20
 """A stage needs at least this many rows of the smaller class per fold."""
+
+RACE_Z = 1.0
+"""How far behind, in standard errors, an encoding's best first-stage candidate may score and
+still go on (:func:`race`)."""
 
 
 def kept(n: int) -> int:
@@ -173,3 +180,59 @@ def stage_groups(sizes: Sequence[int], n_stages: int) -> list[int]:
         sizes = [kept(n) for n in sizes]
         out.append(sum(sizes))
     return out
+
+
+def best_by_encoding(cands: Sequence[Mapping[str, Any]], rows: Sequence[Sequence[Sequence[int]]]) -> dict[str, int]:
+    """The most held-out rows a stage's candidates of each ``encoding`` (``"av"``, ``"oh"``)
+    got right, in the order the encodings first appear.
+
+    Example:
+        >>> best_by_encoding([{"encoding": "av"}, {"encoding": "oh"}, {"encoding": "av"}],
+        ...                  [([5], [9], [1], [2]), ([6], [9], [1], [3]), ([7], [9], [1], [1])])
+        {'av': 7, 'oh': 6}
+    """
+    out: dict[str, int] = {}
+    for c, r in zip(cands, rows):
+        out[c["encoding"]] = max(out.get(c["encoding"], 0), sum(r[0]))
+    return out
+
+
+def race_groups(firsts: Sequence[Mapping[str, Any]], z: float | None = None) -> list[set[tuple[Any, ...]]]:
+    """The run groups of each cross-validation that go on after the race (:func:`race`): the
+    first stages ``firsts`` (one per encoding of the numeric columns, each with its ``alive``
+    groups, its ``best`` rows right per ``encoding`` and its ``rows``, the same for all) race
+    as one field of (numeric encoding, AV/OH) entries; a cross-validation keeps its groups of
+    the AV/OH encodings that go on (none: the whole cross-validation is left behind).
+
+    Example:
+        >>> f = {"alive": {("av", "int", 0, "positive"), ("oh", "int", 0, "positive")}, "rows": 4_000,
+        ...      "best": {"av": 3440, "oh": 3400}}
+        >>> [sorted(g[0] for g in a) for a in race_groups([f, {**f, "best": {"av": 3300, "oh": 3430}}])]
+        [['av'], ['oh']]
+    """
+    entries = [(i, e, b) for i, f in enumerate(firsts) for e, b in f["best"].items()]
+    go = race([b for _, _, b in entries], firsts[0]["rows"], z)
+    kept = [{e for (j, e, _), g in zip(entries, go) if g and j == i} for i in range(len(firsts))]
+    return [{g for g in f["alive"] if g[0] in k} for f, k in zip(firsts, kept)]
+
+
+def race(best: Sequence[int], rows: int, z: float | None = None) -> list[bool]:
+    """Which entries go on after the first stage (docs/semantics.md §9.4, "Successive
+    halving"; an entry is an encoding: AV or OH under one encoding of the numeric columns):
+    every entry was scored on the same ``rows`` held-out rows, and ``best`` holds each one's
+    best candidate's rows right. An entry goes on unless it is behind the leader
+    by more than ``z`` (default :data:`RACE_Z`) standard errors of the difference of two accuracies near the leader's
+    (``sqrt(2 a (1 - a) / rows)``, ``a`` the leader's accuracy; the folds' pairing of the rows
+    would only shrink it). The leader always goes on.
+
+    Example (4,000 rows, leader at 86%: a margin of 31 rows):
+        >>> race([3330, 3440, 3400], 4_000)
+        [False, True, False]
+        >>> race([3330, 3440, 3410], 4_000)
+        [False, True, True]
+    """
+    z = RACE_Z if z is None else z
+    top = max(best)
+    a = top / max(rows, 1)
+    margin = z * math.sqrt(2.0 * a * (1.0 - a) * rows)
+    return [b == top or top - b <= margin for b in best]
