@@ -248,7 +248,7 @@ def _fit(
 
     multi = class_indices(df, target) if positive is None else None
     mc_axes: list[str] = []
-    mc_rows = params["cv_rows"]
+    mc_rows = params["cv_rows"]  # papers() below drops it: the multiclass record keeps the sample instead
     if exceptions is True and multi is not None:
         raise FindRSInputError(
             f"exceptions=True applies to two-class targets; {target!r} has more classes: pass positive=<label> with a "
@@ -260,7 +260,6 @@ def _fit(
             # cross-validation of the whole model (below); the rest are the paper's.
             mc_axes = [a for a in _mc_grid.AXES if a in params["auto"]]
             given.update({a: NOT_GIVEN[a] for a in mc_axes})
-            mc_rows = params["cv_rows"]  # papers() drops it: the record keeps the sample instead
             params = papers() if auto or set(params["auto"]) <= set(mc_axes) else params
         if params["auto"] or params["direction"] != "positive":
             what = f"direction={params['direction']!r}" if not params["auto"] else f"automatic settings ({', '.join(params['auto'])})"

@@ -240,24 +240,18 @@ class _Fitting:
         only the groups of an encoding close enough to the best go on. ``first``: the first
         stage, already run and raced (:meth:`_first_stage`; its runs were reported on a line
         of their own)."""
-        order, plan, runs, planned = _plan(params, cands, sample, folds, n_smaller)
+        order, plan, planned = _plan(params, cands, sample, folds, n_smaller)
         if not plan:
             return cands, progress
-        done = 0
-        if first is None:  # the first stage, then the race of its AV and OH groups
-            first = cls._first_stage(codes, labels, encoders, params, n_jobs, lambda: _offset(progress, 0, planned),
-                                     fold_codes, cands)
-            done = first["runs"]
-            first = {**first, "alive": halving.race_groups([first])[0]}
-        else:  # run and raced already; its runs were reported on a line of their own
-            planned -= first["runs"]
-        alive, plan = first["alive"], plan[1:]
+        alive, done, race = set(order), 0, first is None
+        if first is not None:  # run and raced already; its runs were reported on a line of their own
+            alive, planned, plan = first["alive"], planned - first["runs"], plan[1:]
         for r in plan:
-            stage = halving.stage_candidates(cands, alive, r, sample)
-            out = cls._auto_core(codes, labels, encoders, {**params, "cv_rows": r, "cv": folds}, n_jobs,
-                                 _offset(progress, done, planned), final_fit=False, cands=stage, fold_codes=fold_codes)
-            done += len(alive) * runs
-            alive = halving.survivors(stage, out[4], order)
+            s = cls._stage(codes, labels, encoders, params, n_jobs, _offset(progress, done, planned), fold_codes,
+                           cands, alive, r, sample, folds)
+            done += s["runs"]
+            alive = halving.race_groups([s])[0] if race else s["alive"]  # the race of AV and OH
+            race = False
         return [c for c in cands if halving.group(c) in alive], _offset(progress, done, None)
 
     @classmethod
@@ -270,27 +264,48 @@ class _Fitting:
         n_jobs: int | None,
         progress: Callable[[], Callable[[int, int], None] | None],
         fold_codes: FoldCoder | None = None,
-        cands: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
         """The first stage of the successive halving :meth:`_cross_validate` would run on these
         codes and parameters (docs/semantics.md §9.4), run on its own so that encodings can be
-        raced on it (:func:`findrs.select.halving.race`): the run groups that go on
-        (``alive``), the runs made, the stage's held-out rows (``rows``) and its best
-        candidate's rows right per AV/OH ``encoding`` (``best``); ``None`` when the sample is
-        too small for a stage. Raced (:func:`findrs.select.halving.race_groups`) and given back
-        to :meth:`_cross_validate` as ``first``, the cross-validation goes on from it.
-        ``progress``: makes the stage's report callback when a stage runs (a progress line
-        names the stage only then). ``cands``: the grid (default: that of ``params``)."""
+        raced on it (:func:`findrs.select.halving.race`): :meth:`_stage`'s summary of it;
+        ``None`` when the sample is too small for a stage. Raced
+        (:func:`findrs.select.halving.race_groups`) and given back to :meth:`_cross_validate`
+        as ``first``, the cross-validation goes on from it. ``progress``: makes the stage's
+        report callback when a stage runs (a progress line names the stage only then)."""
         sample, folds, s_pos = _cv_shape(labels, params)
-        if cands is None:
-            cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
-        order, plan, runs, _ = _plan(params, cands, sample, folds, min(s_pos, sample - s_pos))
+        cands = auto.candidates(params, n_positives=s_pos, n_negatives=sample - s_pos)
+        order, plan, _ = _plan(params, cands, sample, folds, min(s_pos, sample - s_pos))
         if not plan:
             return None
-        stage = halving.stage_candidates(cands, set(order), plan[0], sample)
-        out = cls._auto_core(codes, labels, encoders, {**params, "cv_rows": plan[0], "cv": folds}, n_jobs,
-                             progress(), final_fit=False, cands=stage, fold_codes=fold_codes)
-        return {"alive": halving.survivors(stage, out[4], order), "runs": len(order) * runs,
+        return cls._stage(codes, labels, encoders, params, n_jobs, progress(), fold_codes, cands, set(order), plan[0],
+                          sample, folds)
+
+    @classmethod
+    def _stage(
+        cls,
+        codes: list[np.ndarray],
+        labels: np.ndarray,
+        encoders: Sequence[FeatureEncoder],
+        params: dict[str, Any],
+        n_jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+        fold_codes: FoldCoder | None,
+        cands: list[dict[str, Any]],
+        alive: set[tuple[Any, ...]],
+        rows: int,
+        sample: int,
+        folds: int,
+    ) -> dict[str, Any]:
+        """One halving stage: the candidates of ``cands`` (the grid on the whole ``sample``)
+        of the run groups ``alive``, cross-validated on a ``rows``-row sample with ``folds``
+        folds. Returns the groups that go on (``alive``, :func:`findrs.select.halving.survivors`),
+        the runs made, the stage's held-out rows (``rows``) and its best candidate's rows right
+        per AV/OH ``encoding`` (``best``)."""
+        stage = halving.stage_candidates(cands, alive, rows, sample)
+        out = cls._auto_core(codes, labels, encoders, {**params, "cv_rows": rows, "cv": folds}, n_jobs, progress,
+                             final_fit=False, cands=stage, fold_codes=fold_codes)
+        order = list(dict.fromkeys(halving.group(c) for c in cands))
+        return {"alive": halving.survivors(stage, out[4], order), "runs": len(alive) * _runs(params, folds),
                 "rows": int(out[6]), "best": halving.best_by_encoding(stage, out[4])}
 
     @classmethod
@@ -341,16 +356,20 @@ class _Fitting:
         return cls(core, encoders, target, params, training)
 
 
+def _runs(params: dict[str, Any], folds: int) -> int:
+    """The runs one run group makes in a cross-validation of ``folds`` folds."""
+    return folds * (params["cv_T"] if params["method"] != "find-rs" else 1)
+
+
 def _plan(params: dict[str, Any], cands: list[dict[str, Any]], sample: int, folds: int,
-          n_smaller: int) -> tuple[list[tuple[Any, ...]], list[int], int, int]:
+          n_smaller: int) -> tuple[list[tuple[Any, ...]], list[int], int]:
     """The successive halving of ``cands`` (:mod:`findrs.select.halving`): the run groups in
-    grid order, the stage samples before the last, the runs per group and the runs of all
-    stages, the last included."""
+    grid order, the stage samples before the last, and the runs of all stages, the last
+    included (without the race)."""
     order = list(dict.fromkeys(halving.group(c) for c in cands))
     sizes = halving.strata_sizes(order)
     plan = halving.stages(sample, n_smaller=n_smaller, folds=folds, group_sizes=sizes)
-    runs = folds * (params["cv_T"] if params["method"] != "find-rs" else 1)
-    return order, plan, runs, sum(halving.stage_groups(sizes, len(plan))) * runs
+    return order, plan, sum(halving.stage_groups(sizes, len(plan))) * _runs(params, folds)
 
 
 def _cv_shape(labels: np.ndarray, params: dict[str, Any]) -> tuple[int, int, int]:

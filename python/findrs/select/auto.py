@@ -185,11 +185,11 @@ def _merge(parts: list[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, 
 
 
 def merge_encoding_records(recs: Sequence[Mapping[str, Any]], tags: Sequence[Mapping[str, Any]],
-                           best: int, first: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+                           best: int, heads: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """One record of the cross-validations of several encodings of the numeric columns on the
     same folds (docs/semantics.md §9.4): every candidate of each record, tagged with its
     encoding's fields (``bin_edges``, and ``numeric`` when bins and intervals were compared), in
-    record order; the chosen one that of record ``best``. ``first``: per record, the fields
+    record order; the chosen one that of record ``best``. ``heads``: per record, the fields
     that come before the candidate's own (the order a file writes them in).
 
     Raises:
@@ -203,8 +203,8 @@ def merge_encoding_records(recs: Sequence[Mapping[str, Any]], tags: Sequence[Map
         >>> m["chosen"], [c["numeric"] for c in m["candidates"]]
         (1, ['bins', 'interval'])
     """
-    heads = first if first is not None else [{} for _ in recs]
-    return _merge([(r, dict(h), dict(t)) for r, h, t in zip(recs, heads, tags)], best, "the encodings")
+    return _merge([(r, dict(h), dict(t)) for r, h, t in zip(recs, heads or [{} for _ in recs], tags)], best,
+                  "the encodings")
 
 
 VOTE_T = 20
