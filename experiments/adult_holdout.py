@@ -141,11 +141,11 @@ def _refit(scale: Callable[[int, int, int], int]) -> Callable[[pl.DataFrame, int
     def fit(train: pl.DataFrame, seed: int) -> Any:
         import findrs
 
-        m = findrs.fit(train, "class", True, random_state=seed, method="find-rs")
+        m = findrs.fit(train, "class", True, max_rules=None, random_state=seed, method="find-rs")
         rec = m._cv
         s = rec["candidates"][rec["chosen"]]["min_support"]
         kw = {k: m.params[k] for k in SETTINGS}
-        return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="find-rs", auto=False, **kw, settings=dict(min_support=scale(s, train.height, rec["sampled"])))))
+        return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(max_rules=None, random_state=seed, method="find-rs", auto=False, **kw, settings=dict(min_support=scale(s, train.height, rec["sampled"])))))
     return fit
 
 
@@ -161,7 +161,7 @@ def _with_auto_constant(name: str, value: Any, module: str = "findrs.select.auto
         old = getattr(auto, name)
         setattr(auto, name, value)
         try:
-            return findrs.fit(train, "class", True, random_state=seed)
+            return findrs.fit(train, "class", True, max_rules=None, random_state=seed)
         finally:
             setattr(auto, name, old)
     return fit
@@ -171,7 +171,7 @@ def _kw(**kw: Any) -> Callable[[pl.DataFrame, int], Any]:
     def fit(train: pl.DataFrame, seed: int) -> Any:
         import findrs
 
-        return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
+        return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(max_rules=None, random_state=seed, **kw)))
     return fit
 
 
@@ -239,9 +239,9 @@ def _pair(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            pos = findrs.fit(train, "class", True, random_state=seed, settings=dict(direction="positive"))
+            pos = findrs.fit(train, "class", True, max_rules=None, random_state=seed, settings=dict(direction="positive"))
             _POS_TIME[seed] = (time.perf_counter() - t, time.process_time() - c)
-            neg = findrs.fit(train, "class", True, random_state=seed, settings=dict(direction="negative"))
+            neg = findrs.fit(train, "class", True, max_rules=None, random_state=seed, settings=dict(direction="negative"))
         _PAIRS.clear()
         _PAIRS[key] = (pos, neg, time.perf_counter() - t, time.process_time() - c)
     return _PAIRS[key]
@@ -314,7 +314,7 @@ def _exceptions(own_cv: bool) -> Callable[[pl.DataFrame, int], Any]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            neg = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="find-rs", auto=own_cv, **kw, settings=dict(direction="negative"))))
+            neg = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(max_rules=None, random_state=seed, method="find-rs", auto=own_cv, **kw, settings=dict(direction="negative"))))
         if neg.encoders != pos.encoders:
             raise AssertionError("the <=50K set's encoders differ from the >50K set's")
         return _Exceptions(pos, neg, float(train["class"].mean()), secs + time.perf_counter() - t,
@@ -333,7 +333,7 @@ def _ovr_shared(train: pl.DataFrame, seed: int) -> Any:
     t, c = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        neg = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="find-rs", auto=False, **kw, settings=dict(direction="negative", min_support=pos.params["min_support"]))))
+        neg = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(max_rules=None, random_state=seed, method="find-rs", auto=False, **kw, settings=dict(direction="negative", min_support=pos.params["min_support"]))))
     secs += time.perf_counter() - t
     cpu += time.process_time() - c
     return _Both(pos, neg, float(train["class"].mean()), "ovr", secs, cpu)
@@ -394,10 +394,10 @@ def _bo_of(train: pl.DataFrame, seed: int) -> tuple[Any, Any, float, float]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            base = findrs.fit(train, "class", True, random_state=seed, settings=dict(best_of=1))  # run 0 (before §5.3's default)
+            base = findrs.fit(train, "class", True, max_rules=None, random_state=seed, settings=dict(best_of=1))  # run 0 (before §5.3's default)
             kw = {k: base.params[k] for k in SETTINGS}
             t1, c1 = time.perf_counter(), time.process_time()
-            bo = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, method="bo", auto=False, **kw, settings=dict(T=RUNS_T, min_support=base.params["min_support"]))))
+            bo = findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(max_rules=None, random_state=seed, method="bo", auto=False, **kw, settings=dict(T=RUNS_T, min_support=base.params["min_support"]))))
         secs, cpu = time.perf_counter() - t, time.process_time() - c
         _BO_ONLY[seed] = (time.perf_counter() - t1, time.process_time() - c1)
         print(json.dumps({"seed": seed, "method": f"bo{RUNS_T}-fit-only", "secs": round(_BO_ONLY[seed][0], 1),
@@ -478,7 +478,7 @@ def _exc_of(train: pl.DataFrame, seed: int) -> tuple[Any, float, float]:
         t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            exc = findrs.fit(train, "class", True, random_state=seed, settings=dict(exceptions=True, best_of=1))
+            exc = findrs.fit(train, "class", True, max_rules=None, random_state=seed, settings=dict(exceptions=True, best_of=1))
         _EXC.clear()
         _EXC[key] = (exc, time.perf_counter() - t, time.process_time() - c)
     return _EXC[key]
@@ -518,7 +518,7 @@ def _second_stage(k: int, pairs: int | None = None, **kw: Any) -> Callable[[pl.D
 
         learn._choose_exceptions = choose
         try:
-            return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(random_state=seed, **kw)))
+            return findrs.fit(train, "class", True, **findrs.settings.fit_keywords(dict(max_rules=None, random_state=seed, **kw)))
         finally:
             learn._choose_exceptions = old
     return fit

@@ -122,5 +122,5 @@ def test_second_stage_scores_its_contenders_as_fits_on_the_sample(monkeypatch: p
         assert model.n_rules >= 1
         # No row outside the sample: the defaults' model.
         same = _second_stage(3)(df, 0)
-        default = findrs.fit(df, "class", True, random_state=0)
+        default = findrs.fit(df, "class", True, random_state=0, max_rules=None)
     assert type(same) is type(default) and same.to_json() == default.to_json()

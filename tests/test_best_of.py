@@ -114,7 +114,7 @@ def test_the_defaults_runs_extend_fewer_runs_so_its_model_is_as_right_on_the_tra
     # AUTO_BEST_OF runs are the first runs of any larger count and extend any smaller one
     # (runs 0..T, each its own order): the default's model is at least as right on the
     # training rows as the best of 10 (the default before issue 12's branch adult33) and of 1.
-    m = findrs.fit(noisy, "class", True, random_state=3, method="find-rs", settings=dict(exceptions=False))
+    m = findrs.fit(noisy, "class", True, random_state=3, method="find-rs", max_rules=None, settings=dict(exceptions=False))
     given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
                                         "numeric", "bin_edges", "interval_ends")}
     for fewer in (10, 2):
@@ -129,7 +129,7 @@ def test_the_defaults_runs_extend_fewer_runs_so_its_model_is_as_right_on_the_tra
 
 def test_the_default_keeps_the_best_of_several_runs_and_the_papers_one(noisy: pl.DataFrame) -> None:
     # exceptions=False: the plain rules (the default may choose exceptions here, §9.6).
-    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", settings=dict(exceptions=False))
+    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", max_rules=None, settings=dict(exceptions=False))
     assert m.params["best_of"] == AUTO_BEST_OF and len(m._best_of) == AUTO_BEST_OF
     # The model is the fit of the chosen settings given with that best_of.
     given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
@@ -137,7 +137,7 @@ def test_the_default_keeps_the_best_of_several_runs_and_the_papers_one(noisy: pl
     again = findrs.fit(noisy, "class", True, **findrs.settings.fit_keywords(dict(random_state=2, auto=False, **given, settings=dict(best_of=AUTO_BEST_OF))))
     assert again.rules.equals(m.rules) and again.params["run"] == m.params["run"]
     assert findrs.fit(
-        noisy, "class", True, random_state=2, method="find-rs", settings=dict(best_of=1, exceptions=False),
+        noisy, "class", True, random_state=2, method="find-rs", max_rules=None, settings=dict(best_of=1, exceptions=False),
     )._best_of is None
     paper = findrs.fit(noisy, "class", True, random_state=2, auto=False)
     assert (paper.params["run"], paper.params["best_of"]) == (0, 1) and paper._best_of is None
@@ -175,7 +175,7 @@ def test_large_frames_keep_the_best_of_fewer_runs(noisy: pl.DataFrame, monkeypat
     assert BEST_OF_ROW_RUNS == 200_000
     assert [auto_best_of(n) for n in (1, 10_000, 10_001, 32_561, 100_000, 200_001)] == [20, 20, 19, 6, 2, 1]
     monkeypatch.setattr(findrs.select.params, "BEST_OF_ROW_RUNS", 3 * noisy.height + 1)  # this frame is "large"
-    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", settings=dict(exceptions=False))
+    m = findrs.fit(noisy, "class", True, random_state=2, method="find-rs", max_rules=None, settings=dict(exceptions=False))
     assert m.params["best_of"] == 3 and len(m._best_of) == 3
     given = {k: m.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify", "bins",
                                         "numeric", "bin_edges", "interval_ends")}

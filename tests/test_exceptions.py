@@ -211,7 +211,7 @@ def test_print_lists_rules_with_their_exceptions(model) -> None:
 
 def test_automatic_settings_choose_the_exception_rules_own(noisy) -> None:
     m = findrs.fit(noisy[0], "class", "positive", random_state=0, settings=dict(exceptions=True))
-    plain = findrs.fit(noisy[0], "class", "positive", random_state=0, settings=dict(direction="positive"))
+    plain = findrs.fit(noisy[0], "class", "positive", random_state=0, max_rules=None, settings=dict(direction="positive"))
     # The rules are the model the same fit gives without exceptions.
     assert m.rules_model.rules["text"].to_list() == plain.rules["text"].to_list()
     assert m.exception_model.cv_results is not None
@@ -277,14 +277,15 @@ def test_cli_fit_predict_explain_rules(noisy, tmp_path, capsys) -> None:
 
 
 def test_cli_no_exceptions_keeps_the_rules_the_default_would_give_exceptions_to(tmp_path, capsys) -> None:
-    # Without the flag the CLI takes fit's default (exceptions chosen by cross-validation, §9.6);
+    # Without the flag the CLI takes fit's default (exceptions chosen by cross-validation, §9.6, with max_rules=None);
     # --no-exceptions is exceptions=False: the rules alone.
     from test_exceptions_auto import _train
 
     df = _train("tic-tac-toe", 0.2, 1).with_columns(pl.when(pl.col("class")).then(pl.lit("yes")).otherwise(pl.lit("no"))
                                                    .alias("class"))
     df.write_csv(tmp_path / "train.csv")
-    common = ["fit", str(tmp_path / "train.csv"), "--target", "class", "--positive", "yes", "--random-state", "1"]
+    common = ["fit", str(tmp_path / "train.csv"), "--target", "class", "--positive", "yes", "--random-state", "1",
+              "--max-rules", "none"]  # the accuracy-first end, where exceptions are tried
     assert main([*common, "-o", str(tmp_path / "auto.json")]) == 0
     assert main([*common, "--no-exceptions", "-o", str(tmp_path / "plain.json")]) == 0
     capsys.readouterr()

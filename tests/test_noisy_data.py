@@ -387,7 +387,7 @@ def test_classifier_auto() -> None:
     df = findrs.datasets.monks(3)
     X, y = df.drop("class").to_numpy(), df["class"].to_numpy()
     clf = FindRSClassifier(method="find-rs", auto=True, random_state=0, settings=dict(encoding="av")).fit(X, y)
-    assert clf.model_.params["auto"] == ["tolerance", "min_support", "direction", "simplify"]
+    assert clf.model_.params["auto"] == ["tolerance", "min_support", "direction", "simplify", "max_rules"]
     assert clf.model_.encoding == "av"
     twin = clone(clf).fit(X, y)
     assert twin.predict(X).tolist() == clf.predict(X).tolist()
@@ -629,8 +629,8 @@ def test_the_vote_wins_only_by_cross_validation_and_is_the_fit_of_its_settings()
 
 def test_the_vote_loses_to_find_rs_on_clean_rules_and_keeps_its_model() -> None:
     df = findrs.datasets.tic_tac_toe()
-    model = findrs.fit(df, "class", "positive", random_state=0)
-    alone = findrs.fit(df, "class", "positive", random_state=0, method="find-rs")
+    model = findrs.fit(df, "class", "positive", random_state=0, max_rules=None)  # the vote is tried without a size
+    alone = findrs.fit(df, "class", "positive", random_state=0, method="find-rs", max_rules=None)
     assert model.method == "find-rs" and model.params["auto"][-1] == "method"
     assert model.rules.equals(alone.rules) and "method" not in alone.params["auto"]
     # The FIND-RS part of the record is the fit's own.

@@ -10,6 +10,8 @@ pair :func:`findrs.select.size.choose` describes, computed here plainly from the
 
 from __future__ import annotations
 
+import functools
+
 import warnings
 
 import numpy as np
@@ -167,7 +169,7 @@ def _plain_choice(rec: dict, max_rules) -> tuple[int, object]:
     if max_rules != "auto":
         return best[0], best[1]
     accuracy = sum(best[2]) / rows
-    bar = sum(best[2]) - (accuracy * (1 - accuracy) / rows) ** 0.5 * rows  # CART's standard error
+    bar = sum(best[2]) - 0.5 * (accuracy * (1 - accuracy) / rows) ** 0.5 * rows  # half CART's standard error
     ok = [p for p in pairs if sum(p[2]) >= bar - 1e-9 * rows]
     pick = min(ok, key=lambda p: (p[3], -sum(p[2]), -(p[1] if p[1] is not None else -1), p[0]))
     return pick[0], pick[1]
@@ -233,7 +235,7 @@ def test_a_budget_with_automatic_settings_on_adult_like_noise_is_small() -> None
     big = _fit(df, random_state=0, max_rules=None)
     s = small._cv["size"]
     rows = sum(small._cv["candidates"][0]["rows"])
-    assert sum(s["correct"]) >= sum(s["best"]["correct"]) - s["se"] * rows - 1e-6
+    assert sum(s["correct"]) >= sum(s["best"]["correct"]) - 0.5 * s["se"] * rows - 1e-6 and s["rule"] == "0.5se"
     conditions = lambda m: int(m.rules.filter("kept")["constraints"].list.len().sum())  # noqa: E731
     assert conditions(small) < conditions(big)
     assert "size chosen" in small.to_text()
@@ -245,6 +247,36 @@ def test_max_rules_auto_needs_the_cross_validation() -> None:
         findrs.fit(df, "class", "positive", auto=False, max_rules="auto")
     with pytest.raises(FindRSInputError, match="chooses among FIND-RS models"):
         findrs.fit(df, "class", "positive", method="bp", max_rules=3)
+
+
+def test_the_default_chooses_the_size_where_it_can_and_none_is_the_accuracy_first_fit() -> None:
+    # docs/semantics.md §8.1, "The default": "auto" for a binary FIND-RS fit with automatic
+    # settings, no budget where no size can be chosen; None is the fit of any size.
+    from findrs.sklearn import FindRSClassifier
+
+    df = findrs.datasets.tic_tac_toe()
+    noisy = findrs.datasets.credit()
+    credit = functools.partial(findrs.fit, noisy, "default", True, random_state=0)
+    default = credit()
+    assert default.to_json() == credit(max_rules="auto").to_json()
+    assert "max_rules" in default.params["auto"] and default.params["max_rules"] == default.n_rules
+    assert "half a standard error" in default.to_text() and "max_rules=" not in default.to_text().splitlines()[0]
+    accurate = credit(max_rules=None)
+    assert accurate.params["max_rules"] is None and "max_rules" not in accurate.params["auto"]
+    for m in (findrs.fit(df, "class", "positive", auto=False, random_state=0),
+              findrs.fit(df, "class", "positive", method="bp", random_state=0, settings=dict(T=5)),
+              findrs.fit(df, "class", random_state=0),  # multiclass model: no path is chosen
+              findrs.fit(df, "class", "positive", random_state=0, settings=dict(
+                  encoding="av", tolerance=0, min_support=0, direction="positive", simplify=False))):
+        assert m.params["max_rules"] is None and "max_rules" not in m.params["auto"], m
+    exc = credit(settings=dict(exceptions=True))
+    assert exc.params["max_rules"] is None  # rules with exceptions are not sized (no error either)
+    bag = findrs.fit_bagged(df, "class", "positive", n_estimators=1, random_state=0)
+    assert bag.members[0].params["max_rules"] is None
+    # The estimator's "auto" is fit's default.
+    clf = FindRSClassifier(random_state=0).fit(noisy.drop("default"), noisy["default"])
+    assert clf.max_rules == "auto" and "max_rules" in clf.model_.params["auto"]
+    assert FindRSClassifier(random_state=0, auto=False).fit(df.drop("class"), df["class"]).model_.params["max_rules"] is None
 
 
 def test_the_size_experiment_at_smoke_size(data_dir, tmp_path) -> None:

@@ -58,7 +58,7 @@ def test_a_noisy_frame_is_graded_and_ranked_better_than_by_the_prediction() -> N
 
     train, test = noisy_frame(seed=0), noisy_frame(seed=1)
     y = test["y"].to_numpy()
-    for model in (findrs.fit(train, "y", True, random_state=0),
+    for model in (findrs.fit(train, "y", True, random_state=0, max_rules=None),
                   findrs.fit(train, "y", True, random_state=0, auto=False, settings=dict(tolerance=0.2)),
                   findrs.fit(train, "y", True, random_state=0, auto=False, method="bp", settings=dict(T=20, tolerance=5))):
         p = check_consistent(model, test)
@@ -122,7 +122,7 @@ def _uci(data_dir: Path, name: str) -> pl.DataFrame:
 @pytest.mark.parametrize("name", ["car", "banknote"])
 def test_default_fits_of_uci_sets_are_graded(data_dir: Path, name: str) -> None:
     train, test = findrs.datasets.train_test_split(_uci(data_dir, name))
-    m = findrs.fit(train, "class", True, random_state=0)
+    m = findrs.fit(train, "class", True, random_state=0, max_rules=None)  # accuracy first: more rules
     p = check_consistent(m, test)
     assert len(np.unique(p)) > 2
 
@@ -131,7 +131,7 @@ def test_kr_vs_kp_default_stays_graded_through_the_wrapper(data_dir: Path) -> No
     from findrs.sklearn import FindRSClassifier
 
     train, test = findrs.datasets.train_test_split(_uci(data_dir, "kr-vs-kp"))
-    clf = FindRSClassifier(random_state=0).fit(train.drop("class"), train["class"])
+    clf = FindRSClassifier(random_state=0, max_rules=None).fit(train.drop("class"), train["class"])
     p = clf.predict_proba(test.drop("class"))
     assert len(np.unique(p[:, 1])) > 10
     np.testing.assert_array_equal(p[:, 1] > 0.5, clf.predict(test.drop("class")) == clf.classes_[1])

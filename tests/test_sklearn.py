@@ -82,7 +82,7 @@ def test_params_round_trip_and_clone() -> None:
     assert FindRSClassifier(method="bp", auto=False).set_params(**params).get_params(deep=False) == params
     # The defaults are findrs.fit's (settings None: every setting at its default).
     assert FindRSClassifier().get_params() == dict(
-        method=None, auto=True, max_rules=None, random_state=None, n_jobs=None, verbose=False, settings=None,
+        method=None, auto=True, max_rules="auto", random_state=None, n_jobs=None, verbose=False, settings=None,
     )
     # clone of a fitted estimator is unfitted
     X, y = _monks_numpy(1)

@@ -265,10 +265,11 @@ TABLE: tuple[Param, ...] = (
     Param("simplify", "rules", 'bool | Literal["auto"]', _auto(False), _Bool(),
           "shorten each run's rules to the conditions they need to pass the tolerance",
           cli=dict(type=_cli_bool, nargs="?", const=True, metavar="yes|no|auto")),
-    Param("max_rules", "fit", 'int | Literal["auto"] | None', None,
+    Param("max_rules", "fit", 'int | Literal["auto"] | None', _auto(None),
           _Int(1, 2**63 - 1, ', "auto" (the size chosen by cross-validation) or None (no budget)'),
-          'a rule budget: at most this many voting rules ("auto": the smallest model within one '
-          "standard error of the most accurate, chosen by cross-validation)",
+          'a rule budget: at most this many voting rules ("auto", the default with automatic settings: the '
+          "smallest model within half a standard error of the most accurate, chosen by cross-validation; "
+          "None: no budget, the most accurate model of any size)",
           cli=dict(type=_cli_words("auto", none="none"), metavar="N|auto|none")),
     Param("auto", "fit", "bool", True, _Bool(),
           "choose the settings not given by cross-validation; False: the paper's algorithm", cli=False),

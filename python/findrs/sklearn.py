@@ -40,17 +40,28 @@ from .data.frames import column
 from .models.exceptions import ExceptionsModel
 from .learning.learn import fit as _findrs_fit
 from .models.model import RuleSetModel
+from .settings import NOT_GIVEN, NotGiven
 from .data.target import _INDEXED_CLASSES
 
 __all__ = ["FindRSClassifier"]
 
 _PARAMS: dict[str, inspect.Parameter] = {
-    name: p for name, p in inspect.signature(_findrs_fit, eval_str=True).parameters.items()
+    name: p.replace(default="auto") if isinstance(p.default, NotGiven) else p
+    for name, p in inspect.signature(_findrs_fit, eval_str=True).parameters.items()
     if p.kind is p.KEYWORD_ONLY and name != "features"
 }
-"""The estimator's parameters: :func:`findrs.fit`'s keywords but ``features`` (``X``'s columns)."""
+"""The estimator's parameters: :func:`findrs.fit`'s keywords but ``features`` (``X``'s columns).
+scikit-learn takes plain defaults, so ``max_rules`` defaults to ``"auto"``, which the estimator
+reads as fit's default (:func:`_fit_keywords`)."""
 
 _NO_Y = object()
+
+
+def _fit_keywords(params: dict[str, Any]) -> dict[str, Any]:
+    """The estimator's parameters as :func:`findrs.fit` keywords: ``max_rules="auto"`` (the
+    estimator's default) is fit's default, the size chosen by the cross-validation where the fit
+    chooses its settings and no budget elsewhere (docs/semantics.md §8.1)."""
+    return {k: NOT_GIVEN[k] if k in NOT_GIVEN and isinstance(v, str) and v == "auto" else v for k, v in params.items()}
 
 
 class FindRSClassifier(ClassifierMixin, BaseEstimator):
@@ -220,7 +231,7 @@ class FindRSClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _fit_frame(self, df: pl.DataFrame, target: str, positive: Any, rs: int | None, names: list[str]) -> RuleSetModel:
-        given = {**self.get_params(deep=False), "random_state": rs, "n_jobs": effective_n_jobs(self.n_jobs)}
+        given = {**_fit_keywords(self.get_params(deep=False)), "random_state": rs, "n_jobs": effective_n_jobs(self.n_jobs)}
         return _findrs_fit(df, target, positive, features=names, **given)
 
     def _negated(self) -> bool:

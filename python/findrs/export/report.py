@@ -115,8 +115,8 @@ def summary(
         title += f", intervals ({model.params['interval_ends']} ends)"
     if model.params.get("simplify"):
         title += ", simplified"
-    if model.params.get("max_rules") is not None:
-        title += f", max_rules={model.params['max_rules']}"
+    if model.params.get("max_rules") is not None and "max_rules" not in model.params.get("auto", ()):
+        title += f", max_rules={model.params['max_rules']}"  # a size chosen by CV: the settings line says it
     title += f"): {model.target.name} = {model.target.positive!r}"
     # The described label: "positive", or with direction='negative' the label the rules
     # describe, as the title names it (the other label is predicted where the vote fails).

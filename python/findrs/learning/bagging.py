@@ -39,7 +39,8 @@ def fit_bagged(
     varies a lot with the rows it sees: on wine (89 training rows, 13 numeric columns) one
     default fit scores about 0.90, the vote of 25 about 0.93 (``results/intervals.md``). Each
     member is :func:`findrs.fit` with ``kwargs`` (automatic settings by default: every member
-    chooses its own by cross-validation on its sample), so the vote costs ``n_estimators`` fits.
+    chooses its own by cross-validation on its sample, the most accurate of any size:
+    ``max_rules=None`` unless given), so the vote costs ``n_estimators`` fits.
     The paper's algorithm is not bagged: this is an addition, not a setting of it.
 
     Args:
@@ -78,6 +79,7 @@ def fit_bagged(
     if isinstance(method, str) and "+" in method:
         raise FindRSInputError(f"method={method!r} returns a pair of models; a bagged vote takes one method per "
                                f"member: 'find-rs', 'bo', 'bp' or None")
+    kwargs = {"max_rules": None, **kwargs}  # a vote is the accuracy end: its members are not cut to a size
     df = as_polars(data)
     y, tgt = binarize(df, target, positive)
     seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else int(random_state)

@@ -49,7 +49,7 @@ def fit(
     positive: Any | None = None,
     *,
     method: Method | Pair | None = None,
-    max_rules: int | Literal["auto"] | None = None,
+    max_rules: int | Literal["auto"] | None = NOT_GIVEN["max_rules"],
     auto: bool = True,
     features: Sequence[str] | None = None,
     random_state: int | None = None,
@@ -75,10 +75,11 @@ def fit(
             rules of ``T`` runs, the best ``n_rules`` voting), ``"bo+bp"`` (both from one set of
             runs, a :class:`~findrs.ModelPair`; needs ``auto=False``). ``None``: FIND-RS, or a
             budgeted BP vote when the cross-validation prefers it (binary, up to 10,000 rows).
-        max_rules: a rule budget: at most this many voting rules (docs/semantics.md §8). With
-            automatic settings the cross-validation chooses the most accurate FIND-RS model of at
-            most that many rules on the candidates' accuracy-size paths; ``"auto"`` the smallest
-            model within one standard error of the most accurate (§8.1).
+        max_rules: the size. Default ``"auto"`` with automatic settings on a two-class target:
+            the smallest FIND-RS model within half a standard error of the most accurate, on the
+            candidates' accuracy-size paths (docs/semantics.md §8.1); ``None``: the most accurate
+            model of any size (a BP vote or rules with exceptions when they cross-validate
+            better); a number: at most that many voting rules (§8).
         auto: ``True`` chooses the settings not given by cross-validation; ``False`` gives them
             the paper's values (AV, tolerance 0, no support filter, no simplification).
         features: the feature columns (default: every column but the target).
@@ -165,6 +166,8 @@ def _fit(
     """:func:`fit` with every parameter of :data:`findrs.settings.TABLE` given."""
     _check_target_is_a_name(data, target)
     exceptions = _exceptions_mode(exceptions, auto)
+    if isinstance(max_rules, NotGiven) and (positive is None or exceptions is True or chunks is not None):
+        max_rules = None  # docs/semantics.md §8.1: no size is chosen for these (yet): no budget
     if exceptions is True:
         direction = _check_exceptions(exceptions, method, direction, max_rules, chunks)
     vote = method is None and exceptions is not True
@@ -290,8 +293,10 @@ def _fit(
         if tgt.negative is None and params["direction"] != "positive":
             if params["direction"] == "auto" and direction is NOT_GIVEN["direction"]:
                 # auto=True on one class against the rest: only that class can be described.
+                rest = [k for k in params["auto"] if k not in ("direction", "max_rules")]
                 params = check_params({**params, "direction": "positive", "auto": False,
-                                       **{k: "cv" if k == "n_rules" else "auto" for k in params["auto"] if k != "direction"}})
+                                       **{k: "cv" if k == "n_rules" else "auto" for k in rest},
+                                       "max_rules": max_rules if rest or not isinstance(max_rules, NotGiven) else None})
             else:
                 raise FindRSInputError(
                     f"direction={params['direction']!r} needs a target with exactly two classes; {target!r} has "

@@ -118,8 +118,11 @@ class _Path:
             acc, best = sum(chosen["correct"]) / held_out, sum(chosen["best"]["correct"]) / held_out
             gain = chosen["gain"]
             cut = ("every rule" if gain is None else f"the rules that each add more than {gain:.2%} of the rows")
-            how = (f"the fewest conditions within one standard error ({chosen['se']:.4f}) of the most accurate: {cut}"
-                   if chosen["rule"] == "1se" else f"the most accurate of at most {chosen['rules']} rules")
+            se = chosen["rule"] != "budget"
+            mult = float(chosen["rule"][:-2]) if se else 0.0  # "0.5se": half a standard error
+            many = {1.0: "one standard error", 0.5: "half a standard error"}.get(mult, f"{mult:g} standard errors")
+            how = (f"the fewest conditions within {many} ({mult * chosen['se']:.4f}) of the most accurate: {cut}"
+                   if se else f"the most accurate of at most {chosen['rules']} rules")
             notes.append(f"size chosen by cross-validation, {how}; cv accuracy {acc:.4f}, the most accurate "
                          f"{best:.4f} (max_rules=None fits the most accurate, model.at(k) any size)")
         return notes

@@ -25,7 +25,7 @@ Example:
     'auto'
     >>> p = check_params({"encoding": "oh"})
     >>> p["auto"], p["encoding"], p["tolerance"]
-    (['tolerance', 'min_support', 'direction', 'simplify'], 'oh', 'auto')
+    (['tolerance', 'min_support', 'direction', 'simplify', 'max_rules'], 'oh', 'auto')
     >>> check_params({"auto": False})["tolerance"]
     0
 """
@@ -150,7 +150,8 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     ``random_state`` for ``None``.
 
     At fit, a parameter of :data:`AUTOMATIC` may be ``"auto"`` (``n_rules``: ``"cv"``, BP only),
-    a :class:`NotGiven` becomes its paper value or, with ``auto=True``, ``"auto"``, and
+    a :class:`NotGiven` becomes its paper value or, with ``auto=True``, ``"auto"`` (``max_rules``:
+    ``"auto"`` only for a FIND-RS fit with settings to choose, else ``None``), and
     ``"auto"`` in the result is the list of parameters to choose (``cv`` and ``cv_T`` stay as
     given: the fit fills them in when that list is not empty).
 
@@ -194,6 +195,9 @@ def check_params(given: Mapping[str, Any], *, loading: bool = False) -> dict[str
     ):
         out[name] = "auto" if name in chosen and not loading else PARAMETERS[name].check(name, p[name])
     m = p["max_rules"]
+    if not loading and isinstance(given.get("max_rules", NOT_GIVEN["max_rules"]), NotGiven) and (
+            out["method"] != "find-rs" or not [c for c in chosen if c not in CHOSEN_BESIDES]):
+        m = None  # docs/semantics.md §8.1: the default sizes FIND-RS fits whose settings are cross-validated
     sized = isinstance(m, str) and m == "auto" and not loading
     out["max_rules"] = None if m is None else "auto" if sized else PARAMETERS["max_rules"].check("max_rules", m)
     bp = out["method"] == "bp"

@@ -7,8 +7,9 @@ choice is a pair of a candidate and a cut of its path:
   before it (at least one rule), the analogue of CART's cost-complexity ``alpha``, which scales
   with the rows where a number of rules does not (a fold model learned on 4/5 of the rows has
   fewer rules than the final fit). The gains of :data:`GAINS` and the whole model compete; the
-  choice is CART's one-standard-error rule: of the pairs whose cross-validated accuracy is at
-  least the most accurate pair's minus one standard error of it, the one whose models have the
+  choice is CART's one-standard-error rule with half of it (:data:`SE_MULTIPLE`): of the pairs
+  whose cross-validated accuracy is at least the most accurate pair's minus half a standard
+  error of it, the one whose models have the
   fewest conditions (summed over the folds; ties: more held-out rows right, then the larger
   gain, then the earlier candidate; gains that cut every fold model alike count as the largest). The standard error is CART's, of a cross-validated error
   rate ``R`` over ``N`` held-out rows: ``sqrt(R (1 - R) / N)`` (Breiman et al., 1984, §11.5);
@@ -33,6 +34,14 @@ GAINS: tuple[float, ...] = (0.0, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.0
                             0.1, 0.15, 0.2)
 """The gains ``max_rules="auto"`` tries (shares of the training rows a rule must add), besides
 the whole model: from any gain at all to a fifth of the rows."""
+
+SE_MULTIPLE = 0.5
+"""How many standard errors below the most accurate pair ``max_rules="auto"`` accepts: half of
+CART's one (docs/semantics.md §8.1 says what each measured)."""
+
+SE_RULES = {"1se": 1.0, "0.5se": 0.5}
+"""The record's ``rule`` of ``max_rules="auto"`` and its multiple: ``"1se"`` in files of an
+earlier version, whose choice took CART's one standard error."""
 
 PATHS = ("path_correct", "path_conditions", "path_train")
 """A candidate's per-fold path counts in a record made during a fit (not kept in model files
@@ -116,7 +125,8 @@ def _gain_pairs(c: Mapping[str, Any], i: int) -> list[tuple[int, Any, np.ndarray
 def choose(rec: Mapping[str, Any], max_rules: int | str) -> dict[str, Any]:
     """The pair of a candidate of the record ``rec`` and a cut of its path that ``max_rules``
     (``"auto"`` or a number of rules) chooses (see the module docs), as the record's ``size``
-    entry: ``rule`` (``"1se"`` or ``"budget"``), ``candidate`` (its index), ``gain`` (``"auto"``:
+    entry: ``rule`` (``"0.5se"``: :data:`SE_MULTIPLE` standard errors, files of an earlier version
+    ``"1se"``; or ``"budget"``), ``candidate`` (its index), ``gain`` (``"auto"``:
     the gain, ``None`` for the whole model) or ``rules`` (a budget's ``k``), the pair's per-fold
     ``correct`` and ``conditions``, ``best`` (the most accurate pair: ``candidate``, ``correct``)
     and ``se`` (the standard error of its accuracy, a share of the rows).
@@ -125,11 +135,11 @@ def choose(rec: Mapping[str, Any], max_rules: int | str) -> dict[str, Any]:
         ValueError: no pair fits the budget (every candidate is a vote of more rules).
 
     Example:
-        >>> small = {"correct": [8, 8], "rows": [10, 10], "rules": [1, 1], "conditions": [1, 1],
-        ...          "path_correct": [[8], [8]], "path_conditions": [[1], [1]], "path_train": [[4, 8], [4, 8]]}
-        >>> big = {"correct": [9, 8], "rows": [10, 10], "rules": [3, 3], "conditions": [9, 9],
-        ...        "path_correct": [[7, 8, 9], [7, 8, 8]], "path_conditions": [[3, 6, 9], [3, 6, 9]],
-        ...        "path_train": [[4, 7, 9, 10], [4, 7, 9, 10]]}
+        >>> small = {"correct": [88, 88], "rows": [100, 100], "rules": [1, 1], "conditions": [1, 1],
+        ...          "path_correct": [[88], [88]], "path_conditions": [[1], [1]], "path_train": [[40, 80], [40, 80]]}
+        >>> big = {"correct": [90, 88], "rows": [100, 100], "rules": [3, 3], "conditions": [9, 9],
+        ...        "path_correct": [[80, 85, 90], [80, 85, 88]], "path_conditions": [[3, 6, 9], [3, 6, 9]],
+        ...        "path_train": [[40, 70, 90, 100], [40, 70, 90, 100]]}
         >>> pick = choose({"candidates": [small, big]}, "auto")
         >>> pick["candidate"], pick["gain"], pick["best"]["candidate"]
         (0, 0.2, 1)
@@ -157,13 +167,13 @@ def choose(rec: Mapping[str, Any], max_rules: int | str) -> dict[str, Any]:
     accuracy = int(best[2].sum()) / total
     se = math.sqrt(accuracy * (1.0 - accuracy) / total)
     if max_rules == "auto":
-        bar = int(best[2].sum()) - se * total  # pairs with at least this many held-out rows right
+        bar = int(best[2].sum()) - SE_MULTIPLE * se * total  # pairs with at least this many held-out rows right
         eligible = [p for p in pairs if int(p[2].sum()) >= bar - 1e-9 * total]
         pick = min(eligible, key=lambda p: (int(p[3].sum()), -int(p[2].sum()), -(p[1] if p[1] is not None else -1), p[0]))
     else:
         pick = best
     return {
-        "rule": "1se" if max_rules == "auto" else "budget",
+        "rule": f"{SE_MULTIPLE:g}se" if max_rules == "auto" else "budget",
         "candidate": pick[0],
         "gain": pick[1] if max_rules == "auto" else None,
         "rules": None if max_rules == "auto" else pick[1],
@@ -195,12 +205,12 @@ def check_size(size: Any, folds: int, n_cands: int) -> dict[str, Any]:
     def number(x: Any) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
 
-    ok = isinstance(size, dict) and sorted(size) == fields and size["rule"] in ("1se", "budget")
+    ok = isinstance(size, dict) and sorted(size) == fields and size["rule"] in (*SE_RULES, "budget")
     ok = ok and isinstance(size["candidate"], int) and not isinstance(size["candidate"], bool)
     ok = ok and 0 <= size["candidate"] < n_cands and number(size["se"])
     ok = ok and (size["gain"] is None or number(size["gain"])) and (
         size["rules"] is None or (isinstance(size["rules"], int) and size["rules"] >= 1))
-    ok = ok and (size["rules"] is None) == (size["rule"] == "1se")
+    ok = ok and (size["rules"] is None) == (size["rule"] in SE_RULES)
     ok = ok and counts(size["correct"]) and counts(size["conditions"])
     ok = ok and all(isinstance(size[k], list) and len(size[k]) == folds and all(counts(p, None) for p in size[k])
                     for k in PATHS)
