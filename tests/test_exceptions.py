@@ -200,13 +200,30 @@ def test_print_lists_rules_with_their_exceptions(model) -> None:
         model.to_text(max_rules=0)
     lines = text.splitlines()
     assert lines[0] == "FIND-RS with exceptions (AV): class = 'positive'"
-    assert "when one of these" in lines[2] and "none of its exceptions holds" in lines[2]
+    assert "when one of these" in lines[2] and "none of its exceptions (" in lines[2]
     used = sorted({s for e in model.exceptions_of for s in e})
-    assert f"exceptions ({len(used)} rules of 'negative'):" in text
+    assert f"exceptions ({len(used)} rules of 'negative', under the rules they override)" in text
     for s in used:
         assert f"  e{s} " in text
     assert model.n_rules == model.rules_model.n_rules + len(used)
     assert model.rules.filter(pl.col("kind") == "exception")["id"].to_list() == used
+    # Each rule reads with its own exceptions: the exception lines under its group are exactly them.
+    body = [ln for ln in lines if ln.startswith("  ") and not ln.strip().startswith("id ")]
+    rule_of = lambda ln: int(ln.split()[0]) if ln.split()[0].isdigit() else None  # noqa: E731
+    shown: dict[int, list[int]] = {}
+    group: list[int] = []
+    for ln in body:
+        if rule_of(ln) is not None:
+            if group and shown.get(group[-1]) is not None:
+                group = []
+            group.append(rule_of(ln))
+            shown.setdefault(group[-1], None)
+        elif ln.strip().startswith("e"):
+            for r in group:
+                shown[r] = (shown[r] or []) + [int(ln.split()[0][1:])]
+    assert {r: list(e) for r, e in enumerate(model.exceptions_of)} == {r: e or [] for r, e in shown.items()}
+    md = model.to_markdown(max_rules=None)
+    assert "| exception | covers | precision | rule |" in md and all(f"| e{s} |" in md for s in used)
 
 
 def test_automatic_settings_choose_the_exception_rules_own(noisy) -> None:

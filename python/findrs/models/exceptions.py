@@ -538,11 +538,64 @@ class ExceptionsModel(Model):
         return model
 
     # ----------------------------------------------------------------- reading
+    def _layout(self, max_rules: int | None | EllipsisType) -> tuple[list[str], list[tuple[list[dict], list[dict], int]], list[str]]:
+        """What :meth:`to_text` and :meth:`to_markdown` show: the heading lines, the groups of
+        rules that share their exceptions (each rule's row, its exception rules' rows, how many
+        rules sharing them are hidden; groups in the order of their first rule id, a rule's
+        exceptions printed under it so that no id needs looking up), and the closing notes.
+        At most ``max_rules`` rules are shown, and at most that many exceptions per group."""
+        if max_rules is ...:
+            max_rules = Config.max_rules
+        if max_rules is not None and (not isinstance(max_rules, int) or isinstance(max_rules, bool) or max_rules < 1):
+            raise FindRSInputError(f"max_rules must be None or at least 1, got {max_rules!r}")
+        t = self.rules
+        rules, excs = t.filter(pl.col("kind") == "rule"), t.filter(pl.col("kind") == "exception")
+        by_id = {row["id"]: row for row in excs.iter_rows(named=True)}
+        enc = self.rules_model.encoding.upper()
+        head = [f"FIND-RS with exceptions ({enc}): {self.target.name} = {self.target.positive!r}"]
+        if self._cv is not None:
+            head.append(self._cv_line())
+        ex = self.params["exception_settings"]
+        head.append(f"rules: tolerance={self.rules_model.params['tolerance']!r}, "
+                    f"min_support={self.rules_model.params['min_support']!r}, "
+                    f"simplify={self.rules_model.params['simplify']!r}; exception rules: "
+                    + ", ".join(f"{k}={v!r}" for k, v in ex.items()))
+        head.append(f"{self.target.positive!r} when one of these {rules.height} rules holds and none of its "
+                    f"exceptions ({excs.height} rules of {self.target.negative!r}, under the rules they override) "
+                    f"holds, else {self.target.negative!r}:")
+        groups: dict[tuple[int, ...], list[dict]] = {}
+        for row in rules.iter_rows(named=True):
+            groups.setdefault(tuple(row["exceptions"]), []).append(row)
+        limit = rules.height if max_rules is None else max_rules
+        shown, out, hidden = 0, [], False
+        for exc, members in groups.items():
+            take = members[:max(limit - shown, 0)]
+            if not take:
+                break
+            shown += len(take)
+            excs_shown = [by_id[e] for e in (exc if max_rules is None else exc[:max_rules])]
+            hidden = hidden or len(excs_shown) < len(exc)
+            out.append((take, excs_shown, len(exc) - len(excs_shown)))
+        notes = []
+        if shown < rules.height:
+            notes.append(f"… {rules.height - shown} rules hidden …")
+        notes.append("(covers: training rows where the rule holds; precision: the share of them of the rule's own label;"
+                     " a rule's exceptions are the exception rules at least as precise as it, read with the prior:"
+                     " docs/semantics.md §9.6)")
+        if shown < rules.height or hidden:
+            notes.append("(show all with model.to_text(max_rules=None), or more with findrs.Config.set_max_rules(n))")
+        return head, out, notes
+
+    @staticmethod
+    def _unless(n_rules: int) -> str:
+        return "unless one of these holds:" if n_rules == 1 else f"unless one of these holds (for the {n_rules} rules above):"
+
     def to_text(self, *, max_rules: int | None | EllipsisType = ...) -> str:
         """The model for reading (what ``print(model)`` shows): the rules, each with training
-        coverage, precision and the ids of its exceptions, then the exception rules that
-        override one of them. ``max_rules``: show at most that many of each (``None``: all;
-        default :attr:`findrs.Config.max_rules`).
+        coverage and precision, and under the rules that share them their exception rules, so
+        that a rule reads with its exceptions and no id needs looking up. ``max_rules``: show at
+        most that many rules, and that many exceptions under each group (``None``: all; default
+        :attr:`findrs.Config.max_rules`).
 
         Raises:
             FindRSInputError: ``max_rules`` below 1.
@@ -554,42 +607,20 @@ class ExceptionsModel(Model):
             >>> print(m.to_text().splitlines()[0])
             FIND-RS with exceptions (AV): class = 'positive'
         """
-        if max_rules is ...:
-            max_rules = Config.max_rules
-        if max_rules is not None and (not isinstance(max_rules, int) or isinstance(max_rules, bool) or max_rules < 1):
-            raise FindRSInputError(f"max_rules must be None or at least 1, got {max_rules!r}")
-        t = self.rules
-        rules, excs = t.filter(pl.col("kind") == "rule"), t.filter(pl.col("kind") == "exception")
-        enc = self.rules_model.encoding.upper()
-        lines = [f"FIND-RS with exceptions ({enc}): {self.target.name} = {self.target.positive!r}"]
-        if self._cv is not None:
-            lines.append(self._cv_line())
-        ex = self.params["exception_settings"]
-        lines.append(f"rules: tolerance={self.rules_model.params['tolerance']!r}, "
-                     f"min_support={self.rules_model.params['min_support']!r}, "
-                     f"simplify={self.rules_model.params['simplify']!r}; exception rules: "
-                     + ", ".join(f"{k}={v!r}" for k, v in ex.items()))
-        lines.append(f"{self.target.positive!r} when one of these {rules.height} rules holds and none of its "
-                     f"exceptions holds, else {self.target.negative!r}:")
-        lines.append("  id  covers  precision  unless  rule")
-        for row in rules.head(max_rules or rules.height).iter_rows(named=True):
-            unless = ",".join(f"e{s}" for s in row["exceptions"]) or "-"
-            covers = row["train_positives"] + row["train_negatives"]
-            lines.append(f"  {row['id']:>2}  {covers:>6}  {row['precision']:>9.3f}  {unless:<6}  {row['text']}")
-        if max_rules and rules.height > max_rules:
-            lines.append(f"  … {rules.height - max_rules} rules hidden …")
-        lines.append(f"exceptions ({excs.height} rules of {self.target.negative!r}):")
-        for row in excs.head(max_rules or excs.height).iter_rows(named=True):
-            covers = row["train_positives"] + row["train_negatives"]
-            lines.append(f"  e{row['id']:<3} {covers:>6}  {row['precision']:>9.3f}  {row['text']}")
-        if max_rules and excs.height > max_rules:
-            lines.append(f"  … {excs.height - max_rules} exceptions hidden …")
-        lines.append("(covers: training rows where the rule holds; precision: the share of them of the rule's own label;"
-                     " a rule's exceptions are the exception rules at least as precise as it, read with the prior:"
-                     " docs/semantics.md §9.6)")
-        if max_rules and max(rules.height, excs.height) > max_rules:
-            lines.append("(show all with model.to_text(max_rules=None), or more with findrs.Config.set_max_rules(n))")
-        return "\n".join(lines)
+        head, groups, notes = self._layout(max_rules)
+        lines = [*head, "  id  covers  precision  rule"]
+        for members, excs, hidden in groups:
+            for row in members:
+                covers = row["train_positives"] + row["train_negatives"]
+                lines.append(f"  {row['id']:>2}  {covers:>6}  {row['precision']:>9.3f}  {row['text']}")
+            if excs:
+                lines.append(f"        {self._unless(len(members))}")
+            for row in excs:
+                covers = row["train_positives"] + row["train_negatives"]
+                lines.append(f"    e{row['id']:<3} {covers:>6}  {row['precision']:>9.3f}    {row['text']}")
+            if hidden:
+                lines.append(f"        … {hidden} exceptions hidden …")
+        return "\n".join([*lines, *notes])
 
     def _cv_line(self) -> str:
         """What the default fit's cross-validation chose (docs/semantics.md §9.6)."""
@@ -606,8 +637,8 @@ class ExceptionsModel(Model):
 
     def to_markdown(self, *, max_rules: int | None | EllipsisType = ...) -> str:
         """The model as Markdown, for a report: :meth:`to_text`'s content, its settings as
-        paragraphs and the rules and the exception rules as tables (each rule a code span, ``|``
-        escaped).
+        paragraphs, each group of rules that share their exceptions as a table followed by the
+        table of those exception rules (each rule a code span, ``|`` escaped).
 
         Raises:
             FindRSInputError: ``max_rules`` below 1.
@@ -619,26 +650,19 @@ class ExceptionsModel(Model):
             >>> m.to_markdown().splitlines()[0]
             "**FIND-RS with exceptions (AV): class = 'positive'**"
         """
-        text = self.to_text(max_rules=max_rules).splitlines()
-        out, table = [f"**{_md_text(text[0])}**"], False
-        for line in text[1:]:
-            stripped = line.strip()
-            if stripped.startswith("id  covers"):
-                out += ["", "| id | covers | precision | unless | rule |", "|---|---|---|---|---|"]
-                table = True
-            elif table and line.startswith("  ") and not stripped.startswith("…"):
-                parts = stripped.split(None, 4) if not stripped.startswith("e") else None
-                if parts is not None and len(parts) == 5:
-                    out.append(f"| {parts[0]} | {parts[1]} | {parts[2]} | {parts[3]} | `{_md_code(parts[4])}` |")
-                else:  # an exception rule: e<id>, covers, precision, rule
-                    eid, covers, prec, rule = stripped.split(None, 3)
-                    out.append(f"| {eid} | {covers} | {prec} | | `{_md_code(rule)}` |")
-            elif stripped.startswith("exceptions ("):
-                out += ["", _md_text(stripped), "", "| id | covers | precision | unless | rule |", "|---|---|---|---|---|"]
-            else:
-                table = table and stripped.startswith("…")
-                out += ["", _md_text(stripped) if not stripped.startswith("…") else f"*{_md_text(stripped)}*"]
-        return "\n".join(out).replace("\n\n\n", "\n\n")
+        head, groups, notes = self._layout(max_rules)
+        out = [f"**{_md_text(head[0])}**", *(_md_text(line) for line in head[1:])]
+        row_of = lambda r, name: (f"| {name} | {r['train_positives'] + r['train_negatives']} | {r['precision']:.3f} | "  # noqa: E731
+                                  f"`{_md_code(r['text'])}` |")
+        for members, excs, hidden in groups:
+            out.append("| id | covers | precision | rule |\n|---|---|---|---|\n" + "\n".join(row_of(r, r["id"]) for r in members))
+            if excs:
+                out.append(f"*{_md_text(self._unless(len(members)))}*\n\n| exception | covers | precision | rule |\n"
+                           "|---|---|---|---|\n" + "\n".join(row_of(r, f"e{r['id']}") for r in excs))
+            if hidden:
+                out.append(f"*… {hidden} exceptions hidden …*")
+        out += [f"*{_md_text(n)}*" if n.startswith("…") else _md_text(n) for n in notes]
+        return "\n\n".join(out)
 
     def _repr_html_(self) -> str:
         """The notebook view: :meth:`to_text`'s content, escaped, as preformatted text."""
