@@ -124,11 +124,32 @@ def flip_labels(train: pl.DataFrame, rate: float, seed: int) -> pl.DataFrame:
     return train.with_columns(pl.when(pl.Series(mask)).then(~pl.col("class")).otherwise(pl.col("class")))
 
 
+BUNDLED = ("breast-cancer", "digits")
+"""Data sets scikit-learn ships (no download), binarised: breast-cancer's class is malignant,
+digits' class is an odd digit (64 pixel counts, 0-16)."""
+
+
+def load_bundled(name: str) -> pl.DataFrame:
+    """One of :data:`BUNDLED` with its Boolean target in ``class``."""
+    from sklearn.datasets import load_breast_cancer, load_digits
+
+    if name == "breast-cancer":
+        b = load_breast_cancer()
+        names = [n.replace(" ", "_") for n in b.feature_names]
+        return pl.DataFrame(b.data, schema=names).with_columns(pl.Series("class", b.target == 0))  # 0: malignant
+    if name == "digits":
+        b = load_digits()
+        return pl.DataFrame(b.data, schema=[f"px{i}" for i in range(64)]).with_columns(pl.Series("class", b.target % 2 == 1))
+    raise ValueError(f"unknown bundled data set {name!r}; one of {BUNDLED}")
+
+
 def split(name: str, data_dir: Path, seed: int, noise: float) -> tuple[pl.DataFrame, pl.DataFrame]:
     import findrs
 
     if name == "adult":
         train, test = load_adult(data_dir)
+    elif name in BUNDLED:
+        train, test = findrs.datasets.train_test_split(load_bundled(name), 0.5, seed=seed)
     else:
         train, test = findrs.datasets.train_test_split(load_uci(name, data_dir), 0.5, seed=seed)
     return flip_labels(train, noise, seed), test
@@ -173,6 +194,12 @@ def run_baseline(method: str, train: pl.DataFrame, test: pl.DataFrame, seed: int
         pred = np.asarray(r.predict(frame(test)))
         return dict(acc=float((pred == yt).mean()), rules=len(r.ruleset_),
                     conditions=sum(len(rule.conds) for rule in r.ruleset_), secs=time.perf_counter() - t)
+    if method == "ebm":  # interpret's glass-box additive model, its defaults (the experiments extra)
+        from interpret.glassbox import ExplainableBoostingClassifier
+
+        x, xt = (d.drop("class").to_pandas() for d in (train, test))
+        m = ExplainableBoostingClassifier(random_state=seed, n_jobs=2).fit(x, y)
+        return dict(acc=float((m.predict(xt) == yt).mean()), rules=None, conditions=None, secs=time.perf_counter() - t)
     Xtr, Xte = _matrices(train, test)
     if method == "cart":
         from sklearn.tree import DecisionTreeClassifier

@@ -1,6 +1,7 @@
-"""Small by default: findrs' choice of the size (``max_rules="auto"``, docs/semantics.md §8.1)
-next to its accuracy-first fit (``max_rules=None``), RIPPER (wittgenstein, defaults) and CART
-(depth by 5-fold CV), in the same run on the same splits.
+"""Small by default: findrs' default fit, whose size the cross-validation chooses
+(``max_rules="auto"``, docs/semantics.md §8.1), next to its accuracy-first fit
+(``max_rules=None``), RIPPER (wittgenstein, defaults), CART (depth by 5-fold CV), logistic
+regression (C by 5-fold CV) and EBM (``interpret``, defaults), in the same run on the same splits.
 
     python -m experiments.small --data-dir "$FINDRS_DATA_DIR" --out results/small.md \
         --datasets tic-tac-toe car --seeds 0 1 2 --noise 0 0.1
@@ -27,7 +28,7 @@ import polars as pl
 from experiments.noisy import UCI, run_baseline, split
 from experiments.uci import command_line, require_data_dir
 
-METHODS = ("findrs-small", "findrs-accurate", "ripper", "cart")
+METHODS = ("findrs-small", "findrs-accurate", "ripper", "cart", "lr", "ebm")
 
 
 def run_findrs(train: pl.DataFrame, test: pl.DataFrame, seed: int, max_rules: str | None) -> dict:
@@ -59,10 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--noise", nargs="+", type=float, default=[0.0])
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
-    ap.add_argument("--out")
+    ap.add_argument("--out", help="the report; its .raw.csv the rows and its .png accuracy against conditions")
+    ap.add_argument("--from-raw", nargs="+", metavar="CSV", help="report earlier runs' raw rows instead of fitting")
     args = ap.parse_args(argv)
-    data_dir = require_data_dir(args.data_dir)
     warnings.simplefilter("ignore")
+    if args.from_raw:
+        raw = pl.concat([pl.read_csv(p, schema_overrides={"rules": pl.Float64, "conditions": pl.Float64})
+                         for p in args.from_raw], how="diagonal_relaxed")
+        return _report(raw, argv, args.out)
+    data_dir = require_data_dir(args.data_dir)
     rows = []
     for name in args.datasets:
         for noise in args.noise:
@@ -77,7 +83,12 @@ def main(argv: list[str] | None = None) -> int:
                                      rules=r["rules"], conditions=r["conditions"], secs=r["secs"]))
                     print(f"{name:12} noise {noise:.2f} seed {seed} {method:16} acc {r['acc']:.4f} rules {r['rules']} "
                           f"conditions {r['conditions']} {r['secs']:.1f} s", flush=True)
-    raw = pl.DataFrame(rows)
+    return _report(pl.DataFrame(rows), argv, args.out)
+
+
+def _report(raw: pl.DataFrame, argv: list[str] | None, out_path: str | None) -> int:
+    """The tables of ``raw`` (one row per data set, noise rate, seed and method), printed and
+    with ``out_path`` written with the raw rows and the plot."""
     per = (raw.group_by("dataset", "noise", "method", maintain_order=True)
            .agg(pl.col("acc", "rules", "conditions", "secs").mean(), pl.len().alias("splits")))
     table = per.pivot(on="method", index=["dataset", "noise"], values=["acc", "conditions", "secs"])
@@ -99,10 +110,40 @@ def main(argv: list[str] | None = None) -> int:
     ]
     out = "\n".join(text)
     print(out)
-    if args.out:
-        Path(args.out).write_text(out)
-        raw.write_csv(Path(args.out).with_suffix(".raw.csv"))
+    if out_path:
+        Path(out_path).write_text(out)
+        raw.write_csv(Path(out_path).with_suffix(".raw.csv"))
+        _plot(per, Path(out_path).with_suffix(".png"))
     return 0
+
+
+def _plot(per: pl.DataFrame, path: Path) -> None:
+    """Test accuracy against total conditions (log scale): a small point per data set and noise
+    rate, a large one per method and noise rate (their means); methods without conditions
+    (EBM) are left out."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    per = per.filter(pl.col("conditions").is_not_null() & (pl.col("conditions") > 0))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, (method,) in enumerate(per.select("method").unique(maintain_order=True).iter_rows()):
+        d = per.filter(pl.col("method") == method)
+        color = f"C{i}"
+        ax.scatter(d["conditions"], d["acc"], s=8, alpha=0.35, color=color)
+        m = d.group_by("noise", maintain_order=True).agg(pl.col("acc", "conditions").mean())
+        ax.scatter(m["conditions"], m["acc"], s=60, color=color, edgecolor="black", label=method)
+        for noise, acc, cond in m.select("noise", "acc", "conditions").iter_rows():
+            ax.annotate(f"{noise:.0%}", (cond, acc), textcoords="offset points", xytext=(5, 3), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("conditions in all (rules x conditions; log scale)")
+    ax.set_ylabel("test accuracy")
+    ax.set_title("accuracy against size (large: mean per noise rate; small: per data set)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def _markdown(df: pl.DataFrame) -> str:

@@ -294,6 +294,11 @@ def test_the_size_experiment_at_smoke_size(data_dir, tmp_path) -> None:
     assert raw.height == 2 and raw["acc"].is_between(0, 1).all()
     by = dict(zip(raw["method"], raw["conditions"]))
     assert by["findrs-small"] <= by["findrs-accurate"]
+    assert out.with_suffix(".png").stat().st_size > 0  # accuracy against conditions
+    again = tmp_path / "again.md"
+    assert small.main(["--from-raw", str(out.with_suffix(".raw.csv")), "--out", str(again)]) == 0
+    assert pl.read_csv(again.with_suffix(".raw.csv")).equals(raw)
+    assert text.split("Mean per data set")[1] == again.read_text().split("Mean per data set")[1]
 
 
 @pytest.mark.parametrize("value", ["foo", "AUTO", 0, 2.5])
