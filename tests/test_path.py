@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import findrs
@@ -277,6 +277,30 @@ def test_the_default_chooses_the_size_where_it_can_and_none_is_the_accuracy_firs
     clf = FindRSClassifier(random_state=0).fit(noisy.drop("default"), noisy["default"])
     assert clf.max_rules == "auto" and "max_rules" in clf.model_.params["auto"]
     assert FindRSClassifier(random_state=0, auto=False).fit(df.drop("class"), df["class"]).model_.params["max_rules"] is None
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(df=frames(min_rows=8, max_rows=60, allow_float=True), seed=st.integers(0, 3),
+       given_settings=st.sampled_from([{}, {"settings": {"tolerance": 0}}, {"method": "bp", "settings": {"T": 3}}, {"auto": False}]))
+def test_the_default_size_is_auto_where_the_cross_validation_chooses_settings_else_none(
+        df: pl.DataFrame, seed: int, given_settings: dict) -> None:
+    # docs/semantics.md §8.1, "The default": max_rules not given is the fit with "auto" when the
+    # fit is FIND-RS with settings to choose, else the fit with None (no budget).
+    def fit(**kw):
+        try:
+            return _fit(df, random_state=seed, **given_settings, **kw)
+        except FindRSInputError as e:
+            return type(e)
+    default = fit()
+    chooses = isinstance(default, findrs.RuleSetModel) and "max_rules" in default.params["auto"]
+    event("the size chosen" if chooses else "no size")
+    other = fit(max_rules="auto" if chooses else None)
+    assert type(default) is type(other)
+    if isinstance(default, type):
+        return  # the same refusal either way
+    assert default.to_json() == other.to_json()
+    if not chooses:
+        assert default.params["max_rules"] is None
 
 
 def test_the_size_experiment_at_smoke_size(data_dir, tmp_path) -> None:
