@@ -269,7 +269,7 @@ TABLE: tuple[Param, ...] = (
           _Int(1, 2**63 - 1, ', "auto" (the size chosen by cross-validation) or None (no budget)'),
           'a rule budget: at most this many voting rules ("auto", the default with automatic settings: the '
           "smallest model within half a standard error of the most accurate, chosen by cross-validation; "
-          "None: no budget, the most accurate model of any size)",
+          "no budget, the most accurate model of any size: None, or none on the command line)",
           cli=dict(type=_cli_words("auto", none="none"), metavar="N|auto|none")),
     Param("auto", "fit", "bool", True, _Bool(),
           "choose the settings not given by cross-validation; False: the paper's algorithm", cli=False),
