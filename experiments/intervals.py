@@ -69,13 +69,9 @@ def load(name: str, data_dir: str) -> tuple[pl.DataFrame, pl.DataFrame | None]:
 
         return load_uci(name, data_dir), None
     if name == "breast-cancer":
-        from sklearn.datasets import load_breast_cancer
+        from .noisy import load_bundled
 
-        bc = load_breast_cancer()
-        names = [n.replace(" ", "_") for n in bc.feature_names]
-        df = pl.DataFrame(bc.data, schema=names)
-        # scikit-learn codes malignant as 0.
-        return df.with_columns(pl.Series("class", bc.target == 0)), None
+        return load_bundled(name), None
     if name in ("adult", "adult-test"):
         train = _read_adult(Path(data_dir) / "adult.data")
         return (train, _read_adult(Path(data_dir) / "adult.test")) if name == "adult-test" else (train, None)

@@ -118,13 +118,14 @@ class _Path:
             acc, best = sum(chosen["correct"]) / held_out, sum(chosen["best"]["correct"]) / held_out
             gain = chosen["gain"]
             cut = ("every rule" if gain is None else f"the rules that each add more than {gain:.2%} of the rows")
-            se = chosen["rule"] != "budget"
-            mult = float(chosen["rule"][:-2]) if se else 0.0  # "0.5se": half a standard error
-            many = {1.0: "one standard error", 0.5: "half a standard error"}.get(mult, f"{mult:g} standard errors")
-            how = (f"the most accurate of at most {chosen['rules']} rules" if not se else
-                   f"the fewest conditions of the most accurate (every held-out row right: no standard error): {cut}"
-                   if chosen["se"] == 0 else
-                   f"the fewest conditions within {many} ({mult * chosen['se']:.4f}) of the most accurate: {cut}")
+            if chosen["rule"] == "budget":
+                how = f"the most accurate of at most {chosen['rules']} rules"
+            elif chosen["se"] == 0:
+                how = f"the fewest conditions of the most accurate (every held-out row right: no standard error): {cut}"
+            else:
+                mult = float(chosen["rule"][:-2])  # "0.5se": half a standard error
+                many = {1.0: "one standard error", 0.5: "half a standard error"}.get(mult, f"{mult:g} standard errors")
+                how = f"the fewest conditions within {many} ({mult * chosen['se']:.4f}) of the most accurate: {cut}"
             notes.append(f"size chosen by cross-validation, {how}; cv accuracy {acc:.4f}, the most accurate "
                          f"{best:.4f} (max_rules=None fits the most accurate, model.at(k) any size)")
         return notes
