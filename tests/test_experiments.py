@@ -107,3 +107,21 @@ def test_without_a_data_dir_it_says_how_to_get_the_files(tmp_path: Path) -> None
     assert proc.returncode == 2
     assert "FINDRS_DATA_DIR" in proc.stderr and "car.data" in proc.stderr and "Car Evaluation" in proc.stderr
     assert not (tmp_path / "raw").exists()
+
+
+def test_the_bundled_sets_are_binarised_as_the_results_say() -> None:
+    # results/small.md: breast-cancer's class is malignant, digits' an odd digit; the 50/50 split
+    # keeps every row, and experiments/intervals.py reads the same breast-cancer frame.
+    from sklearn.datasets import load_breast_cancer, load_digits
+
+    from experiments.intervals import load
+    from experiments.noisy import load_bundled, split
+
+    bc, digits = load_bundled("breast-cancer"), load_bundled("digits")
+    assert bc.shape == (569, 31) and int(bc["class"].sum()) == int((load_breast_cancer().target == 0).sum())
+    assert digits.shape == (1797, 65) and int(digits["class"].sum()) == int((load_digits().target % 2 == 1).sum())
+    assert load("breast-cancer", "unused")[0].equals(bc)
+    train, test = split("digits", Path("unused"), 0, 0.0)
+    assert train.height + test.height == 1797
+    with pytest.raises(ValueError, match="unknown bundled data set"):
+        load_bundled("iris")
