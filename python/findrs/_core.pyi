@@ -172,6 +172,8 @@ class CoreMulticlass:
         """The model document, with one text per distinct constraint of all sets."""
     def plugin_json(self) -> str:
         """The voting rules of every set as the JSON the ``findrs_class`` plugin receives."""
+    def with_rules(self, picked: list[list[int]]) -> CoreMulticlass:
+        """The model whose set ``i`` keeps the rules ``picked[i]`` of set ``i``, in that order."""
     def class_models(self) -> list[CoreModel]:
         """Each class set as a binary model, in combination order."""
     def without_constraints_on(self, features: list[int]) -> CoreMulticlass:

@@ -293,6 +293,12 @@ impl CoreMulticlass {
         self.inner.without_constraints_on(&features).map(Self::from_model).map_err(core_err)
     }
 
+    /// The model whose set `i` keeps the rules `picked[i]` of set `i`, in that order (the
+    /// core's `with_rules`; the multiclass path's models).
+    fn with_rules(&self, picked: Vec<Vec<usize>>) -> PyResult<Self> {
+        self.inner.with_rules(&picked).map(Self::from_model).map_err(core_err)
+    }
+
     /// Each class set as a binary model, in combination order.
     fn class_models(&self) -> Vec<CoreModel> {
         self.inner.sets().iter().cloned().map(CoreModel::from_model).collect()

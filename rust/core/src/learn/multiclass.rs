@@ -208,6 +208,24 @@ impl MulticlassModel {
         })
     }
 
+    /// The model whose set `i` keeps the rules `picked[i]` of set `i`, in that order
+    /// ([`RuleModel::with_rules`]); the combination stays. What the multiclass accuracy-size
+    /// path's models are (docs/semantics.md §10.1). Errors when `picked` does not give one
+    /// list per set, or a list is empty, repeats a rule or names one the set does not have.
+    pub fn with_rules(&self, picked: &[Vec<usize>]) -> Result<Self> {
+        if picked.len() != self.sets.len() {
+            return Err(FindRsError::InvalidParameter(format!(
+                "the rules picked must be one list per class set ({}), got {}",
+                self.sets.len(),
+                picked.len()
+            )));
+        }
+        Ok(Self {
+            sets: self.sets.iter().zip(picked).map(|(s, p)| s.with_rules(p)).collect::<Result<Vec<_>>>()?,
+            ..self.clone()
+        })
+    }
+
     /// A copy holding what prediction needs: each set's [`RuleModel::voting_only`].
     pub fn voting_only(&self) -> Self {
         Self {
@@ -499,6 +517,32 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The model of picked rules per set (the path's models) keeps the combination.
+    #[test]
+    fn with_rules_keeps_the_combination_and_the_picked_rules() {
+        let domains = [3u32, 3, 2, 2];
+        let (rows, classes) = data(5, 150, &domains, 3);
+        let schema = Schema::uniform(domains.to_vec(), ConstraintKind::AttributeValue).unwrap();
+        let cols: Vec<Vec<u32>> = (0..domains.len()).map(|f| rows.iter().map(|r| r[f]).collect()).collect();
+        let d = Columns::new(&schema, cols.iter().map(|c| c.as_slice()).collect()).unwrap();
+        for combine in [Combine::OneVsRest, Combine::FrequentFirst] {
+            let m = fit_multiclass(schema.clone(), &d, &classes, 3, combine, &options(Method::FindRs, 1), &Progress::default())
+                .unwrap()
+                .model;
+            let all: Vec<Vec<usize>> = m.sets().iter().map(|s| (0..s.rule_set().rules().len()).collect()).collect();
+            let same = m.with_rules(&all).unwrap();
+            assert_eq!(same.predict(&d), m.predict(&d));
+            let first: Vec<Vec<usize>> = m.sets().iter().map(|_| vec![0]).collect();
+            let small = m.with_rules(&first).unwrap();
+            assert_eq!((small.combine(), small.set_classes(), small.default_class()), (m.combine(), m.set_classes(), m.default_class()));
+            assert!(small.sets().iter().zip(m.sets()).all(|(a, b)| a.rule_set().rules() == &b.rule_set().rules()[..1]));
+            assert!(m.with_rules(&first[1..]).is_err());
+            let mut empty = first.clone();
+            empty[0].clear();
+            assert!(m.with_rules(&empty).is_err());
         }
     }
 
