@@ -247,6 +247,7 @@ def _summaries(
         notes += [n for n in s.notes if n not in notes and "contradictory" not in n]
     if model.contradictions:
         notes.append(f"{model.contradictions:,} training rows identical to a row of another class")
+    notes += model._path_notes  # docs/semantics.md §10.1
     return title, lines, summaries, notes, closing
 
 

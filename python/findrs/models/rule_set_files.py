@@ -178,6 +178,10 @@ class _Files:
             problems += _best_of_problems(params, training) + path_problems(training.get("path"), core.n_rules)
         elif params["best_of"] != 1 or params["run"] != 0:
             problems.append("a multiclass model's class sets each make run 0: params must say run 0, best_of 1")
+        else:
+            problems += path_problems(training.get("path"), sum(m.n_rules for m in core.class_models()))
+            if "path" in training and core.method != "find-rs":
+                problems.append("only a multiclass FIND-RS model has an accuracy-size path")
         if multi and "settings_cv" in training:
             try:
                 training["settings_cv"] = multiclass_settings.check_record(
@@ -293,9 +297,10 @@ def _count(x: Any) -> bool:
 
 def _check_multiclass_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "class_counts", "contradictions", "set_contradictions"]
-    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv", "numeric_cv", "settings_cv"}) != sorted(keys):
+    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv", "numeric_cv", "settings_cv", "path"}) != sorted(keys):
         raise FindRSInputError(
-            f"must be an object with the fields {keys} (and 'combination_cv', 'numeric_cv', 'settings_cv'), got {t!r}")
+            f"must be an object with the fields {keys} (and 'combination_cv', 'numeric_cv', 'settings_cv', 'path'), "
+            f"got {t!r}")
     lists = [t[k] if isinstance(t[k], list) else [None] for k in ("class_counts", "set_contradictions")]
     numbers = [t["rows"], t["contradictions"], *lists[0], *lists[1]]
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
@@ -330,6 +335,8 @@ def _check_multiclass_training(t: Any) -> dict[str, Any]:
         out["numeric_cv"] = {"folds": int(cv["folds"]), "correct": [int(c) for c in cv["correct"]]}
     if "settings_cv" in t:  # checked against the model's settings in _assemble
         out["settings_cv"] = t["settings_cv"]
+    if "path" in t:  # its rules checked against the model's in _assemble
+        out["path"] = check_path(t["path"], out["rows"])
     return out
 
 

@@ -20,6 +20,7 @@ from ..data.memory import check_fit_memory, memory_error
 from ..data.target import Target
 from ..errors import FindRSInputError
 from ..select import auto, halving
+from . import multiclass_path
 from .rule_set_path import fitted_path
 from .rule_set_parts import _WIDEN, FoldCoder, _described, _input_errors, _schema, _training
 
@@ -322,12 +323,15 @@ class _Fitting:
         combination_cv: dict[str, Any] | None = None,
         numeric_cv: dict[str, Any] | None = None,
         settings_cv: dict[str, Any] | None = None,
+        path: bool = True,
     ) -> "RuleSetModel":
         """Fits one rule set per class (``classes``: each row's class index into
         ``target.classes``), combined by ``combine`` (docs/semantics.md §10);
         ``combination_cv`` records how ``multiclass="auto"`` chose it, ``numeric_cv`` how
         ``numeric=None`` chose bins or intervals, ``settings_cv`` how automatic settings chose
-        them all (:mod:`findrs.select.multiclass`)."""
+        them all (:mod:`findrs.select.multiclass`). ``path``: a FIND-RS model records its
+        accuracy-size path on these rows (docs/semantics.md §10.1; the fold fits of a
+        cross-validation that does not score paths skip it)."""
         p = params
         negate = auto.core_setting(p, p["accuracy_ratio"])[3]
         assert target.classes is not None and not negate and not p["auto"]
@@ -353,7 +357,10 @@ class _Fitting:
             training["numeric_cv"] = numeric_cv
         if settings_cv is not None:
             training["settings_cv"] = settings_cv
-        return cls(core, encoders, target, params, training)
+        model = cls(core, encoders, target, params, training)
+        if path and core.method == "find-rs":
+            model._training["path"] = multiclass_path.fitted_path(core, codes, classes)
+        return model
 
 
 def _runs(params: dict[str, Any], folds: int) -> int:

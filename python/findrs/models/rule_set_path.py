@@ -1,6 +1,8 @@
-"""The accuracy-size path of a binary :class:`~findrs.RuleSetModel` (docs/semantics.md §8.1):
+"""The accuracy-size path of a :class:`~findrs.RuleSetModel` (docs/semantics.md §8.1, §10.1):
 its voting rules in the order in which each adds the most training rows right, and for every
-budget ``k`` the model of the first ``k`` of them (:meth:`_Path.at`).
+budget ``k`` the model of the first ``k`` of them (:meth:`_Path.at`). A multiclass FIND-RS
+model's path orders every class set's rules (:mod:`findrs.models.multiclass_path`), and its
+models start at one rule per set.
 
 Invariant: the path is computed by the core on the fit's own training codes and stored in the
 model's ``training`` record (``path``: the order of the voting rules and the training rows
@@ -18,6 +20,7 @@ import polars as pl
 
 from ..errors import FindRSInputError
 from ..select import size
+from . import multiclass_path
 
 
 def fitted_path(core: Any, codes: list[np.ndarray], labels: np.ndarray) -> dict[str, list[int]]:
@@ -59,8 +62,10 @@ class _Path:
         the fit's training rows) and, when the cross-validation chose the size (``max_rules``
         with automatic settings), ``cv_accuracy``: the chosen candidate's fold models cut to the
         same budget, on their held-out rows (else null). The last row is this model. ``None`` for a model whose path is
-        not known: a file written before paths, a multiclass model, or a BP model whose number
-        of voting rules was changed with :meth:`with_n_rules`.
+        not known: a file written before paths, a multiclass BO or BP model, or a BP model whose
+        number of voting rules was changed with :meth:`with_n_rules`. A multiclass model's path
+        counts the rules of every class set and starts at one rule per set (docs/semantics.md
+        §10.1).
 
         Example:
             >>> import findrs, polars as pl
@@ -72,29 +77,50 @@ class _Path:
         record = self._training.get("path")
         if record is None:
             return None
-        offsets = self._rule_csr()[0]
-        conditions = np.diff(offsets)[np.asarray(record["order"], dtype=np.int64)]
+        conditions = self._rule_conditions()[np.asarray(record["order"], dtype=np.int64)]
         correct = np.asarray(record["correct"], dtype=np.int64)
+        first = self._path_first
         return pl.DataFrame(
             {
-                "rules": pl.Series(range(1, len(correct) + 1), dtype=pl.UInt32),
-                "conditions": pl.Series(np.cumsum(conditions), dtype=pl.UInt32),
-                "train_correct": pl.Series(correct, dtype=pl.UInt32),
-                "train_accuracy": correct / max(self._training_rows, 1),
-                "cv_accuracy": pl.Series(self._cv_path(len(correct)), dtype=pl.Float64),
+                "rules": pl.Series(range(first, len(correct) + 1), dtype=pl.UInt32),
+                "conditions": pl.Series(np.cumsum(conditions)[first - 1:], dtype=pl.UInt32),
+                "train_correct": pl.Series(correct[first - 1:], dtype=pl.UInt32),
+                "train_accuracy": correct[first - 1:] / max(self._training_rows, 1),
+                "cv_accuracy": pl.Series(self._cv_path(first, len(correct)), dtype=pl.Float64),
             }
         )
 
-    def _cv_path(self, n: int) -> list[float | None]:
-        """The cross-validated accuracy of budgets 1 to ``n`` (docs/semantics.md §8.1): the
+    @property
+    def _path_first(self) -> int:
+        """The fewest rules of a model of the path: 1, or a multiclass model's number of sets."""
+        return 1 if self.target.classes is None else len(self._core.set_classes)
+
+    def _rule_conditions(self) -> np.ndarray:
+        """The conditions of every voting rule (int64), in the path's numbering: a multiclass
+        model's sets one after the other."""
+        if self.target.classes is None:
+            return np.diff(self._rule_csr()[0])
+        return np.concatenate([np.diff(s.rule_constraints()[0].astype(np.int64))[: s.n_rules]
+                               for s in self._core.class_models()])
+
+    @property
+    def _size_record(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The cross-validation's record and its choice of the size, if it chose one."""
+        rec = self._cv if self.target.classes is None else self._training.get("settings_cv")
+        chosen = (rec or {}).get("size")
+        return None if chosen is None else (rec, chosen)
+
+    def _cv_path(self, first: int, n: int) -> list[float | None]:
+        """The cross-validated accuracy of budgets ``first`` to ``n`` (docs/semantics.md §8.1): the
         chosen candidate's fold models cut to each budget; ``None`` without a choice of the size."""
-        chosen = (self._cv or {}).get("size")
-        if chosen is None:
-            return [None] * n
-        c = {**self._cv["candidates"][self._cv["chosen"]], **{k: chosen[k] for k in size.PATHS}}
+        if self._size_record is None:
+            return [None] * (n - first + 1)
+        rec, chosen = self._size_record
+        c = {**rec["candidates"][rec["chosen"]], **{k: chosen[k] for k in size.PATHS}}
         right = size.budget_points(c)[0]
         held_out = max(sum(c["rows"]), 1)
-        return [int(right[:, min(k, right.shape[1]) - 1].sum()) / held_out for k in range(1, n + 1)]
+        base = c.get("path_base", 0)
+        return [int(right[:, min(k - base, right.shape[1]) - 1].sum()) / held_out for k in range(first, n + 1)]
 
     @property
     def _path_notes(self) -> list[str]:
@@ -102,19 +128,20 @@ class _Path:
         path (1, 2, 3, 5, 8, ... rules and the last) with their training accuracy, and how the
         size was chosen."""
         record = self._training.get("path")
-        if record is None or len(record["correct"]) < 2:
+        first = self._path_first
+        if record is None or len(record["correct"]) <= first:
             return []
         rows = max(self._training_rows, 1)
         n = len(record["correct"])
-        ks, a, b = [], 1, 2
+        ks, a, b = [], first, first + 1
         while a < n:
             ks.append(a)
-            a, b = b, a + b
+            a, b = b, a + b - first + 1
         points = ", ".join(f"{k}: {record['correct'][k - 1] / rows:.3f}" for k in [*ks, n])
         notes = [f"path (rules: training accuracy): {points}; model.at(k) is the model of k rules, model.path the table"]
-        chosen = (self._cv or {}).get("size")
-        if chosen is not None:
-            held_out = max(sum(self._cv["candidates"][0]["rows"]), 1)
+        if self._size_record is not None:
+            rec, chosen = self._size_record
+            held_out = max(sum(rec["candidates"][0]["rows"]), 1)
             acc, best = sum(chosen["correct"]) / held_out, sum(chosen["best"]["correct"]) / held_out
             gain = chosen["gain"]
             cut = ("every rule" if gain is None else f"the rules that each add more than {gain:.2%} of the rows")
@@ -134,11 +161,14 @@ class _Path:
         """The model of the path with at most ``k`` rules (docs/semantics.md §8.1): the first ``k``
         rules of :attr:`path`'s order, positive when one of them holds (a DNF; for BO and BP the
         weights are shown and do not vote), with ``params["max_rules"] = k`` and its own path the
-        first ``k`` rows of this one. With ``k`` at least :attr:`n_rules` it is this model.
+        first ``k`` rows of this one. With ``k`` at least :attr:`n_rules` it is this model. For
+        a multiclass model, each class set keeps its rules among the first ``k`` (at least one
+        per set, docs/semantics.md §10.1); the combination and ``params`` stay.
 
         Raises:
-            FindRSInputError: ``k`` is not an integer of at least 1; the model has no path
-                (:attr:`path` is ``None``).
+            FindRSInputError: ``k`` is not an integer of at least 1 (for a multiclass model, of
+                at least its number of class sets); the model has no path (:attr:`path` is
+                ``None``).
 
         Example:
             >>> import findrs
@@ -152,15 +182,32 @@ class _Path:
             raise FindRSInputError(f"at(k) takes a number of rules of at least 1, got {k!r}")
         record = self._training.get("path")
         if record is None:
-            why = "a multiclass model has none yet" if self.target.classes is not None else (
+            why = "a multiclass BO or BP model has none" if self.target.classes is not None else (
                 "it was not fitted with one (a file written before paths, or with_n_rules changed its voting rules)")
             raise FindRSInputError(f"this model has no accuracy-size path: {why}; refit it to get one")
         k = int(k)
         if k >= self.n_rules:
             return self
+        if self.target.classes is not None:
+            return self._multiclass_at(k, record)
         core = self._core.with_rules(record["order"][:k])
         training = {key: v for key, v in self._training.items() if key not in ("budget", "path")}
         training["budget"] = {"correct_before": record["correct"][-1], "correct": record["correct"][k - 1]}
         training["path"] = {"order": list(range(k)), "correct": record["correct"][:k]}
         params = {**self.params, "max_rules": k}
         return type(self)(core, self.encoders, self.target, params, training, self._cv)
+
+    def _multiclass_at(self, k: int, record: dict[str, list[int]]) -> Any:
+        """:meth:`at` of a multiclass model (docs/semantics.md §10.1)."""
+        first = self._path_first
+        if k < first:
+            raise FindRSInputError(
+                f"a multiclass model keeps at least one rule per class set: at(k) takes k >= {first} here, got {k}")
+        sizes = [s.n_rules for s in self._core.class_models()]
+        picked = multiclass_path.pick(record["order"], sizes, k)
+        offsets = np.cumsum([0, *sizes])
+        new_offsets = np.cumsum([0, *map(len, picked)])
+        position = {int(offsets[i]) + r: int(new_offsets[i]) + j for i, rules in enumerate(picked) for j, r in enumerate(rules)}
+        training = {key: v for key, v in self._training.items() if key != "path"}
+        training["path"] = {"order": [position[g] for g in record["order"][:k]], "correct": record["correct"][:k]}
+        return type(self)(self._core.with_rules(picked), self.encoders, self.target, self.params, training, self._cv)
