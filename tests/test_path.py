@@ -263,9 +263,12 @@ def test_the_default_chooses_the_size_where_it_can_and_none_is_the_accuracy_firs
     assert "half a standard error" in default.to_text() and "max_rules=" not in default.to_text().splitlines()[0]
     accurate = credit(max_rules=None)
     assert accurate.params["max_rules"] is None and "max_rules" not in accurate.params["auto"]
+    # A multiclass target's size is chosen by its own cross-validation (§10.1): params say no budget.
+    multi = findrs.datasets.monks(1).with_columns(y=pl.col("a1").cast(pl.String))
+    mc = findrs.fit(multi.drop("a1"), "y", random_state=0)
+    assert mc.params["max_rules"] is None and "size" in mc._training["settings_cv"]
     for m in (findrs.fit(df, "class", "positive", auto=False, random_state=0),
               findrs.fit(df, "class", "positive", method="bp", random_state=0, settings=dict(T=5)),
-              findrs.fit(df, "class", random_state=0),  # multiclass model: no path is chosen
               findrs.fit(df, "class", "positive", random_state=0, settings=dict(
                   encoding="av", tolerance=0, min_support=0, direction="positive", simplify=False))):
         assert m.params["max_rules"] is None and "max_rules" not in m.params["auto"], m

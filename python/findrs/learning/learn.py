@@ -75,11 +75,12 @@ def fit(
             rules of ``T`` runs, the best ``n_rules`` voting), ``"bo+bp"`` (both from one set of
             runs, a :class:`~findrs.ModelPair`; needs ``auto=False``). ``None``: FIND-RS, or a
             budgeted BP vote when the cross-validation prefers it (binary, up to 10,000 rows).
-        max_rules: the size. Default ``"auto"`` with automatic settings on a two-class target:
-            the smallest FIND-RS model within half a standard error of the most accurate, on the
-            candidates' accuracy-size paths (docs/semantics.md §8.1); ``None``: the most accurate
-            model of any size (a BP vote or rules with exceptions when they cross-validate
-            better); a number: at most that many voting rules (§8).
+        max_rules: the size. Default ``"auto"`` with automatic settings: the smallest FIND-RS
+            model within half a standard error of the most accurate, on the candidates'
+            accuracy-size paths (docs/semantics.md §8.1; a multiclass model's path counts every
+            class set's rules, §10.1); ``None``: the most accurate model of any size (a BP vote
+            or rules with exceptions when they cross-validate better); a number: at most that
+            many voting rules (§8; per class set for a multiclass target).
         auto: ``True`` chooses the settings not given by cross-validation; ``False`` gives them
             the paper's values (AV, tolerance 0, no support filter, no simplification).
         features: the feature columns (default: every column but the target).
@@ -166,6 +167,7 @@ def _fit(
     """:func:`fit` with every parameter of :data:`findrs.settings.TABLE` given."""
     _check_target_is_a_name(data, target)
     exceptions = _exceptions_mode(exceptions, auto)
+    size_given = not isinstance(max_rules, NotGiven)
     if isinstance(max_rules, NotGiven) and (positive is None or exceptions is True or chunks is not None):
         max_rules = None  # docs/semantics.md §8.1: no size is chosen for these (yet): no budget
     if exceptions is True:
@@ -251,6 +253,7 @@ def _fit(
 
     multi = class_indices(df, target) if positive is None else None
     mc_axes: list[str] = []
+    mc_size = None
     mc_rows = params["cv_rows"]  # papers() below drops it: the multiclass record keeps the sample instead
     if exceptions is True and multi is not None:
         raise FindRSInputError(
@@ -258,6 +261,11 @@ def _fit(
             f"two-class target, or leave exceptions=False for a multiclass model")
     if multi is not None:
         classes, tgt = multi
+        # docs/semantics.md §10.1: the size is chosen by the multiclass cross-validation (below),
+        # not §9.4's: "auto" (the default) is kept aside, and params say no budget.
+        mc_size = "auto" if not size_given or isinstance(params["max_rules"], str) else None
+        if isinstance(params["max_rules"], str):
+            params = {**params, "max_rules": None, "auto": [a for a in params["auto"] if a != "max_rules"]}
         if params["auto"]:
             # docs/semantics.md §10: the settings every class set shares are chosen by one
             # cross-validation of the whole model (below); the rest are the paper's.
@@ -328,7 +336,7 @@ def _fit(
         if multi is not None and (auto is True or mc_axes):  # docs/semantics.md §10; None without CV
             model = _mc_cv.fit_auto(df, features, classes, tgt, {**params, **{a: "auto" for a in mc_axes}}, mc_axes,
                                     mc_rows, encoders, codes, combine, numeric is None and auto is True, n_jobs,
-                                    progress)
+                                    progress, max_rules=mc_size if params["method"] == "find-rs" else None)
         if model is None and multi is not None and combine == "auto":
             combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs,
                                                   report=stage(progress, "cross-validation: class combinations"))
@@ -514,7 +522,8 @@ def _choose_combination(
         for c in combinations:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ContradictionWarning)
-                m = RuleSetModel._fit_multiclass(part, np.ascontiguousarray(classes[fit_rows]), encoders, tgt, p, c, n_jobs, None)
+                m = RuleSetModel._fit_multiclass(part, np.ascontiguousarray(classes[fit_rows]), encoders, tgt, p, c, n_jobs, None,
+                                                 path=False)
             if report is not None:
                 report(f * len(combinations) + combinations.index(c) + 1, k * len(combinations))
             # (Renamed: a Series method runs on pl.col(name), a pattern for a target named '^a.*$'.)

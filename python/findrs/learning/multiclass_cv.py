@@ -24,7 +24,9 @@ from ..data.encode import encode_frame, fit_encoders
 from ..errors import ContradictionWarning, FindRSInputError
 from ..models.model import RuleSetModel
 from ..models.multiclass import COMBINATIONS, stratified_folds
+from ..models import multiclass_path
 from ..select import multiclass as grid
+from ..select import size
 from ..select.auto import scaled_support
 from .progress import stage
 
@@ -130,6 +132,7 @@ def fit_auto(
     numeric_auto: bool,
     n_jobs: int | None,
     progress: Any = None,
+    max_rules: str | None = None,
 ) -> RuleSetModel | None:
     """The multiclass model of automatic settings (docs/semantics.md §10): ``axes`` (of
     :data:`findrs.select.multiclass.AXES`) are chosen, the others stay ``params``' values; the
@@ -138,8 +141,12 @@ def fit_auto(
     fitted on every row with the fit's method, its ``min_support`` scaled to every row when the
     folds used a sample of ``cv_rows`` rows (:func:`cv_sample`; ``None``: every row).
     ``None`` when a class has fewer than 2 rows (no cross-validation), or when no candidate can
-    be fitted (the caller then fits the paper's settings, which say what is wrong)."""
+    be fitted (the caller then fits the paper's settings, which say what is wrong).
+    ``max_rules="auto"``: every fold model is also scored along its accuracy-size path, and the
+    candidate and the cut of its path are chosen together (:func:`findrs.select.size.choose`,
+    docs/semantics.md §10.1); the final model is cut the same way on its own path."""
     seed = params["random_state"]
+    sized = max_rules == "auto"
     sample = cv_sample(classes, cv_rows, seed)
     folds = stratified_folds(classes[sample], seed, grid.FOLDS)
     if folds is None:
@@ -158,7 +165,7 @@ def fit_auto(
         p, enc, cd = kinds[c["numeric"]]
         q = {**p, "method": "find-rs", "T": 1, "n_rules": None, "tolerance": c["tolerance"],
              "min_support": c["min_support"], "simplify": c["simplify"]}
-        counts: dict[str, list[int]] = {n: [] for n in grid.COUNTS}
+        counts: dict[str, list[int]] = {n: [] for n in (*grid.COUNTS, *(size.PATHS if sized else ()))}
         failed = False
         for fit_rows, held in parts:
             done[0] += 1
@@ -171,17 +178,22 @@ def fit_auto(
                     warnings.simplefilter("ignore", ContradictionWarning)
                     m = RuleSetModel._fit_multiclass([np.ascontiguousarray(x[fit_rows]) for x in cd],
                                                      np.ascontiguousarray(classes[fit_rows]), enc, tgt, q,
-                                                     c["multiclass"], n_jobs, None)
+                                                     c["multiclass"], n_jobs, None, path=sized)
             except FindRSInputError:  # a support or share that leaves a class set no rule
                 failed = True
                 continue
-            predicted = class_indices_of(m, [x[held] for x in cd])
-            counts["correct"].append(int(np.sum(predicted == classes[held])))
+            held_codes = [x[held] for x in cd]
+            if sized:  # the path's last point is the whole model
+                _score_path(m, held_codes, classes[held], counts)
+            else:
+                counts["correct"].append(int(np.sum(class_indices_of(m, held_codes) == classes[held])))
             counts["rows"].append(len(held))
             sets = m._core.class_models()
             counts["rules"].append(sum(int(s.n_rules) for s in sets))
             counts["conditions"].append(sum(int(s.rule_constraints()[0][-1]) for s in sets))
-        return None if failed else {**c, **counts}
+        if failed:
+            return None
+        return {**c, **counts, "path_base": len(tgt.classes) - 2 + (c["multiclass"] == "one-vs-rest")} if sized else {**c, **counts}
 
     cands = [s for s in map(score, first) if s is not None]
     if not cands:
@@ -189,17 +201,43 @@ def fit_auto(
     cands += [s for s in map(score, grid.second_stage(wanted, cands[grid.best(cands)])) if s is not None]
     while cands:
         rec = {"folds": k, "sampled": len(sample), "chosen": grid.best(cands), "candidates": cands}
+        if sized:
+            pick = size.choose(rec, "auto")
+            chosen = cands[pick["candidate"]]
+            rec = {**size.without_paths(rec), "chosen": pick["candidate"],
+                   "size": {**pick, **{n: chosen[n] for n in size.PATHS}}}
         c = cands[rec["chosen"]]
         p, enc, cd = kinds[c["numeric"]]
         q = {**p, "tolerance": c["tolerance"], "simplify": c["simplify"],
              "min_support": scaled_support(c["min_support"], len(classes), len(sample))}
         n_sets = len(tgt.classes) - (c["multiclass"] != "one-vs-rest")
         try:
-            return RuleSetModel._fit_multiclass(
+            model = RuleSetModel._fit_multiclass(
                 cd, classes, enc, tgt, q, c["multiclass"], n_jobs, stage(progress, f"fit of {n_sets} class rule sets"),
                 grid.combination_counts(rec, COMBINATIONS) if combine == "auto" else None,
                 grid.numeric_counts(rec) if len(kinds) > 1 else None, settings_cv=rec)
         except FindRSInputError:  # its support leaves a class set of every row no rule: the next
             cands = [x for x in cands if x is not c]
+            continue
+        if sized and model._training.get("path") is not None:
+            base = c["path_base"]
+            train = model._training["path"]["correct"]
+            return model.at(base + size.cut(train[base - 1:], len(classes), rec["size"]["gain"]))
+        return model
     return None
+
+
+def _score_path(model: RuleSetModel, codes: list[np.ndarray], classes: np.ndarray, counts: dict[str, list[Any]]) -> None:
+    """Appends a fold model's held-out rows right (``codes``, ``classes``: its path's last point)
+    and its path counts (docs/semantics.md §10.1) to ``counts``: from its first model (a rule
+    per set) on, the held-out rows right and the conditions of each prefix, and the training
+    rows right from the prefix before it."""
+    path = model._training["path"]
+    base = len(model._core.set_classes) - 1
+    held = multiclass_path.held_out_path(model._core, path["order"], codes, classes)
+    counts["correct"].append(int(held[-1]))
+    conditions = np.cumsum(model._rule_conditions()[np.asarray(path["order"], dtype=np.int64)])
+    counts["path_correct"].append([int(x) for x in held[base:]])
+    counts["path_conditions"].append([int(x) for x in conditions[base:]])
+    counts["path_train"].append([int(x) for x in path["correct"][base - 1:]])
 

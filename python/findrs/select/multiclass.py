@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import polars as pl
 
 from ..errors import FindRSInputError
+from . import size
 from .auto import scaled_support
 
 AXES: tuple[str, ...] = ("tolerance", "min_support", "simplify")
@@ -112,29 +113,36 @@ def check_record(rec: Any, params: Mapping[str, Any], combine: str, n_rows: int)
         FindRSInputError: what is wrong.
     """
     keys = ["candidates", "chosen", "folds", "sampled"]
-    if not isinstance(rec, dict) or sorted(rec) != keys:
-        raise FindRSInputError(f"'settings_cv' must be an object with the fields {keys}")
+    if not isinstance(rec, dict) or sorted(set(rec) - {"size"}) != keys:
+        raise FindRSInputError(f"'settings_cv' must be an object with the fields {keys} (and 'size' after a "
+                               "choice of the size)")
     folds, chosen, cands, sampled = (rec[k] for k in ("folds", "chosen", "candidates", "sampled"))
     if not (_count(folds) and folds >= 2 and _count(sampled) and 2 <= sampled <= n_rows):
         raise FindRSInputError(f"'settings_cv' needs 2 or more folds and 2 to {n_rows} rows, got {folds!r}, {sampled!r}")
     if not isinstance(cands, list) or not cands or not _count(chosen) or chosen >= len(cands):
         raise FindRSInputError("'settings_cv' must list candidates and the index of the chosen one")
-    fields = sorted([*_SETTINGS, *COUNTS])
+    fields = sorted([*_SETTINGS, *COUNTS, *(["path_base"] if "size" in rec else [])])
     for i, c in enumerate(cands):
         if not isinstance(c, dict) or sorted(c) != fields:
             raise FindRSInputError(f"'settings_cv' candidate {i} must have the fields {fields}")
+        if "size" in rec and not (_count(c["path_base"]) and c["path_base"] >= 1):
+            raise FindRSInputError(f"'settings_cv' candidate {i}: path_base must be a count of at least 1")
         if not all(isinstance(c[k], list) and len(c[k]) == folds and all(map(_count, c[k])) for k in COUNTS):
             raise FindRSInputError(f"'settings_cv' candidate {i}: {list(COUNTS)} must be {folds} counts each")
         if sum(c["rows"]) != sampled or any(a > b for a, b in zip(c["correct"], c["rows"])):
             raise FindRSInputError(f"'settings_cv' candidate {i}: its folds do not hold the {sampled} rows it used")
-    if best(cands) != chosen:
+    if "size" in rec:
+        size.check_size(rec["size"], folds, len(cands))
+        if rec["size"]["candidate"] != chosen or rec["size"]["rule"] == "budget":
+            raise FindRSInputError("'settings_cv' chose a candidate other than its choice of the size")
+    elif best(cands) != chosen:
         raise FindRSInputError("'settings_cv' chose a candidate that is not the best ranked")
     c = cands[chosen]
     want = {**c, "min_support": scaled_support(c["min_support"], n_rows, sampled)}
     got = {**{k: params[k] for k in ("tolerance", "min_support", "simplify", "numeric")}, "multiclass": combine}
     if any(want[k] != got[k] or isinstance(want[k], float) != isinstance(got[k], float) for k in got):
         raise FindRSInputError(f"'settings_cv' chose {({k: want[k] for k in got})} but the model has {got}")
-    return {k: rec[k] for k in ("folds", "sampled", "chosen", "candidates")}
+    return {k: rec[k] for k in ("folds", "sampled", "chosen", "candidates", "size") if k in rec}
 
 
 def _count(x: Any) -> bool:

@@ -45,7 +45,9 @@ earlier version, whose choice took CART's one standard error."""
 
 PATHS = ("path_correct", "path_conditions", "path_train")
 """A candidate's per-fold path counts in a record made during a fit (not kept in model files
-but for the candidate fitted: :func:`choose`'s ``size`` entry)."""
+but for the candidate fitted: :func:`choose`'s ``size`` entry). A path's first point is its
+model of ``path_base + 1`` rules (a candidate's ``path_base``: 0, or for a multiclass model
+its sets less one, docs/semantics.md §10.1), and ``path_train`` starts one point before it."""
 
 
 def cut(train: Sequence[int], rows: int, gain: float | None) -> int:
@@ -99,7 +101,7 @@ def budget_points(cand: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, np.n
     right = np.asarray([[r for r, _ in fold] for fold in counts], dtype=np.int64)
     conditions = np.asarray([[c for _, c in fold] for fold in counts], dtype=np.int64)
     rules = np.asarray([np.minimum(np.arange(1, width + 1), len(p)) for p in paths], dtype=np.int64)
-    return right, conditions, rules
+    return right, conditions, rules + cand.get("path_base", 0)
 
 
 def _gain_pairs(c: Mapping[str, Any], i: int) -> list[tuple[int, Any, np.ndarray, np.ndarray, float]]:
@@ -118,7 +120,8 @@ def _gain_pairs(c: Mapping[str, Any], i: int) -> list[tuple[int, Any, np.ndarray
             continue  # the same fold models as a larger gain
         seen.add(tuple(ks))
         counts = [_fold_cuts(c, f, k) for f, k in enumerate(ks)]
-        out.append((i, gain, np.asarray([r for r, _ in counts]), np.asarray([q for _, q in counts]), float(np.mean(ks))))
+        out.append((i, gain, np.asarray([r for r, _ in counts]), np.asarray([q for _, q in counts]),
+                    float(np.mean(ks)) + c.get("path_base", 0)))
     return out
 
 
@@ -159,7 +162,7 @@ def choose(rec: Mapping[str, Any], max_rules: int | str) -> dict[str, Any]:
         right, conditions, rules = budget_points(c)
         for j in range(right.shape[1]):
             if int(rules[:, j].max()) <= int(max_rules):
-                k = j + 1 if c.get("path_correct") else max(int(rules[:, j].max()), 1)
+                k = j + 1 + c.get("path_base", 0) if c.get("path_correct") else max(int(rules[:, j].max()), 1)
                 pairs.append((i, k, right[:, j], conditions[:, j], float(rules[:, j].mean())))
     if not pairs:
         raise ValueError(f"no candidate of the cross-validation has a model of at most {max_rules} rules")
