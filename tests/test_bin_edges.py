@@ -197,7 +197,8 @@ def test_forms_agree_on_random_frames(df: pl.DataFrame) -> None:
 # tests/test_intervals.py).
 def test_default_cross_validates_the_bin_edges_and_records_them() -> None:
     train = _frame(400, 0)
-    model = findrs.fit(train, "y", random_state=0, method="find-rs", settings=dict(numeric="bins"))  # no vote (§9.5)
+    model = findrs.fit(train, "y", random_state=0, method="find-rs", max_rules=None,  # no vote (§9.5), no size (§8.1)
+                       settings=dict(numeric="bins"))
     assert model.params["auto"][-1] == "bin_edges"
     table = model.cv_results
     assert set(table["bin_edges"]) == {"uniform", "supervised"}
@@ -234,7 +235,7 @@ def test_cross_validation_without_a_final_fit_is_the_fits_record(how: str) -> No
     y = train["y"].to_numpy()
     enc = fit_encoders(train, ["gain", "hours", "kind"], 10, bin_edges=how, labels=y)
     codes = encode_frame(train, enc)
-    model = findrs.fit(train, "y", random_state=3, method="find-rs", settings=dict(bin_edges=how, numeric="bins"))
+    model = findrs.fit(train, "y", random_state=3, method="find-rs", max_rules=None, settings=dict(bin_edges=how, numeric="bins"))
     # A supervised placement, given too, is scored on each fold's own cuts (docs/semantics.md §9.4).
     coder = fold_coder(train, enc, codes, y, 10) if how == "supervised" else None
     rec = RuleSetModel._cross_validate(codes, y, enc, {**model.params, "auto": model.params["auto"],
@@ -254,7 +255,7 @@ def test_the_final_fit_from_the_record_is_the_fit_that_cross_validates_again(how
     codes = encode_frame(train, enc)
     coder = fold_coder(train, enc, codes, y, 10) if how == "supervised" else None
     model = findrs.fit(
-        train, "y", random_state=2, method="find-rs",
+        train, "y", random_state=2, method="find-rs", max_rules=None,
         settings=dict(bin_edges=how, numeric="bins", cv_rows=cv_rows, exceptions=False),
     )  # the FIND-RS model of the record (rules with exceptions may win here)
     params = {**model.params, **{k: "auto" for k in model.params["auto"]}}

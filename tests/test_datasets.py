@@ -437,7 +437,7 @@ def test_intervals_find_credits_thresholds() -> None:
     train, test = train_test_split(credit(), seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", findrs.ContradictionWarning)
-        model = findrs.fit(train, "default", method="find-rs", random_state=0, settings=dict(numeric="interval"))
+        model = findrs.fit(train, "default", method="find-rs", random_state=0, max_rules=None, settings=dict(numeric="interval"))
     texts = model.rules["text"].to_list()
     assert any(t.startswith("income < 30.") and "debt_ratio >= 0.49" in t for t in texts), texts
     assert any("employment = unemployed" in t and "age < 3" in t for t in texts), texts

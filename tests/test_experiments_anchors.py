@@ -73,7 +73,7 @@ def test_the_default_refitted_from_its_cv_row_is_the_default(data_dir) -> None:
     for seed, train, test in splits("wine", str(data_dir), 2):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m = findrs.fit(train, "class", random_state=seed)
+            m = findrs.fit(train, "class", random_state=seed, max_rules=None)
             again = findrs.fit(train, "class", **findrs.settings.fit_keywords(dict(random_state=seed, **settings_of(m.cv_results.filter(pl.col("chosen")).row(0, named=True)))))
         assert again.n_rules == m.n_rules and again.params["method"] == m.params["method"]
         assert np.array_equal(again.predict(train).to_numpy(), m.predict(train).to_numpy())

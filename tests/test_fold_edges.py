@@ -27,9 +27,11 @@ FEATURES = ["gain", "hours", "kind"]
 
 
 def _fit_quietly(df: pl.DataFrame, **kw: object) -> RuleSetModel:
+    """A fit of ``y``, accuracy-first (``max_rules=None``: the fold edges are the subject here,
+    not the size) unless ``kw`` gives a size."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return findrs.fit(df, "y", **findrs.settings.fit_keywords(dict(**kw)))
+        return findrs.fit(df, "y", **findrs.settings.fit_keywords({"max_rules": None, **kw}))
 
 
 def _supervised_candidates(model: RuleSetModel) -> list[dict]:

@@ -204,9 +204,9 @@ def test_a_raced_fit_is_the_unraced_one_restricted_to_the_encodings_that_go_on(
     monkeypatch.setattr(halving, "race_groups", lambda firsts, z=None: seen.append(race(firsts, z)) or seen[-1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        raced = findrs.fit(df, "y", random_state=seed, settings=dict(exceptions=False))
+        raced = findrs.fit(df, "y", random_state=seed, max_rules=None, settings=dict(exceptions=False))
         monkeypatch.setattr(halving, "RACE_Z", 1e9)
-        whole = findrs.fit(df, "y", random_state=seed, settings=dict(exceptions=False))
+        whole = findrs.fit(df, "y", random_state=seed, max_rules=None, settings=dict(exceptions=False))
     assert len(seen) == 2 and len(seen[0]) == 3
     assert [{g[0] for g in a} for a in seen[1]] == [{"av", "oh"}] * 3
     cols = ["bin_edges", "numeric", "encoding"]

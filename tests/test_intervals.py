@@ -396,7 +396,7 @@ def test_default_cross_validates_bins_against_intervals_and_records_it(data_dir)
     """docs/semantics.md §9.4: numeric=None runs the cross-validation once more on interval
     features, keeps the kind whose winner has the most held-out rows right, and records both."""
     train = _banknote_half(data_dir)
-    model = findrs.fit(train, "class", random_state=1, method="find-rs")  # the numeric axis alone (no vote, §9.5)
+    model = findrs.fit(train, "class", random_state=1, method="find-rs", max_rules=None)  # the numeric axis alone (no vote, §9.5, no size, §8.1)
     assert model.params["auto"][-1] == "numeric"
     table = model.cv_results
     assert set(table["numeric"]) == {"bins", "interval"}
@@ -407,7 +407,7 @@ def test_default_cross_validates_bins_against_intervals_and_records_it(data_dir)
     # On this half intervals cross-validate better than either bin placement.
     assert model.params["numeric"] == "interval" and all(e.kind != "binned" for e in model.encoders)
     # It is the model a fit with numeric="interval" given gives, with the same candidates.
-    fixed = findrs.fit(train, "class", random_state=1, method="find-rs", settings=dict(numeric="interval"))
+    fixed = findrs.fit(train, "class", random_state=1, method="find-rs", max_rules=None, settings=dict(numeric="interval"))
     assert fixed.rules.equals(model.rules) and fixed.encoders == model.encoders
     part = table.filter(pl.col("numeric") == "interval").drop("numeric", "bin_edges")
     assert part.drop("chosen").equals(fixed.cv_results.drop("chosen"))

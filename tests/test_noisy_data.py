@@ -231,14 +231,14 @@ def test_auto_parameters_are_checked() -> None:
 
 def test_auto_true_means_every_unset_setting_is_auto() -> None:
     df = findrs.datasets.monks(2)
-    a = findrs.fit(df, "class", auto=True, random_state=3, method="find-rs")
-    b = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(random_state=3, **AUTO, auto=False, settings=dict(simplify="auto"))))
+    a = findrs.fit(df, "class", auto=True, max_rules=None, random_state=3, method="find-rs")
+    b = findrs.fit(df, "class", **findrs.settings.fit_keywords(dict(random_state=3, **AUTO, auto=False, max_rules=None, settings=dict(simplify="auto"))))
     assert a.to_json() == b.to_json() and "method" not in b.params["auto"]  # the vote needs auto=True (§9.5)
     # auto=True is the default.
-    assert findrs.fit(df, "class", random_state=3, method="find-rs").to_json() == a.to_json()
+    assert findrs.fit(df, "class", max_rules=None, random_state=3, method="find-rs").to_json() == a.to_json()
     assert findrs.fit(df, "class", random_state=3).to_json() == findrs.fit(df, "class", auto=True, random_state=3).to_json()
     # An explicit value stays fixed.
-    c = findrs.fit(df, "class", auto=True, random_state=3, settings=dict(encoding="oh"))
+    c = findrs.fit(df, "class", auto=True, max_rules=None, random_state=3, settings=dict(encoding="oh"))
     assert c.encoding == "oh" and "encoding" not in c.params["auto"]
     # Without auto, the defaults are the paper's.
     d = findrs.fit(df, "class", random_state=3, auto=False)
@@ -404,7 +404,7 @@ def test_cli_fit_auto(tmp_path) -> None:
     assert main(["fit", str(data), "--target", "class", "--auto", "--tolerance", "0.1", "--random-state", "0",
                  "-o", str(out)]) == 0
     m = findrs.RuleSetModel.from_json(out)
-    assert m.params["tolerance"] == 0.1 and m.params["auto"] == ["encoding", "min_support", "direction", "simplify", "method"]
+    assert m.params["tolerance"] == 0.1 and m.params["auto"] == ["encoding", "min_support", "direction", "simplify", "max_rules"]
     # --auto is the default.
     assert main(["fit", str(data), "--target", "class", "--tolerance", "0.1", "--random-state", "0",
                  "-o", str(tmp_path / "d.json")]) == 0
@@ -461,8 +461,8 @@ def test_auto_takes_a_rule_budget_for_find_rs_only() -> None:
 # docs/semantics.md §9.4: the defaults are automatic settings, on a sample above cv_rows rows.
 def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
     df = findrs.datasets.monks(2)
-    a = findrs.fit(df, "class", random_state=5, n_jobs=1, settings=dict(cv_rows=120))
-    b = findrs.fit(df, "class", random_state=5, n_jobs=2, settings=dict(cv_rows=120))
+    a = findrs.fit(df, "class", max_rules=None, random_state=5, n_jobs=1, settings=dict(cv_rows=120))
+    b = findrs.fit(df, "class", max_rules=None, random_state=5, n_jobs=2, settings=dict(cv_rows=120))
     assert a.to_json() == b.to_json()  # any thread count, the same model
     rec = a._cv
     assert abs(rec["sampled"] - 120) <= 1 and sum(rec["candidates"][0]["rows"]) == rec["sampled"]
@@ -480,7 +480,7 @@ def test_defaults_on_a_sample_fit_every_row_with_the_support_scaled() -> None:
     again = findrs.RuleSetModel.from_json(a.to_json())
     assert again.to_json() == a.to_json() and again.cv_results.equals(a.cv_results)
     # Every row: no sample, and the candidates' support is the fitted one.
-    c = findrs.fit(df, "class", random_state=5, settings=dict(cv_rows=None))
+    c = findrs.fit(df, "class", max_rules=None, random_state=5, settings=dict(cv_rows=None))
     assert c._cv["sampled"] == df.height and c.params["cv_rows"] is None
     assert c.params["min_support"] == c._cv["candidates"][c._cv["chosen"]]["min_support"]
 
@@ -601,7 +601,7 @@ def _noisy_games(rate: float = 0.2, seed: int = 0) -> tuple[pl.DataFrame, pl.Dat
 
 def test_the_vote_wins_only_by_cross_validation_and_is_the_fit_of_its_settings() -> None:
     train, _ = _noisy_games()
-    model = findrs.fit(train, "y", random_state=0)
+    model = findrs.fit(train, "y", max_rules=None, random_state=0)
     assert model.params["auto"][-1] == "method"
     table = model.cv_results
     assert set(table["method"]) == {"find-rs", "bp"}
@@ -622,8 +622,8 @@ def test_the_vote_wins_only_by_cross_validation_and_is_the_fit_of_its_settings()
     assert f"method='bp'" in str(model)
     loaded = findrs.RuleSetModel.from_json(model.to_json())
     assert loaded.cv_results.equals(table) and loaded.params == model.params and loaded.rules.equals(model.rules)
-    two = findrs.fit(train, "y", random_state=0, n_jobs=2)
-    one = findrs.fit(train, "y", random_state=0, n_jobs=1)
+    two = findrs.fit(train, "y", max_rules=None, random_state=0, n_jobs=2)
+    one = findrs.fit(train, "y", max_rules=None, random_state=0, n_jobs=1)
     assert one.rules.equals(two.rules) and one.cv_results.equals(two.cv_results) and one.params == two.params
 
 
@@ -647,9 +647,9 @@ def test_the_vote_falls_back_to_find_rs_when_its_support_leaves_no_rule(monkeypa
     # FIND-RS winner stays, unchanged, and the record marks it chosen (docs/semantics.md §9.5).
     train, _ = _noisy_games()
     monkeypatch.setattr(findrs.select.auto, "scaled_support", lambda s, n, k: n + 1)
-    model = findrs.fit(train, "y", random_state=0)
+    model = findrs.fit(train, "y", max_rules=None, random_state=0)
     monkeypatch.undo()
-    alone = findrs.fit(train, "y", random_state=0, method="find-rs")
+    alone = findrs.fit(train, "y", max_rules=None, random_state=0, method="find-rs")
     assert model.method == "find-rs" and model.rules.equals(alone.rules)
     assert model.params == {**alone.params, "auto": [*alone.params["auto"], "method"]}
     table = model.cv_results
@@ -661,7 +661,7 @@ def test_the_vote_falls_back_to_find_rs_when_its_support_leaves_no_rule(monkeypa
 
 def test_a_vote_record_without_cv_T_loads_and_a_wrong_cv_T_is_refused() -> None:
     train, _ = _noisy_games()
-    model = findrs.fit(train, "y", random_state=0)
+    model = findrs.fit(train, "y", max_rules=None, random_state=0)
     d = json.loads(model.to_json())
     for c in d["cv"]["candidates"]:
         del c["cv_T"]  # a file written before the record kept it: the vote always made 20 runs
@@ -680,16 +680,16 @@ def test_a_vote_record_without_cv_T_loads_and_a_wrong_cv_T_is_refused() -> None:
 def test_no_vote_above_its_row_budget_or_with_a_method_given(monkeypatch) -> None:
     train, _ = _noisy_games()
     monkeypatch.setattr(findrs.select.auto, "VOTE_MAX_ROWS", train.height - 1)
-    model = findrs.fit(train, "y", random_state=0)
+    model = findrs.fit(train, "y", max_rules=None, random_state=0)
     assert model.method == "find-rs" and "method" not in model.params["auto"] and "method" not in model.cv_results.columns
     monkeypatch.undo()
-    given = findrs.fit(train, "y", random_state=0, method="find-rs")
+    given = findrs.fit(train, "y", max_rules=None, random_state=0, method="find-rs")
     assert given.rules.equals(model.rules) and given.params == model.params
 
 
 def test_a_record_naming_a_bad_method_is_refused() -> None:
     train, _ = _noisy_games()
-    d = json.loads(findrs.fit(train, "y", random_state=0).to_json())
+    d = json.loads(findrs.fit(train, "y", max_rules=None, random_state=0).to_json())
     d["cv"]["candidates"][0]["method"] = "bo"
     with pytest.raises(FindRSInputError, match="method must be"):
         findrs.RuleSetModel.from_json(json.dumps(d))

@@ -167,8 +167,7 @@ def _fit(
     """:func:`fit` with every parameter of :data:`findrs.settings.TABLE` given."""
     _check_target_is_a_name(data, target)
     exceptions = _exceptions_mode(exceptions, auto)
-    size_given = not isinstance(max_rules, NotGiven)
-    if isinstance(max_rules, NotGiven) and (positive is None or exceptions is True or chunks is not None):
+    if isinstance(max_rules, NotGiven) and (exceptions is True or chunks is not None):
         max_rules = None  # docs/semantics.md §8.1: no size is chosen for these (yet): no budget
     if exceptions is True:
         direction = _check_exceptions(exceptions, method, direction, max_rules, chunks)
@@ -263,8 +262,8 @@ def _fit(
         classes, tgt = multi
         # docs/semantics.md §10.1: the size is chosen by the multiclass cross-validation (below),
         # not §9.4's: "auto" (the default) is kept aside, and params say no budget.
-        mc_size = "auto" if not size_given or isinstance(params["max_rules"], str) else None
         if isinstance(params["max_rules"], str):
+            mc_size = "auto"
             params = {**params, "max_rules": None, "auto": [a for a in params["auto"] if a != "max_rules"]}
         if params["auto"]:
             # docs/semantics.md §10: the settings every class set shares are chosen by one

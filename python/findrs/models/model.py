@@ -305,7 +305,7 @@ class RuleSetModel(_Fitting, _Files, _Reading, _Explaining, _Path, Model):
             >>> import findrs
             >>> m = findrs.datasets.monks(3).findrs.fit("class", auto=True, random_state=0)
             >>> m.cv_results.filter("chosen").height, m.params["auto"]
-            (1, ['encoding', 'tolerance', 'min_support', 'direction', 'simplify', 'method'])
+            (1, ['encoding', 'tolerance', 'min_support', 'direction', 'simplify', 'max_rules'])
         """
         if self._cv is None:
             rec = self._training.get("settings_cv")  # a multiclass model's (docs/semantics.md §10)
