@@ -57,6 +57,14 @@ def _right(model: RuleSetModel, df: pl.DataFrame) -> int:
     return int((model.predict(df).cast(pl.String) == df["y"].cast(pl.String)).sum())
 
 
+def _set_training_rows(comb, classes: np.ndarray) -> list[np.ndarray]:
+    """Each set's training rows: every row for one-vs-rest; for a decision list, the rows of the
+    set's class and of the classes after it (docs/semantics.md §10)."""
+    if comb.default is None:
+        return [np.arange(len(classes)) for _ in comb.set_classes]
+    return [np.flatnonzero(~np.isin(classes, comb.set_classes[:i])) for i in range(len(comb.set_classes))]
+
+
 def _plain_path(model: RuleSetModel, df: pl.DataFrame) -> tuple[list[tuple[int, int]], list[int]]:
     """The path's order as (set, rule) pairs and the rows right of each model of at least one
     rule per set, by a plain loop over ``predict``: each set's own ranking is its binary
@@ -65,7 +73,7 @@ def _plain_path(model: RuleSetModel, df: pl.DataFrame) -> tuple[list[tuple[int, 
     codes, classes = _codes(model, df)
     sets = model._core.class_models()
     ranked = []
-    for s, c, rows in zip(sets, comb.set_classes, multiclass_path.set_training_rows(model._core, classes)):
+    for s, c, rows in zip(sets, comb.set_classes, _set_training_rows(comb, classes)):
         order, _ = s.path([np.ascontiguousarray(x[rows], dtype=np.uint32) for x in codes],
                           np.ascontiguousarray(classes[rows] == c))
         ranked.append(list(order))

@@ -172,6 +172,11 @@ class CoreMulticlass:
         """The model document, with one text per distinct constraint of all sets."""
     def plugin_json(self) -> str:
         """The voting rules of every set as the JSON the ``findrs_class`` plugin receives."""
+    def path(self, columns_: list[npt.NDArray[np.uint32]], classes: npt.NDArray[np.uint32]) -> tuple[list[int], list[int]]:
+        """A FIND-RS model's accuracy-size path on its training rows: ``(order, correct)``."""
+    def held_out_path(self, order: list[int], columns_: list[npt.NDArray[np.uint32]],
+                      classes: npt.NDArray[np.uint32]) -> list[int]:
+        """The rows right of each prefix of a path's ``order`` on other rows."""
     def with_rules(self, picked: list[list[int]]) -> CoreMulticlass:
         """The model whose set ``i`` keeps the rules ``picked[i]`` of set ``i``, in that order."""
     def class_models(self) -> list[CoreModel]:

@@ -22,7 +22,7 @@
 //!   `predict_plan`, `interval_cells`, `predictor`); imports `data`.
 //! - `learn`: a fit with given settings (`acceptance`, `distinct`, `weighted`, `row_parts`,
 //!   `training`, `run`, `prune`, `simplify`, `widen`, `ensemble`, `best_of`, `budget`, `fit`,
-//!   `multiclass`); imports `data` and `predict`.
+//!   `multiclass`, `multiclass_path`); imports `data` and `predict`.
 //! - `select`: automatic settings by cross-validation (`fold_codes`, `cv`); imports `data`,
 //!   `predict`, `learn`.
 //! - `io`: the JSON document (`json`); imports `data`, `predict`, `learn`.
@@ -47,6 +47,7 @@ pub use learn::fit::{
     fit, fit_bytes, fit_from_runs, fit_methods, fit_run_range, no_rule, path, BudgetReport, FitOptions, Fitted, RuleCount,
 };
 pub use learn::multiclass::{fit_multiclass, Combine, FittedMulticlass, MulticlassModel};
+pub use learn::multiclass_path::{multiclass_held_out_path, multiclass_path};
 pub use learn::widen::Widen;
 pub use select::cv::{
     cross_validate, cross_validate_folds, cv_folds, cv_runs, final_support, fit_best, fit_best_folds, fit_in_order, fit_ranked, fold_seed,

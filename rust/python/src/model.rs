@@ -293,6 +293,38 @@ impl CoreMulticlass {
         self.inner.without_constraints_on(&features).map(Self::from_model).map_err(core_err)
     }
 
+    /// The accuracy-size path of a FIND-RS model on its training rows `columns_` with each
+    /// row's class index `classes`: `(order, correct)` (the core's `multiclass_path`).
+    fn path(
+        &self,
+        py: Python<'_>,
+        columns_: Vec<PyReadonlyArray1<'_, u32>>,
+        classes: PyReadonlyArray1<'_, u32>,
+    ) -> PyResult<(Vec<usize>, Vec<u32>)> {
+        let data = self.inner.columns(slices(&columns_)?).map_err(core_err)?;
+        let c = classes.as_slice().map_err(|_| PyValueError::new_err("classes must be contiguous"))?;
+        py.detach(|| {
+            guarded(|| {
+                let p = findrs_core::multiclass_path(&self.inner, &data, c).map_err(core_err)?;
+                Ok((p.order, p.correct))
+            })
+        })
+    }
+
+    /// The rows of `columns_` (class indices `classes`) right of each prefix of a path's
+    /// `order` (the core's `multiclass_held_out_path`).
+    fn held_out_path(
+        &self,
+        py: Python<'_>,
+        order: Vec<usize>,
+        columns_: Vec<PyReadonlyArray1<'_, u32>>,
+        classes: PyReadonlyArray1<'_, u32>,
+    ) -> PyResult<Vec<u32>> {
+        let data = self.inner.columns(slices(&columns_)?).map_err(core_err)?;
+        let c = classes.as_slice().map_err(|_| PyValueError::new_err("classes must be contiguous"))?;
+        py.detach(|| guarded(|| findrs_core::multiclass_held_out_path(&self.inner, &order, &data, c).map_err(core_err)))
+    }
+
     /// The model whose set `i` keeps the rules `picked[i]` of set `i`, in that order (the
     /// core's `with_rules`; the multiclass path's models).
     fn with_rules(&self, picked: Vec<Vec<usize>>) -> PyResult<Self> {

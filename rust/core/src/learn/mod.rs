@@ -3,8 +3,9 @@
 //! `training`), one FIND-RS run (`run` and its parts), prune with the support filter (`prune`),
 //! a run's rules shortened (`simplify`) and interval ends widened (`widen`), the seeded runs and
 //! their aggregation (`ensemble`), FIND-RS's best of several runs (`best_of`), the best DNF of at
-//! most N rules (`budget`), the fit itself (`fit`: data and options in, a model out) and one
-//! binary fit per class (`multiclass`, with the multiclass model).
+//! most N rules (`budget`), the fit itself (`fit`: data and options in, a model out), one
+//! binary fit per class (`multiclass`, with the multiclass model) and its accuracy-size path
+//! (`multiclass_path`).
 //!
 //! Invariant: a fit is a function of the data, the options and the seed: run `i` depends on its
 //! index only, never on the thread or the order runs finish in, so the same inputs give a
@@ -19,6 +20,7 @@ pub(crate) mod distinct;
 pub(crate) mod ensemble;
 pub(crate) mod fit;
 pub(crate) mod multiclass;
+pub(crate) mod multiclass_path;
 pub(crate) mod prune;
 pub(crate) mod row_parts;
 pub(crate) mod run;
