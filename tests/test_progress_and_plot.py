@@ -139,6 +139,16 @@ def test_the_path_plot_draws_the_path_and_the_cross_validation() -> None:
     assert [line.get_label() for line in findrs.plot.path(paper).get_lines()][:2] == ["train", "8 rules"]
     with pytest.raises(findrs.FindRSInputError, match="no accuracy-size path"):
         findrs.plot.path(_no_path(paper))
+    # A multiclass model's path: every class set's rules, from a rule per set (§10.1).
+    import polars as pl
+
+    three = findrs.datasets.monks(1).with_columns(y=pl.col("a1").cast(pl.String)).drop("a1")
+    with pytest.warns(findrs.ContradictionWarning):
+        multi = three.findrs.fit("y", random_state=0)
+    train, cv = findrs.plot.path(multi).get_lines()[:2]
+    assert list(train.get_xdata()) == multi.path["conditions"].to_list()
+    assert multi.path["rules"][0] == len(multi.combination.set_classes)
+    assert list(cv.get_ydata()) == multi.path["cv_accuracy"].to_list()
 
 
 def _no_path(model):

@@ -72,7 +72,8 @@ def path(model: RuleSetModel, *, ax: Any = None, title: str | None = None) -> An
     model of each number of rules (:attr:`RuleSetModel.path`), the model's own size marked.
 
     Args:
-        model: a binary rule set with a path.
+        model: a rule set with a path (binary, or a multiclass FIND-RS model: its rules of every
+            class set, docs/semantics.md §10.1).
         ax: a matplotlib Axes to draw on (default: a new figure).
         title: the plot title (default: the method and the number of rules).
 
@@ -81,8 +82,8 @@ def path(model: RuleSetModel, *, ax: Any = None, title: str | None = None) -> An
 
     Raises:
         ImportError: matplotlib is not installed.
-        FindRSInputError: the model has no path (a multiclass model, a file written before paths,
-            a BP model whose K was moved).
+        FindRSInputError: the model has no path (a multiclass BO or BP model, a file written
+            before paths, a BP model whose K was moved).
 
     Example:
         >>> import matplotlib
@@ -99,8 +100,8 @@ def path(model: RuleSetModel, *, ax: Any = None, title: str | None = None) -> An
         raise ImportError('findrs.plot needs matplotlib: pip install "findrs[plot]"') from e
     table = model.path
     if table is None:
-        raise FindRSInputError("this model has no accuracy-size path (a multiclass model, a file written before "
-                               "paths, or a BP model whose K was moved): refit it to get one")
+        raise FindRSInputError("this model has no accuracy-size path (a multiclass BO or BP model, a file written "
+                               "before paths, or a BP model whose K was moved): refit it to get one")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     conditions = table["conditions"].to_numpy()
