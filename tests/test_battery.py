@@ -62,7 +62,8 @@ def _settings(ci: int, share: float) -> settings:
 # A generated frame findrs may refuse although nothing is wrong with the test: a numeric
 # column whose rows hold no finite value (docs/semantics.md §1), a min_support no rule meets
 # (§9.2); under intervals, a numeric column holding an infinity (§1).
-FINE_REFUSALS = ("has no finite value to bin", "leaves no rule", "holds an infinity")
+FINE_REFUSALS = ("has no finite value to bin", "leaves no rule", "holds an infinity",
+                 "keeps at least one rule per set")
 
 # The totals every run prints, zero or not: a child process that died (a chunks fit's joblib
 # worker), an exception other than FindRSInputError, paths that disagree.
@@ -178,10 +179,13 @@ def test_every_path_agrees_on_every_model_kind(kind, data) -> None:
 
 
 def _check_budget(model: findrs.Model, k: int) -> None:
-    """A rule budget holds: at most ``k`` voting rules in a rule set's vote, in each class set
-    of a multiclass model (docs/semantics.md: applied per set); a bagged vote's members are
-    checked by their own fits."""
-    if not is_binary(model) and hasattr(model, "class_models"):
+    """A rule budget holds: at most ``k`` voting rules in a rule set's vote; in a multiclass
+    FIND-RS model, summed over its class sets (docs/semantics.md §10.1), in each class set of a
+    BO or BP one (§10); a bagged vote's members are checked by their own fits."""
+    if not is_binary(model) and hasattr(model, "class_models") and model.method == "find-rs":
+        assert model.n_rules <= k, f"max_rules={k} but a multiclass FIND-RS model of {model.n_rules} rules"
+        sets = []
+    elif not is_binary(model) and hasattr(model, "class_models"):
         sets = list(model.class_models)
     elif hasattr(model, "vote"):
         sets = [model]

@@ -260,3 +260,30 @@ def test_bo_and_bp_multiclass_models_have_no_path() -> None:
         m.at(5)
     auto_bp = findrs.fit(df, "y", method="bp", random_state=0, settings=dict(T=5))
     assert "size" not in auto_bp._training["settings_cv"]
+
+
+def test_a_budget_counts_every_class_sets_rules() -> None:
+    # docs/semantics.md §10.1: max_rules=N of a multiclass FIND-RS fit is at most N rules in all.
+    df = noisy_frame(seed=3, n=400, noise=0.2)
+    for n in (3, 5, 8):
+        m = findrs.fit(df, "y", random_state=2, n_jobs=1, max_rules=n)
+        rec = m._training["settings_cv"]
+        pick = rec["size"]
+        assert m.n_rules <= n and m.params["max_rules"] == n and pick["rule"] == "budget"
+        # A pair of a candidate and k <= n rules of its path (at least a rule per set).
+        c = rec["candidates"][pick["candidate"]]
+        assert c["path_base"] + 1 <= pick["rules"] <= n
+        whole = findrs.fit(df, "y", random_state=2, n_jobs=1, auto=False,
+                           settings={k: c[k] for k in ("tolerance", "min_support", "simplify", "multiclass")})
+        assert m.predict(df).to_list() == whole.at(pick["rules"]).predict(df).to_list()
+        assert f"max_rules={n}" in str(m).splitlines()[0] and "the most accurate of at most" in str(m)
+        assert findrs.load(m.to_json()).to_json() == m.to_json()
+    # auto=False: the paper's fit cut on its path; BO and BP keep a budget per class set.
+    paper = findrs.fit(df, "y", random_state=2, auto=False, max_rules=5)
+    whole = findrs.fit(df, "y", random_state=2, auto=False)
+    assert paper.n_rules == 5 and paper.predict(df).to_list() == whole.at(5).predict(df).to_list()
+    bp = findrs.fit(df, "y", method="bp", random_state=2, auto=False, max_rules=2, settings=dict(T=5))
+    assert bp.n_rules > 2 and all(s.n_rules <= 2 for s in bp.class_models)
+    for auto in (True, False):
+        with pytest.raises(FindRSInputError, match="at least one rule per set"):
+            findrs.fit(df, "y", random_state=2, auto=auto, max_rules=2)

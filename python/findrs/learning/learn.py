@@ -80,7 +80,7 @@ def fit(
             accuracy-size paths (docs/semantics.md §8.1; a multiclass model's path counts every
             class set's rules, §10.1); ``None``: the most accurate model of any size (a BP vote
             or rules with exceptions when they cross-validate better); a number: at most that
-            many voting rules (§8; per class set for a multiclass target).
+            many voting rules (§8; a multiclass FIND-RS model's summed over its class sets, §10.1).
         auto: ``True`` chooses the settings not given by cross-validation; ``False`` gives them
             the paper's values (AV, tolerance 0, no support filter, no simplification).
         features: the feature columns (default: every column but the target).
@@ -262,8 +262,9 @@ def _fit(
         classes, tgt = multi
         # docs/semantics.md §10.1: the size is chosen by the multiclass cross-validation (below),
         # not §9.4's: "auto" (the default) is kept aside, and params say no budget.
-        if isinstance(params["max_rules"], str):
-            mc_size = "auto"
+        if isinstance(params["max_rules"], str) or (params["max_rules"] is not None and params["method"] == "find-rs"):
+            # A FIND-RS budget counts every class set's rules: the model is cut on its path.
+            mc_size = params["max_rules"]
             params = {**params, "max_rules": None, "auto": [a for a in params["auto"] if a != "max_rules"]}
         if params["auto"]:
             # docs/semantics.md §10: the settings every class set shares are chosen by one
@@ -345,6 +346,8 @@ def _fit(
                 if model is None:  # the paper's settings per class, or no cross-validation possible
                     model = RuleSetModel._fit_multiclass(codes, classes, encoders, tgt, params, combine, n_jobs,
                                                          stage(progress, f"fit of {n_sets} class rule sets"), chosen)
+                    if isinstance(mc_size, int):
+                        model = _mc_cv.budget_cut(model, mc_size)
             elif pair or chunks is not None:
                 params_list = [check_params({**params, "auto": False, "method": "bo", "n_rules": None}), params] if pair else [params]
                 models = RuleSetModel._fit_many(codes, y, encoders, tgt, params_list, n_jobs, fit_stage(progress, params),

@@ -132,7 +132,7 @@ def fit_auto(
     numeric_auto: bool,
     n_jobs: int | None,
     progress: Any = None,
-    max_rules: str | None = None,
+    max_rules: int | str | None = None,
 ) -> RuleSetModel | None:
     """The multiclass model of automatic settings (docs/semantics.md §10): ``axes`` (of
     :data:`findrs.select.multiclass.AXES`) are chosen, the others stay ``params``' values; the
@@ -142,11 +142,15 @@ def fit_auto(
     folds used a sample of ``cv_rows`` rows (:func:`cv_sample`; ``None``: every row).
     ``None`` when a class has fewer than 2 rows (no cross-validation), or when no candidate can
     be fitted (the caller then fits the paper's settings, which say what is wrong).
-    ``max_rules="auto"``: every fold model is also scored along its accuracy-size path, and the
-    candidate and the cut of its path are chosen together (:func:`findrs.select.size.choose`,
-    docs/semantics.md §10.1); the final model is cut the same way on its own path."""
+    ``max_rules`` (``"auto"`` or a number of rules): every fold model is also scored along its
+    accuracy-size path, and the candidate and the cut of its path are chosen together
+    (:func:`findrs.select.size.choose`, docs/semantics.md §10.1); the final model is cut the same
+    way on its own path (a number: to the chosen budget of all its sets' rules).
+
+    Raises:
+        FindRSInputError: a number of rules below every candidate's number of class sets."""
     seed = params["random_state"]
-    sized = max_rules == "auto"
+    sized = max_rules is not None
     sample = cv_sample(classes, cv_rows, seed)
     folds = stratified_folds(classes[sample], seed, grid.FOLDS)
     if folds is None:
@@ -202,7 +206,10 @@ def fit_auto(
     while cands:
         rec = {"folds": k, "sampled": len(sample), "chosen": grid.best(cands), "candidates": cands}
         if sized:
-            pick = size.choose(rec, "auto")
+            try:
+                pick = size.choose(rec, max_rules)
+            except ValueError:
+                raise FindRSInputError(_too_few(max_rules, min(c["path_base"] + 1 for c in cands))) from None
             chosen = cands[pick["candidate"]]
             rec = {**size.without_paths(rec), "chosen": pick["candidate"],
                    "size": {**pick, **{n: chosen[n] for n in size.PATHS}}}
@@ -220,11 +227,32 @@ def fit_auto(
             cands = [x for x in cands if x is not c]
             continue
         if sized and model._training.get("path") is not None:
-            base = c["path_base"]
+            base, pick = c["path_base"], rec["size"]
+            if pick["rules"] is not None:  # a budget
+                return budget_cut(model, pick["rules"])
             train = model._training["path"]["correct"]
-            return model.at(base + size.cut(train[base - 1:], len(classes), rec["size"]["gain"]))
+            return model.at(base + size.cut(train[base - 1:], len(classes), pick["gain"]))
         return model
     return None
+
+
+def _too_few(max_rules: int, sets: int) -> str:
+    return (f"max_rules={max_rules} counts the rules of every class set, and a multiclass model keeps at least one rule "
+            f"per set ({sets} here): pass max_rules={sets} or more, or None")
+
+
+def budget_cut(model: RuleSetModel, max_rules: int) -> RuleSetModel:
+    """A multiclass FIND-RS ``model`` cut to at most ``max_rules`` rules of all its sets on its
+    path (docs/semantics.md §10.1), with ``params["max_rules"]`` saying so.
+
+    Raises:
+        FindRSInputError: ``max_rules`` is below the model's number of class sets."""
+    sets = len(model._core.set_classes)
+    if max_rules < sets:
+        raise FindRSInputError(_too_few(max_rules, sets))
+    cut = model.at(max_rules)
+    return RuleSetModel(cut._core, cut.encoders, cut.target, {**cut.params, "max_rules": max_rules}, cut._training,
+                        cut._cv)
 
 
 def _score_path(model: RuleSetModel, codes: list[np.ndarray], classes: np.ndarray, counts: dict[str, list[Any]]) -> None:

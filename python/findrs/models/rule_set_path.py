@@ -129,16 +129,19 @@ class _Path:
         size was chosen."""
         record = self._training.get("path")
         first = self._path_first
-        if record is None or len(record["correct"]) <= first:
+        if record is None:
             return []
+        notes = []
         rows = max(self._training_rows, 1)
         n = len(record["correct"])
-        ks, a, b = [], first, first + 1
-        while a < n:
-            ks.append(a)
-            a, b = b, a + b - first + 1
-        points = ", ".join(f"{k}: {record['correct'][k - 1] / rows:.3f}" for k in [*ks, n])
-        notes = [f"path (rules: training accuracy): {points}; model.at(k) is the model of k rules, model.path the table"]
+        if n > first:
+            ks, a, b = [], first, first + 1
+            while a < n:
+                ks.append(a)
+                a, b = b, a + b - first + 1
+            points = ", ".join(f"{k}: {record['correct'][k - 1] / rows:.3f}" for k in [*ks, n])
+            notes.append(f"path (rules: training accuracy): {points}; model.at(k) is the model of k rules, "
+                         "model.path the table")
         if self._size_record is not None:
             rec, chosen = self._size_record
             held_out = max(sum(rec["candidates"][0]["rows"]), 1)

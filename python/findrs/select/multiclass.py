@@ -133,8 +133,10 @@ def check_record(rec: Any, params: Mapping[str, Any], combine: str, n_rows: int)
             raise FindRSInputError(f"'settings_cv' candidate {i}: its folds do not hold the {sampled} rows it used")
     if "size" in rec:
         size.check_size(rec["size"], folds, len(cands))
-        if rec["size"]["candidate"] != chosen or rec["size"]["rule"] == "budget":
+        if rec["size"]["candidate"] != chosen:
             raise FindRSInputError("'settings_cv' chose a candidate other than its choice of the size")
+        if (rec["size"]["rule"] == "budget") != (params["max_rules"] is not None):
+            raise FindRSInputError("'settings_cv' chose a budget, but params say max_rules = None, or the reverse")
     elif best(cands) != chosen:
         raise FindRSInputError("'settings_cv' chose a candidate that is not the best ranked")
     c = cands[chosen]
