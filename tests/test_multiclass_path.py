@@ -250,6 +250,14 @@ def test_a_file_with_a_wrong_path_or_size_is_refused() -> None:
     del doc["training"]["settings_cv"]["candidates"][0]["path_base"]
     with pytest.raises(FindRSInputError, match="settings_cv"):
         findrs.load(json.dumps(doc))
+    # A file of an earlier version, without a path (nor a size): it loads and predicts; at refuses.
+    old = findrs.fit(noisy_frame(seed=4, n=200), "y", random_state=1, n_jobs=1, max_rules=None)
+    doc = json.loads(old.to_json())
+    del doc["training"]["path"]
+    back = findrs.load(json.dumps(doc))
+    assert back.path is None and back.predict(noisy_frame(seed=4, n=200)).equals(old.predict(noisy_frame(seed=4, n=200)))
+    with pytest.raises(FindRSInputError, match="before multiclass paths"):
+        back.at(3)
 
 
 def test_bo_and_bp_multiclass_models_have_no_path() -> None:

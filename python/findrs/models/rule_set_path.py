@@ -185,8 +185,9 @@ class _Path:
             raise FindRSInputError(f"at(k) takes a number of rules of at least 1, got {k!r}")
         record = self._training.get("path")
         if record is None:
-            why = "a multiclass BO or BP model has none" if self.target.classes is not None else (
-                "it was not fitted with one (a file written before paths, or with_n_rules changed its voting rules)")
+            why = ("a multiclass BO or BP model has none, nor a file written before multiclass paths"
+                   if self.target.classes is not None else
+                   "it was not fitted with one (a file written before paths, or with_n_rules changed its voting rules)")
             raise FindRSInputError(f"this model has no accuracy-size path: {why}; refit it to get one")
         k = int(k)
         if k >= self.n_rules:
