@@ -112,13 +112,17 @@ def _timed(fit: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def run_findrs(train: pl.DataFrame, test: pl.DataFrame, seed: int, tag: str, auto: bool = True) -> dict[str, Any]:
+def run_findrs(train: pl.DataFrame, test: pl.DataFrame, seed: int, tag: str, auto: bool = True,
+               accurate: bool = False) -> dict[str, Any]:
+    """The default fit (``accurate``: with ``max_rules=None``, the accuracy-first fit)."""
     import findrs
+
+    size = {"max_rules": None} if accurate else {}
 
     def fit() -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", findrs.ContradictionWarning)
-            return findrs.fit(train, "class", random_state=seed, n_jobs=1, auto=auto)
+            return findrs.fit(train, "class", random_state=seed, n_jobs=1, auto=auto, **size)
 
     model, wall, cpu = _timed(fit)
     n_rules, n_cond = _size(model)
@@ -176,6 +180,36 @@ def run_lightgbm(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str
                 note="defaults")
 
 
+def run_ebm(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str, Any]:
+    """interpret's Explainable Boosting Machine (a glass-box additive model) with its defaults,
+    one thread, on the raw columns (pandas)."""
+    from interpret.glassbox import ExplainableBoostingClassifier
+
+    def fit() -> float:
+        x, xt = (d.drop("class").to_pandas() for d in (train, test))
+        model = ExplainableBoostingClassifier(random_state=seed, n_jobs=1).fit(x, train["class"].to_numpy())
+        return float(np.mean(model.predict(xt) == test["class"].to_numpy()))
+
+    acc, wall, cpu = _timed(fit)
+    return dict(method="EBM", accuracy=acc, n_rules=None, n_conditions=None, wall_seconds=wall, cpu_seconds=cpu,
+                note="defaults")
+
+
+def run_ripper(train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str, Any]:
+    """RIPPER one-vs-rest (wittgenstein, its defaults per class, the class of highest
+    ``predict_proba``; ``experiments.multiclass.run_ripper``), at most 300 s a split, in a child
+    process (its CPU seconds are its wall seconds)."""
+    from .multiclass import run_ripper as ripper
+
+    row = ripper(train, test, seed, 300.0)
+    return dict(method="RIPPER ovr", accuracy=row["accuracy"], n_rules=row["n_rules"], n_conditions=row["n_conditions"],
+                wall_seconds=row["fit_seconds"], cpu_seconds=row["fit_seconds"], note=row["note"])
+
+
+EXTRA = {"EBM": run_ebm, "RIPPER ovr": run_ripper}
+"""The anchors ``--extra-baselines`` adds (slower: EBM, RIPPER one-vs-rest)."""
+
+
 def _baseline(run: Callable[..., dict[str, Any]], train: pl.DataFrame, test: pl.DataFrame, seed: int) -> dict[str, Any]:
     cpu = time.process_time()
     row = run(train, test, seed)
@@ -195,7 +229,7 @@ def report(raw: pl.DataFrame, command: str, info: list[str]) -> str:
     """The Markdown tables of ``raw``: per data set and method the mean (± standard deviation over
     the splits) of each measure."""
     methods = sorted({m for m in raw["method"].to_list() if m.startswith("findrs")})
-    methods += [m for m in (*BASELINES, BINARY) if m in set(raw["method"].to_list())]
+    methods += [m for m in (*BASELINES, *EXTRA, BINARY) if m in set(raw["method"].to_list())]
     datasets = [d for d in DATASETS if d in set(raw["dataset"].to_list())]
     lines = ["Made by `experiments/multiclass_auto.py`:", "", "```", command, "```", "", *info, ""]
     for title, column, digits in (("Test accuracy", "accuracy", 3), ("Rules", "n_rules", 0),
@@ -259,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--connect4-rows", type=int, default=None, help="subsample connect-4 to this many rows first")
     p.add_argument("--tag", default="default", help="the findrs rows' method is 'findrs <tag>'")
     p.add_argument("--skip-baselines", action="store_true")
+    p.add_argument("--accurate", action="store_true", help="fit max_rules=None (the accuracy-first fit)")
+    p.add_argument("--extra-baselines", nargs="*", default=[], choices=list(EXTRA),
+                   help="also run these anchors (EBM, 'RIPPER ovr')")
     p.add_argument("--paper", action="store_true",
                    help="fit findrs with auto=False (the paper's settings per class; on car and connect-4, which "
                         "have no numeric column, exactly the multiclass default before its automatic settings)")
@@ -291,16 +328,18 @@ def main(argv: list[str] | None = None) -> int:
         started = _dt.datetime.now(_dt.timezone.utc)
         rows: list[dict[str, Any]] = []
         ran = [*([] if args.skip_findrs else [f"findrs {args.tag}"]), *([] if args.skip_baselines else BASELINES),
-               *([BINARY] if args.binary_cost else [])]
+               *([BINARY] if args.binary_cost else []), *args.extra_baselines]
         kept = old.filter(~(pl.col("dataset").is_in(args.datasets) & pl.col("method").is_in(ran)))
         for name in args.datasets:
             for s, train, test in splits_of(name, data_dir, args.splits, args.connect4_rows):
-                done = [] if args.skip_findrs else [run_findrs(train, test, s, args.tag, auto=not args.paper)]
+                done = [] if args.skip_findrs else [run_findrs(train, test, s, args.tag, auto=not args.paper,
+                                                                accurate=args.accurate)]
                 if args.binary_cost:
                     done.append(run_binary_cost(train, test, s))
                 if not args.skip_baselines:
                     done += [_baseline(run_cart, train, test, s), _baseline(run_lr, train, test, s),
                              run_lightgbm(train, test, s)]
+                done += [EXTRA[m](train, test, s) for m in args.extra_baselines]
                 rows += [{**r, "dataset": name, "split": s} for r in done]
                 print(f"{name} split {s}: " + ", ".join(
                     f"{r['method']} {r['accuracy']:.3f} ({r['cpu_seconds']:.1f} CPU-s)" for r in done), flush=True)

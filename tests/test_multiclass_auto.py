@@ -4,6 +4,7 @@ stratified cross-validation of the whole multiclass model chooses the share tole
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from typing import Any
 import warnings
@@ -180,6 +181,13 @@ def test_the_measurement_script_moves_training_labels_and_keeps_other_rows(tmp_p
     assert sorted(zip(rows["dataset"], rows["method"])) == [("car", "findrs before"), ("iris", "findrs t")]
     text = out.read_text()
     assert "| `iris` | 1 |" in text and "findrs t" in text and "tolerance=" in text
+    # The accuracy-first fit and the slower anchors (EBM when interpret is installed).
+    extra = ["RIPPER ovr", *(["EBM"] if importlib.util.find_spec("interpret") else [])]
+    assert script.main(["--datasets", "iris", "--splits", "1", "--skip-baselines", "--raw", str(raw), "--out", str(out),
+                        "--tag", "a", "--accurate", "--extra-baselines", *extra]) == 0
+    rows = pl.read_csv(raw).filter(pl.col("dataset") == "iris")
+    assert sorted(rows["method"]) == sorted(["findrs t", "findrs a", *extra])
+    assert rows.filter(pl.col("method") == "RIPPER ovr")["n_rules"][0] > 0
 
 
 @given(df=multiclass_frames(), method=st.sampled_from(["find-rs", "bo", "bp"]),
