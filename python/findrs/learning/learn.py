@@ -336,7 +336,7 @@ def _fit(
         if multi is not None and (auto is True or mc_axes):  # docs/semantics.md §10; None without CV
             model = _mc_cv.fit_auto(df, features, classes, tgt, {**params, **{a: "auto" for a in mc_axes}}, mc_axes,
                                     mc_rows, encoders, codes, combine, numeric is None and auto is True, n_jobs,
-                                    progress, max_rules=mc_size if params["method"] == "find-rs" else None)
+                                    progress, max_rules=mc_size)
         if model is None and multi is not None and combine == "auto":
             combine, chosen = _choose_combination(df, codes, classes, encoders, tgt, params, n_jobs,
                                                   report=stage(progress, "cross-validation: class combinations"))

@@ -24,7 +24,7 @@ from ..data.encode import encode_frame, fit_encoders
 from ..errors import ContradictionWarning, FindRSInputError
 from ..models.model import RuleSetModel
 from ..models.multiclass import COMBINATIONS, stratified_folds
-from ..models import multiclass_path
+from ..models.rule_set_path import held_out_path
 from ..select import multiclass as grid
 from ..select import size
 from ..select.auto import scaled_support
@@ -165,6 +165,10 @@ def fit_auto(
     parts = [(sample[folds != f], sample[folds == f]) for f in range(k)]
     done = [0]
 
+    def n_sets(c: dict[str, Any]) -> int:
+        """The class sets of candidate ``c``'s models: a decision list has none for its default."""
+        return len(tgt.classes) - (c["multiclass"] != "one-vs-rest")
+
     def score(c: dict[str, Any]) -> dict[str, Any] | None:
         p, enc, cd = kinds[c["numeric"]]
         q = {**p, "method": "find-rs", "T": 1, "n_rules": None, "tolerance": c["tolerance"],
@@ -197,7 +201,7 @@ def fit_auto(
             counts["conditions"].append(sum(int(s.rule_constraints()[0][-1]) for s in sets))
         if failed:
             return None
-        return {**c, **counts, "path_base": len(tgt.classes) - 2 + (c["multiclass"] == "one-vs-rest")} if sized else {**c, **counts}
+        return {**c, **counts, "path_base": n_sets(c) - 1} if sized else {**c, **counts}
 
     cands = [s for s in map(score, first) if s is not None]
     if not cands:
@@ -217,10 +221,9 @@ def fit_auto(
         p, enc, cd = kinds[c["numeric"]]
         q = {**p, "tolerance": c["tolerance"], "simplify": c["simplify"],
              "min_support": scaled_support(c["min_support"], len(classes), len(sample))}
-        n_sets = len(tgt.classes) - (c["multiclass"] != "one-vs-rest")
         try:
             model = RuleSetModel._fit_multiclass(
-                cd, classes, enc, tgt, q, c["multiclass"], n_jobs, stage(progress, f"fit of {n_sets} class rule sets"),
+                cd, classes, enc, tgt, q, c["multiclass"], n_jobs, stage(progress, f"fit of {n_sets(c)} class rule sets"),
                 grid.combination_counts(rec, COMBINATIONS) if combine == "auto" else None,
                 grid.numeric_counts(rec) if len(kinds) > 1 else None, settings_cv=rec)
         except FindRSInputError:  # its support leaves a class set of every row no rule: the next
@@ -262,7 +265,7 @@ def _score_path(model: RuleSetModel, codes: list[np.ndarray], classes: np.ndarra
     rows right from the prefix before it."""
     path = model._training["path"]
     base = len(model._core.set_classes) - 1
-    held = multiclass_path.held_out_path(model._core, path["order"], codes, classes)
+    held = held_out_path(model._core, path["order"], codes, classes)
     counts["correct"].append(int(held[-1]))
     conditions = np.cumsum(model._rule_conditions()[np.asarray(path["order"], dtype=np.int64)])
     counts["path_correct"].append([int(x) for x in held[base:]])

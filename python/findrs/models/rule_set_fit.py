@@ -20,7 +20,6 @@ from ..data.memory import check_fit_memory, memory_error
 from ..data.target import Target
 from ..errors import FindRSInputError
 from ..select import auto, halving
-from . import multiclass_path
 from .rule_set_path import fitted_path
 from .rule_set_parts import _WIDEN, FoldCoder, _described, _input_errors, _schema, _training
 
@@ -357,10 +356,9 @@ class _Fitting:
             training["numeric_cv"] = numeric_cv
         if settings_cv is not None:
             training["settings_cv"] = settings_cv
-        model = cls(core, encoders, target, params, training)
         if path and core.method == "find-rs":
-            model._training["path"] = multiclass_path.fitted_path(core, codes, classes)
-        return model
+            training["path"] = fitted_path(core, codes, classes)
+        return cls(core, encoders, target, params, training)
 
 
 def _runs(params: dict[str, Any], folds: int) -> int:

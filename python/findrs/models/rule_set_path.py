@@ -1,33 +1,68 @@
 """The accuracy-size path of a :class:`~findrs.RuleSetModel` (docs/semantics.md §8.1, §10.1):
 its voting rules in the order in which each adds the most training rows right, and for every
 budget ``k`` the model of the first ``k`` of them (:meth:`_Path.at`). A multiclass FIND-RS
-model's path orders every class set's rules (:mod:`findrs.models.multiclass_path`), and its
-models start at one rule per set.
+model's path orders every class set's rules (``rust/core/src/learn/multiclass_path.rs``: each
+set's own ranking merged greedily by the rows the whole model gets right, a rule per set
+first), and its models start at one rule per set.
 
 Invariant: the path is computed by the core on the fit's own training codes and stored in the
 model's ``training`` record (``path``: the order of the voting rules and the training rows
 right of each prefix), so it survives ``to_json`` and pickling; the model of ``k`` rules is
-the core's DNF of the first ``k`` rules of that order (``CoreModel.with_rules``), so the
-models of the path are nested.
+the core's DNF of the first ``k`` rules of that order (``CoreModel.with_rules``; for a
+multiclass model each set's rules among them, ``CoreMulticlass.with_rules``, a rule ``r`` of
+set ``i`` numbered ``offset(i) + r``, the sets' rules one set after another), so the models of
+the path are nested.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
 
 from ..errors import FindRSInputError
 from ..select import size
-from . import multiclass_path
 
 
-def fitted_path(core: Any, codes: list[np.ndarray], labels: np.ndarray) -> dict[str, list[int]]:
-    """The ``training["path"]`` record of a binary model (its core, a ``CoreModel``) fitted on
-    ``codes`` with ``labels`` (the labels its rules describe)."""
-    order, correct = core.path(codes, np.ascontiguousarray(labels, dtype=np.bool_))
+def _labels(core: Any, labels: np.ndarray) -> np.ndarray:
+    """``labels`` as the core's path takes them: each row's class index for a multiclass core,
+    else the Booleans its rules describe."""
+    return np.ascontiguousarray(labels, dtype=np.uint32 if hasattr(core, "set_classes") else np.bool_)
+
+
+def _codes(codes: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.ascontiguousarray(c, dtype=np.uint32) for c in codes]
+
+
+def fitted_path(core: Any, codes: Sequence[np.ndarray], labels: np.ndarray) -> dict[str, list[int]]:
+    """The ``training["path"]`` record of a model (its core, a ``CoreModel`` or a
+    ``CoreMulticlass``) fitted on ``codes`` with ``labels`` (the labels a binary model's rules
+    describe, or each row's class index)."""
+    order, correct = core.path(_codes(codes), _labels(core, labels))
     return {"order": [int(r) for r in order], "correct": [int(c) for c in correct]}
+
+
+def held_out_path(core: Any, order: Sequence[int], codes: Sequence[np.ndarray], classes: np.ndarray) -> list[int]:
+    """The rows of ``codes`` (class indices ``classes``) right of each prefix of a multiclass
+    path's ``order``: the path's models on held-out rows."""
+    return [int(c) for c in core.held_out_path(list(order), _codes(codes), _labels(core, classes))]
+
+
+def _pick(order: Sequence[int], n_rules: Sequence[int], k: int) -> list[list[int]]:
+    """Each set's rules (indices into the set) of the first ``k`` of a multiclass path's
+    ``order``, in path order.
+
+    Example:
+        >>> _pick([0, 3, 1, 4, 2], [3, 2], 3)
+        [[0, 1], [0]]
+    """
+    offsets = np.cumsum([0, *n_rules])
+    out: list[list[int]] = [[] for _ in n_rules]
+    for g in order[:k]:
+        i = int(np.searchsorted(offsets, g, side="right")) - 1
+        out[i].append(int(g - offsets[i]))
+    return out
 
 
 def check_path(path: Any, rows: int) -> dict[str, list[int]]:
@@ -208,7 +243,7 @@ class _Path:
             raise FindRSInputError(
                 f"a multiclass model keeps at least one rule per class set: at(k) takes k >= {first} here, got {k}")
         sizes = [s.n_rules for s in self._core.class_models()]
-        picked = multiclass_path.pick(record["order"], sizes, k)
+        picked = _pick(record["order"], sizes, k)
         offsets = np.cumsum([0, *sizes])
         new_offsets = np.cumsum([0, *map(len, picked)])
         position = {int(offsets[i]) + r: int(new_offsets[i]) + j for i, rules in enumerate(picked) for j, r in enumerate(rules)}

@@ -155,10 +155,14 @@ pub fn multiclass_path(model: &MulticlassModel, data: &Columns, classes: &[u32])
     let decision_list = model.default_class().is_some();
     let mut ranked = Vec::with_capacity(sets.len());
     for (i, s) in sets.iter().enumerate() {
-        // A decision list's set is learned on the rows of its class and the classes after it.
-        let rows: Vec<usize> = (0..data.n_rows())
-            .filter(|&r| !decision_list || !set_class[..i].contains(&classes[r]))
-            .collect();
+        if !decision_list || i == 0 {
+            // Learned on every row (one-vs-rest, a decision list's first set).
+            let labels: Vec<bool> = classes.iter().map(|&c| c == set_class[i]).collect();
+            ranked.push(path(s, data, &labels)?.order);
+            continue;
+        }
+        // A decision list's later set is learned on the rows of its class and the classes after it.
+        let rows: Vec<usize> = (0..data.n_rows()).filter(|&r| !set_class[..i].contains(&classes[r])).collect();
         let cols: Vec<Vec<u32>> =
             (0..data.n_features()).map(|f| rows.iter().map(|&r| data.column(f)[r]).collect()).collect();
         let sub = Columns::new(s.schema(), cols.iter().map(|c| c.as_slice()).collect())?;
