@@ -11,7 +11,17 @@ repetition makes identical rows common, which real data has less of: say so besi
 The held-back half, clean, scores every model ("held-back acc").
 
 Each measurement runs in a fresh Python process, so its peak resident memory (ru_maxrss) is its
-own; "B/(row*col)" is that peak over rows x 42 columns (it includes Python, Polars and the frame).
+own, taken after the fit and before CART; "B/(row*col)" is that peak over rows x 42 columns (it
+includes Python, Polars and, without ``--parquet``, the frame).
+
+Above 50 million cells (rows x 42 columns: 1,190,476 rows) the default fit learns on a stratified
+sample and counts on every row (docs/semantics.md §13); ``--learn-cells N`` sets that sample in
+cells (``--learn-cells 10000000000``: every row, the fit before sampling). ``--parquet DIR`` writes each frame to ``DIR/KINDROWS/`` in
+Parquet parts of at most 1,000,000 rows (part ``i`` flips labels with seed ``i``) and fits from
+``pl.scan_parquet``, so the process never holds the frame (CART, which needs it, is skipped
+above 2,000,000 rows):
+
+    python benchmarks/bench_scale.py --rows 50000000 --kinds noisy --parquet /tmp/pq
 "findrs s": ``findrs.fit(df, "class", random_state=0)``, the default settings (automatic, by
 cross-validation on a bounded sample, then one final fit on all rows), n_jobs=None (every core).
 "CART s", the anchor in the same process: ``DecisionTreeClassifier(random_state=0)`` fitted on the
@@ -45,7 +55,12 @@ ROOT = str(Path(__file__).resolve().parents[1])
 sys.path.insert(0, ROOT)
 
 
-def frames(data_dir: str, rows: int, noisy: bool):
+CHUNK_ROWS = 1_000_000
+"""``--parquet`` writes a frame in files of at most this many rows (part ``i`` flips its labels
+with seed ``i``), so a frame larger than memory is never built whole."""
+
+
+def frames(data_dir: str, rows: int, noisy: bool, flip_seed: int = 0):
     import numpy as np
     import polars as pl
 
@@ -57,7 +72,7 @@ def frames(data_dir: str, rows: int, noisy: bool):
     copies = -(-rows // train.height)
     big = pl.concat([train] * copies).head(rows)
     if noisy:
-        flipped = pl.Series(np.random.default_rng(0).random(big.height) < 0.05)
+        flipped = pl.Series(np.random.default_rng(flip_seed).random(big.height) < 0.05)
         big = big.with_columns(pl.when(flipped).then(~pl.col("class")).otherwise(pl.col("class")).alias("class"))
     return big, test
 
@@ -66,18 +81,45 @@ def one(args: argparse.Namespace) -> dict:
     import warnings
 
     import numpy as np
+    import polars as pl
     from sklearn.preprocessing import OneHotEncoder
     from sklearn.tree import DecisionTreeClassifier
 
     import findrs
+    from findrs.learning import sample
 
-    df, test = frames(args.data_dir, args.rows[0], args.kind == "noisy")
+    if args.learn_cells is not None:
+        sample.LEARN_CELLS = args.learn_cells
+    rows = args.rows[0]
+    if args.parquet:
+        # The frame on disk in parts, read by a lazy scan: the fit never holds it whole.
+        folder = Path(args.parquet) / f"{args.kind}{rows}"
+        if not folder.exists():
+            folder.mkdir(parents=True)
+            for i in range(-(-rows // CHUNK_ROWS)):
+                part = frames(args.data_dir, min(CHUNK_ROWS, rows - i * CHUNK_ROWS), args.kind == "noisy", i)[0]
+                part.write_parquet(folder / f"part-{i:04d}.parquet")
+        test = frames(args.data_dir, 1, False)[1]
+        data, df = pl.scan_parquet(folder / "*.parquet"), None
+    else:
+        df, test = frames(args.data_dir, rows, args.kind == "noisy")
+        data = df
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t, c = time.perf_counter(), time.process_time()
-        model = findrs.fit(df, "class", random_state=0)
+        model = findrs.fit(data, "class", random_state=0)
         seconds, cpu = time.perf_counter() - t, time.process_time() - c
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the fit's, before CART's frame
     acc = model.score(test)
+    out = {"rows": rows, "learned": model._training["rows"], "seconds": seconds, "cpu": cpu, "rules": model.n_rules,
+           "acc": acc, "cart_seconds": None, "cart_acc": None, "peak": peak,
+           "bytes_cell": peak / (rows * (len(test.columns) - 1)),
+           "settings": {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")},
+           "load": open("/proc/loadavg").read().split()[0]}
+    if df is None:
+        if rows > 2 * CHUNK_ROWS:  # CART needs the frame in memory
+            return out
+        df = data.collect()
     features = [c for c in df.columns if c != "class"]
     enc = OneHotEncoder(handle_unknown="ignore").fit(df.select(features).to_numpy())
     x, y = enc.transform(df.select(features).to_numpy()), df["class"].to_numpy()
@@ -85,11 +127,7 @@ def one(args: argparse.Namespace) -> dict:
     cart = DecisionTreeClassifier(random_state=0).fit(x, y)
     cart_seconds = time.perf_counter() - t
     cart_acc = float(np.mean(cart.predict(enc.transform(test.select(features).to_numpy())) == test["class"].to_numpy()))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    settings = {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")}
-    return {"rows": df.height, "seconds": seconds, "cpu": cpu, "rules": model.n_rules, "acc": acc, "cart_seconds": cart_seconds,
-            "cart_acc": cart_acc, "peak": peak, "bytes_cell": peak / (df.height * len(features)),
-            "settings": settings, "load": open("/proc/loadavg").read().split()[0]}
+    return {**out, "cart_seconds": cart_seconds, "cart_acc": cart_acc}
 
 
 def main() -> None:
@@ -99,6 +137,8 @@ def main() -> None:
     ap.add_argument("--kinds", nargs="+", default=["clean", "noisy"], choices=["clean", "noisy"])
     ap.add_argument("--max-seconds", type=float, default=600.0)
     ap.add_argument("--write-codes", metavar="DIR", help="write the noisy frames' codes to DIR, fit nothing")
+    ap.add_argument("--learn-cells", type=int, help="the fit's sample in cells (findrs.learning.sample.LEARN_CELLS; default: its own)")
+    ap.add_argument("--parquet", metavar="DIR", help="write each frame to DIR as Parquet and fit from pl.scan_parquet")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--kind", default="clean", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -117,12 +157,14 @@ def main() -> None:
         return
     print("one default fit (automatic settings, random_state=0) of connect-4's training half repeated to "
           "`rows`; CART in the same process; wall clock, shared 2-core machine (load = 1-min load average)")
-    print(f"{'kind':>5} {'rows':>9} {'findrs s':>9} {'CPU s':>7} {'CART s':>7} {'rules':>6} {'held-back acc':>13} "
+    print(f"{'kind':>5} {'rows':>9} {'learned':>8} {'findrs s':>9} {'CPU s':>7} {'CART s':>7} {'rules':>6} {'held-back acc':>13} "
           f"{'CART acc':>8} {'peak MB':>8} {'B/(row*col)':>11} {'load':>5}  settings")
     for kind in args.kinds:
         prev = None
         for rows in args.rows:
             cmd = [sys.executable, __file__, "--one", "--kind", kind, "--data-dir", args.data_dir, "--rows", str(rows)]
+            cmd += ["--learn-cells", str(args.learn_cells)] if args.learn_cells is not None else []
+            cmd += ["--parquet", args.parquet] if args.parquet else []
             out = subprocess.run(cmd, capture_output=True, text=True)
             if out.returncode:
                 sys.exit(out.stderr[-3000:])
@@ -133,8 +175,9 @@ def main() -> None:
                 import math
 
                 growth = f"  (CPU rows^{math.log(r['cpu'] / prev['cpu']) / math.log(r['rows'] / prev['rows']):.2f})"
-            print(f"{kind:>5} {r['rows']:>9,} {r['seconds']:9.1f} {r['cpu']:7.1f} {r['cart_seconds']:7.1f} {r['rules']:>6,} "
-                  f"{r['acc']:13.3f} {r['cart_acc']:8.3f} {r['peak'] / 2**20:8.0f} {r['bytes_cell']:11.1f} "
+            cart = ("      -", "       -") if r["cart_acc"] is None else (f"{r['cart_seconds']:7.1f}", f"{r['cart_acc']:8.3f}")
+            print(f"{kind:>5} {r['rows']:>9,} {r['learned']:>8,} {r['seconds']:9.1f} {r['cpu']:7.1f} {cart[0]} {r['rules']:>6,} "
+                  f"{r['acc']:13.3f} {cart[1]} {r['peak'] / 2**20:8.0f} {r['bytes_cell']:11.1f} "
                   f"{r['load']:>5}  {s['encoding']}, tolerance {s['tolerance']}, min_support {s['min_support']}, "
                   f"{s['direction']}, simplify {s['simplify']}{growth}", flush=True)
             prev = r

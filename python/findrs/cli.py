@@ -139,16 +139,26 @@ def _read_frame(path: str, schema: dict[str, pl.DataType] | None = None, *, head
     return pl.read_ipc(path)
 
 
-def _check_target(df: pl.DataFrame, target: str, header: bool) -> None:
+def _scan_frame(path: str, *, header: bool = True) -> pl.DataFrame | pl.LazyFrame:
+    """DATA to fit on: a Parquet or Arrow IPC file as a lazy scan (a fit on more rows than it
+    learns on never holds the file, docs/semantics.md §13), CSV read as :func:`_read_frame`."""
+    fmt = _format_of(path, "data file")
+    if fmt not in ("parquet", "ipc") or not Path(path).is_file() or not header:
+        return _read_frame(path, header=header)
+    return pl.scan_parquet(path) if fmt == "parquet" else pl.scan_ipc(path)
+
+
+def _check_target(df: pl.DataFrame | pl.LazyFrame, target: str, header: bool) -> None:
     """A target that is not a column: the columns, and the two usual causes."""
-    if target in df.columns:
+    columns = list(df.collect_schema())
+    if target in columns:
         return
-    shown = df.columns[:12] + (["..."] if len(df.columns) > 12 else [])
+    shown = columns[:12] + (["..."] if len(columns) > 12 else [])
     hint = (
         "a file without a header row (such as UCI's .data files) needs --no-header, which names "
-        f"the columns column_1 ... column_{df.width}"
+        f"the columns column_1 ... column_{len(columns)}"
         if header
-        else f"with --no-header the columns are column_1 ... column_{df.width}"
+        else f"with --no-header the columns are column_1 ... column_{len(columns)}"
     )
     raise _CLIError(f"--target {target!r} is not a column of DATA; its columns are {shown}; {hint}")
 
@@ -202,11 +212,19 @@ def _write_frame(df: pl.DataFrame, path: str) -> None:
         df.write_ipc(path)
 
 
-def _parse_label(df: pl.DataFrame, target: str, text: str | None) -> Any:
+def _all_rows(model: Any) -> dict[str, Any] | None:
+    """The counts on all rows of a model that learned on a sample (``None`` otherwise)."""
+    inner = getattr(model, "rules_model", model)
+    training = getattr(inner, "_training", None)
+    return None if training is None else training.get("all_rows")
+
+
+def _parse_label(df: pl.DataFrame | pl.LazyFrame, target: str, text: str | None) -> Any:
     """``--positive`` as a value of the target column's type."""
-    if text is None or target not in df.columns:
+    schema = df.collect_schema()
+    if text is None or target not in schema:
         return text
-    dtype = df.schema[target]
+    dtype = schema[target]
     try:
         if dtype == pl.Boolean:
             low = text.strip().lower()
@@ -240,7 +258,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _fit(args: argparse.Namespace) -> int:
     if args.auto and args.paper:
         raise _CLIError("--auto (the default) and --paper (the paper's algorithm) exclude each other; give one")
-    df = _read_frame(args.data, header=args.header)
+    df = _scan_frame(args.data, header=args.header)
     _check_target(df, args.target, args.header)
     given = {p.name: getattr(args, p.name) for p in TABLE if hasattr(args, p.name) and p.cli is not False}
     if given.get("features") == []:
@@ -259,7 +277,13 @@ def _fit(args: argparse.Namespace) -> int:
         print(f"findrs: warning: {_cli_terms(str(w.message))}", file=sys.stderr)
     model.to_json(args.output)
     print(model)
-    print(f"fitted on {df.height} rows in {elapsed:.2f} s; training accuracy {model.score(df):.4f}")
+    counted = _all_rows(model)
+    if counted is not None:  # learned on a sample, counted on every row (docs/semantics.md §13)
+        rows, accuracy = counted["rows"], counted["correct"] / max(counted["rows"], 1)
+    else:
+        df = df.collect() if isinstance(df, pl.LazyFrame) else df
+        rows, accuracy = df.height, model.score(df)
+    print(f"fitted on {rows} rows in {elapsed:.2f} s; training accuracy {accuracy:.4f}")
     print(f"model saved to {args.output}")
     return 0
 

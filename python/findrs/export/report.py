@@ -82,8 +82,25 @@ class Displayed(Protocol):
     _best_of: list[int] | None
     _training_rows: int
     _path_notes: list[str]
+    _all_rows: dict[str, Any] | None
 
     def _display_rows(self, ids: Sequence[int], width: int | None) -> list["Row"]: ...
+
+
+def sample_note(rec: dict[str, Any], learned: int) -> str:
+    """What ``print`` says of a model learned on a sample of ``learned`` rows, with the counts
+    ``rec`` on all training rows (docs/semantics.md §13).
+
+    Example:
+        >>> sample_note({"rows": 1_000_000, "correct": 850_000}, 200_000)
+        'rules learned on a stratified sample of 200,000 of the 1,000,000 training rows; the training accuracy counts all 1,000,000: 0.8500 (covers, precision and the path count the sample)'
+    """
+    n = rec["rows"]
+    if "rule_positives" in rec:
+        return (f"rules learned on a stratified sample of {learned:,} of the {n:,} training rows; covers, precision, "
+                f"the path and the training accuracy count all {n:,}: {rec['correct'] / max(n, 1):.4f}")
+    return (f"rules learned on a stratified sample of {learned:,} of the {n:,} training rows; the training accuracy "
+            f"counts all {n:,}: {rec['correct'] / max(n, 1):.4f} (covers, precision and the path count the sample)")
 
 
 def summary(
@@ -173,13 +190,17 @@ def summary(
     rows = model._display_rows(head_ids + tail_ids, width)
     share = f"where {said}" if negative else "that are positive"
     notes = [f"covers: training rows where the rule holds; precision: the share of them {share}"]
+    sampled = model._all_rows
+    if sampled is not None:
+        notes.append(sample_note(sampled, model._training_rows))
     if any(" is unseen" in r.text for r in rows):
         notes.append("x is unseen: x holds a value not seen in training (null too, where training had no null)")
     budget = model._budget
     if budget is not None:
         rows_ = max(model._training_rows, 1)
+        on = " on the sample" if sampled is not None else ""
         notes.append(
-            f"rule budget: training accuracy {budget['correct'] / rows_:.4f}; "
+            f"rule budget: training accuracy{on} {budget['correct'] / rows_:.4f}; "
             f"{budget['correct_before'] / rows_:.4f} before the budget"
         )
     if model.contradictions:

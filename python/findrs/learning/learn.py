@@ -29,6 +29,7 @@ from ..data.target import binarize, class_indices
 from ..select import auto as _auto_mod
 from ..select import halving
 from . import exceptions_cv as _exceptions_cv
+from . import sample as _sample
 from . import multiclass_cv as _mc_cv
 from ..select import multiclass as _mc_grid
 from .sized import fit_sized
@@ -65,8 +66,12 @@ def fit(
     explains each one.
 
     Args:
-        data: a Polars DataFrame or LazyFrame (collected once), or a pandas DataFrame / PyArrow
-            table.
+        data: a Polars DataFrame or LazyFrame, or a pandas DataFrame / PyArrow table. With
+            automatic settings and more than 50 million cells (rows x feature columns) the
+            rules are learned on a stratified sample of that size and the model's counts made on
+            all rows, a LazyFrame (e.g.
+            ``pl.scan_parquet``) in streaming passes, never collected whole (docs/semantics.md
+            §13); otherwise a LazyFrame is collected once.
         target: the label column.
         positive: the label the rules describe. Default: ``True`` for a boolean target, the
             greater label when there are exactly two. With more classes and no ``positive`` the
@@ -126,8 +131,24 @@ def fit(
         >>> findrs.fit(df, "class", "positive", random_state=0).n_rules  # settings chosen by CV
         8
     """
-    return _fit(data, target, positive, method=method, max_rules=max_rules, auto=auto, features=features,
-                random_state=random_state, n_jobs=n_jobs, verbose=verbose, **coerce(settings).as_dict())
+    given = coerce(settings).as_dict()
+    src = None
+    if auto and given["chunks"] is None:
+        # docs/semantics.md §13: more rows than the rules need: learn on a sample, count on all.
+        _check_target_is_a_name(data, target)
+        src, data = _sample.source(data, target, features)
+    if src is None:
+        return _fit(data, target, positive, method=method, max_rules=max_rules, auto=auto, features=features,
+                    random_state=random_state, n_jobs=n_jobs, verbose=verbose, **given)
+    seed = _sample.seed_of(random_state)
+    with _line(verbose, f"stratified sample of {src.size:,} of the {src.n:,} rows"):
+        rows = _sample.sample(src, target, seed)
+    model = _fit(rows, target, positive, method=method, max_rules=max_rules, auto=auto, features=features,
+                 random_state=seed, n_jobs=n_jobs, verbose=verbose, **given)
+    counted = model.rules_model if isinstance(model, ExceptionsModel) else model
+    with _line(verbose, f"counting the model on all {src.n:,} rows"):
+        counted._training["all_rows"] = _sample.all_rows(model, src, target)
+    return model
 
 
 def _fit(
@@ -475,6 +496,23 @@ def _with_exceptions(model: RuleSetModel, codes: list[np.ndarray], y: np.ndarray
         return model
     out = ExceptionsModel(model, neg)
     return out if any(out.exceptions_of) else model
+
+
+@contextlib.contextmanager
+def _line(verbose: bool, what: str) -> Iterator[None]:
+    """A progress line of its own for one stage outside the fit (the sample, the counts on all
+    rows), shown while it runs with ``verbose=True``."""
+    if not verbose:
+        yield
+        return
+    line = progress_bar()
+    line.stage(what)
+    try:
+        yield
+    except BaseException:
+        line.close()
+        raise
+    line.finish()
 
 
 def _check_target_is_a_name(data: Any, target: Any) -> None:

@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
-from ..export import expressions
+from ..export import expressions, report
 from .base import RULES_COLUMNS, Model
 from ..config import Config
 from ..data.encode import FeatureEncoder
@@ -582,6 +582,9 @@ class ExceptionsModel(Model):
         notes.append("(covers: training rows where the rule holds; precision: the share of them of the rule's own label;"
                      " a rule's exceptions are the exception rules at least as precise as it, read with the prior:"
                      " docs/semantics.md §9.6)")
+        counted = self.rules_model._training.get("all_rows")
+        if counted is not None:  # docs/semantics.md §13
+            notes.append(f"({report.sample_note(counted, self.rules_model._training['rows'])})")
         if shown < rules.height or hidden:
             notes.append("(show all with model.to_text(max_rules=None), or more with findrs.Config.set_max_rules(n))")
         return head, out, notes

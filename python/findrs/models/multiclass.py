@@ -248,6 +248,8 @@ def _summaries(
     if model.contradictions:
         notes.append(f"{model.contradictions:,} training rows identical to a row of another class")
     notes += model._path_notes  # docs/semantics.md §10.1
+    if model._training.get("all_rows") is not None:  # docs/semantics.md §13
+        notes.append(report.sample_note(model._training["all_rows"], model._training["rows"]))
     return title, lines, summaries, notes, closing
 
 

@@ -290,7 +290,7 @@ class _Explaining:
         # The same runs with K = k and no budget: what a fit with these params gives.
         params = {**self.params, "n_rules": int(k), "max_rules": None}
         # Other voting rules: no budget, and the path (of the old ones) is not known.
-        training = {key: v for key, v in self._training.items() if key not in ("budget", "path")}
+        training = {key: v for key, v in self._training.items() if key not in ("budget", "path", "all_rows")}
         return type(self)(core, self.encoders, self.target, params, training, self._cv)
 
     def _with_record(self, params: dict[str, Any], rec: dict[str, Any]) -> "RuleSetModel":

@@ -21,6 +21,7 @@ from ..select import auto
 from ..select import multiclass as multiclass_settings
 from ..select.params import ABSENT_FROM_OLDER_FILES, check_params
 from . import multiclass
+from . import all_rows
 from .rule_set_path import check_path, path_problems
 from .rule_set_parts import _OPTIONAL_SECTIONS, _SECTIONS, FORMAT, FORMAT_VERSION, _no_gc, _schema, _value_key
 
@@ -176,10 +177,12 @@ class _Files:
             problems.append("the target lists classes but the model is binary")
         if not multi:
             problems += _best_of_problems(params, training) + path_problems(training.get("path"), core.n_rules)
+            problems += all_rows.problems(training.get("all_rows"), training["rows"], core.n_rules, training.get("path"))
         elif params["best_of"] != 1 or params["run"] != 0:
             problems.append("a multiclass model's class sets each make run 0: params must say run 0, best_of 1")
         else:
             problems += path_problems(training.get("path"), sum(m.n_rules for m in core.class_models()))
+            problems += all_rows.problems(training.get("all_rows"), training["rows"], 0, None)
             if "path" in training and core.method != "find-rs":
                 problems.append("only a multiclass FIND-RS model has an accuracy-size path")
         if multi and "settings_cv" in training:
@@ -234,7 +237,7 @@ def _dumps(value: Any) -> str:
         raise FindRSInputError(f"the model cannot be written as JSON: {e}") from None
 
 
-_TRAINING_ORDER = ("rows", "positives", "contradictions", "budget", "best_of", "path")
+_TRAINING_ORDER = ("rows", "positives", "contradictions", "budget", "best_of", "path", "all_rows")
 """The order of a binary model file's ``training`` fields."""
 
 
@@ -248,10 +251,10 @@ def _ordered_training(t: dict[str, Any]) -> dict[str, Any]:
 
 def _check_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "positives", "contradictions"]
-    if not isinstance(t, dict) or sorted(set(t) - {"budget", "best_of", "path"}) != sorted(keys):
+    if not isinstance(t, dict) or sorted(set(t) - {"budget", "best_of", "path", "all_rows"}) != sorted(keys):
         raise FindRSInputError(
             f"must be an object with the fields {keys} (and 'budget' after a rule budget, 'best_of' after a "
-            f"choice of runs, 'path' with the accuracy-size path), got {t!r}")
+            f"choice of runs, 'path' with the accuracy-size path, 'all_rows' after a fit on a sample), got {t!r}")
     if not all(_count(t[k]) for k in keys):
         raise FindRSInputError(f"its counts must be integers of at least 0, got {t!r}")
     if t["positives"] > t["rows"] or t["contradictions"] > t["rows"]:
@@ -270,6 +273,8 @@ def _check_training(t: Any) -> dict[str, Any]:
         out["budget"] = {k: int(b[k]) for k in ("correct_before", "correct")}  # the order a fit writes
     if "path" in t:
         out["path"] = check_path(t["path"], out["rows"])
+    if "all_rows" in t:
+        out["all_rows"] = t["all_rows"]  # checked against the rules: all_rows.problems
     return out
 
 
@@ -297,9 +302,10 @@ def _count(x: Any) -> bool:
 
 def _check_multiclass_training(t: Any) -> dict[str, Any]:
     keys = ["rows", "class_counts", "contradictions", "set_contradictions"]
-    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv", "numeric_cv", "settings_cv", "path"}) != sorted(keys):
+    if not isinstance(t, dict) or sorted(set(t) - {"combination_cv", "numeric_cv", "settings_cv", "path", "all_rows"}) != sorted(keys):
         raise FindRSInputError(
-            f"must be an object with the fields {keys} (and 'combination_cv', 'numeric_cv', 'settings_cv', 'path'), "
+            f"must be an object with the fields {keys} (and 'combination_cv', 'numeric_cv', 'settings_cv', 'path', "
+            f"'all_rows'), "
             f"got {t!r}")
     lists = [t[k] if isinstance(t[k], list) else [None] for k in ("class_counts", "set_contradictions")]
     numbers = [t["rows"], t["contradictions"], *lists[0], *lists[1]]
@@ -337,6 +343,8 @@ def _check_multiclass_training(t: Any) -> dict[str, Any]:
         out["settings_cv"] = t["settings_cv"]
     if "path" in t:  # its rules checked against the model's in _assemble
         out["path"] = check_path(t["path"], out["rows"])
+    if "all_rows" in t:  # checked in _assemble: all_rows.problems
+        out["all_rows"] = t["all_rows"]
     return out
 
 

@@ -23,6 +23,7 @@ import polars as pl
 
 from ..errors import FindRSInputError
 from ..select import size
+from . import all_rows
 
 
 def _labels(core: Any, labels: np.ndarray) -> np.ndarray:
@@ -94,7 +95,8 @@ class _Path:
         """The accuracy-size path (docs/semantics.md §8.1): one row per budget ``rules`` = 1, 2,
         ..., :attr:`n_rules`, the model :meth:`at` returns for it: ``conditions`` (its total
         conditions, rules x conditions per rule), ``train_correct`` and ``train_accuracy`` (on
-        the fit's training rows) and, when the cross-validation chose the size (``max_rules``
+        the fit's training rows, all of them when it learned on a sample, docs/semantics.md §13)
+        and, when the cross-validation chose the size (``max_rules``
         with automatic settings), ``cv_accuracy``: the chosen candidate's fold models cut to the
         same budget, on their held-out rows (else null). The last row is this model. ``None`` for a model whose path is
         not known: a file written before paths, a multiclass BO or BP model, or a BP model whose
@@ -113,17 +115,26 @@ class _Path:
         if record is None:
             return None
         conditions = self._rule_conditions()[np.asarray(record["order"], dtype=np.int64)]
-        correct = np.asarray(record["correct"], dtype=np.int64)
+        correct, rows = self._path_counts(record)
+        correct = np.asarray(correct, dtype=np.int64)
         first = self._path_first
         return pl.DataFrame(
             {
                 "rules": pl.Series(range(first, len(correct) + 1), dtype=pl.UInt32),
                 "conditions": pl.Series(np.cumsum(conditions)[first - 1:], dtype=pl.UInt32),
                 "train_correct": pl.Series(correct[first - 1:], dtype=pl.UInt32),
-                "train_accuracy": correct[first - 1:] / max(self._training_rows, 1),
+                "train_accuracy": correct[first - 1:] / max(rows, 1),
                 "cv_accuracy": pl.Series(self._cv_path(first, len(correct)), dtype=pl.Float64),
             }
         )
+
+    def _path_counts(self, record: dict[str, list[int]]) -> tuple[list[int], int]:
+        """The training rows right at each budget of the path and the training rows: counted on
+        all of them when the rules were learned on a sample (docs/semantics.md §13)."""
+        rec = self._training.get("all_rows")
+        if rec is not None and "path_correct" in rec:
+            return rec["path_correct"], rec["rows"]
+        return record["correct"], self._training_rows
 
     @property
     def _path_first(self) -> int:
@@ -167,14 +178,15 @@ class _Path:
         if record is None:
             return []
         notes = []
-        rows = max(self._training_rows, 1)
-        n = len(record["correct"])
+        correct, rows = self._path_counts(record)
+        rows = max(rows, 1)
+        n = len(correct)
         if n > first:
             ks, a, b = [], first, first + 1
             while a < n:
                 ks.append(a)
                 a, b = b, a + b - first + 1
-            points = ", ".join(f"{k}: {record['correct'][k - 1] / rows:.3f}" for k in [*ks, n])
+            points = ", ".join(f"{k}: {correct[k - 1] / rows:.3f}" for k in [*ks, n])
             notes.append(f"path (rules: training accuracy): {points}; model.at(k) is the model of k rules, "
                          "model.path the table")
         if self._size_record is not None:
@@ -230,9 +242,12 @@ class _Path:
         if self.target.classes is not None:
             return self._multiclass_at(k, record)
         core = self._core.with_rules(record["order"][:k])
-        training = {key: v for key, v in self._training.items() if key not in ("budget", "path")}
+        training = {key: v for key, v in self._training.items() if key not in ("budget", "path", "all_rows")}
         training["budget"] = {"correct_before": record["correct"][-1], "correct": record["correct"][k - 1]}
         training["path"] = {"order": list(range(k)), "correct": record["correct"][:k]}
+        counted = all_rows.cut(self._training.get("all_rows"), record["order"], k)
+        if counted is not None:
+            training["all_rows"] = counted
         params = {**self.params, "max_rules": k}
         return type(self)(core, self.encoders, self.target, params, training, self._cv)
 
@@ -247,6 +262,7 @@ class _Path:
         offsets = np.cumsum([0, *sizes])
         new_offsets = np.cumsum([0, *map(len, picked)])
         position = {int(offsets[i]) + r: int(new_offsets[i]) + j for i, rules in enumerate(picked) for j, r in enumerate(rules)}
-        training = {key: v for key, v in self._training.items() if key != "path"}
+        # The counts on all rows (docs/semantics.md §13) were of the whole model: not this one's.
+        training = {key: v for key, v in self._training.items() if key not in ("path", "all_rows")}
         training["path"] = {"order": [position[g] for g in record["order"][:k]], "correct": record["correct"][:k]}
         return type(self)(self._core.with_rules(picked), self.encoders, self.target, self.params, training, self._cv)

@@ -34,7 +34,8 @@ class _Reading:
         model's class), ``kind`` (``"rule"``), ``constraints`` (list of ``{feature, values}``
         structs, values as text), ``weight`` (alpha: how many runs found the rule; 1 for
         FIND-RS), ``train_positives`` / ``train_negatives`` (training rows of the label / of the
-        others covered), ``kept`` (whether the rule votes: BP's top K; always true otherwise). A
+        others covered; all training rows when a FIND-RS fit learned on a sample of them,
+        docs/semantics.md §13), ``kept`` (whether the rule votes: BP's top K; always true otherwise). A
         multiclass model's table lists its class sets' rules one set after the other (in
         :attr:`class_models` order); ``train_negatives`` are the rows of the other classes the
         set was learned against.
@@ -83,8 +84,8 @@ class _Reading:
                     "kind": pl.Series(["rule"] * n, dtype=pl.String),
                     "constraints": constraints,
                     "weight": pl.Series(core.weights, dtype=pl.UInt32),
-                    "train_positives": pl.Series(core.train_positives, dtype=pl.UInt32),
-                    "train_negatives": pl.Series(core.train_negatives, dtype=pl.UInt32),
+                    "train_positives": pl.Series(self._shown_counts[0], dtype=pl.UInt32),
+                    "train_negatives": pl.Series(self._shown_counts[1], dtype=pl.UInt32),
                     "kept": pl.Series(np.arange(n) < core.n_rules, dtype=pl.Boolean),
                 }
             )
@@ -159,13 +160,29 @@ class _Reading:
         offsets, cids = self._rule_csr()
         texts = self._constraint_texts()
         core = self._core
-        weights, pos, neg = core.weights, core.train_positives, core.train_negatives
+        weights, (pos, neg) = core.weights, self._shown_counts
         rows = []
         for r in ids:
             conditions = [texts[j] for j in cids[offsets[r] : offsets[r + 1]]]
             text, cut = report.cut_text(conditions, width)
             rows.append(report.Row(int(r), int(weights[r]), int(pos[r]) + int(neg[r]), int(pos[r]), text, cut))
         return rows
+
+    @property
+    def _shown_counts(self) -> tuple[list[int], list[int]]:
+        """Each rule's covered training rows of the described label and of the other, as
+        :attr:`rules` and ``print`` show them: counted on all training rows when the rules were
+        learned on a sample of them (docs/semantics.md §13), else the fit's own counts."""
+        rec = self._all_rows
+        if rec is not None and len(rec.get("rule_positives", ())) == self._core.n_rules_found:
+            return list(rec["rule_positives"]), list(rec["rule_negatives"])
+        return list(self._core.train_positives), list(self._core.train_negatives)
+
+    @property
+    def _all_rows(self) -> dict[str, Any] | None:
+        """The counts on all training rows of a model learned on a sample of them
+        (docs/semantics.md §13; ``None`` otherwise)."""
+        return self._training.get("all_rows")
 
     @property
     def _threshold(self) -> int:
