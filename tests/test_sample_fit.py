@@ -194,3 +194,21 @@ def test_the_command_line_fits_a_parquet_file_lazily(small_sample, tmp_path: Pat
     assert m._training["rows"] < rec["rows"] == df.height
     assert f"fitted on {df.height} rows" in capsys.readouterr().out
     assert rec["correct"] == round(m.score(df) * df.height)
+
+
+def test_a_dask_frame_fits_on_its_workers_and_gives_the_local_model(small_sample) -> None:
+    distributed = pytest.importorskip("dask.distributed", reason="pip install 'findrs[distributed]'")
+    import dask.dataframe as dd
+
+    df = pl.concat([findrs.datasets.tic_tac_toe()] * 2)
+    local = _fit(df, "class", "positive", random_state=0)
+    ddf = dd.from_pandas(df.to_pandas(), npartitions=5)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client, distributed.get_task_stream(client) as stream:
+            remote = _fit(ddf, "class", "positive", random_state=0)
+    assert remote.to_json() == local.to_json()
+    # The queries ran on the partitions, on the workers.
+    ran = [t for t in stream.data if "_part" in str(t.get("key"))]
+    assert len(ran) >= 5 and all(t.get("worker") for t in ran), stream.data
+    with pytest.raises(FindRSInputError, match="a Dask DataFrame is fitted with automatic settings"):
+        _fit(ddf, "class", "positive", auto=False)

@@ -71,7 +71,8 @@ def fit(
             rules are learned on a stratified sample of that size and the model's counts made on
             all rows, a LazyFrame (e.g.
             ``pl.scan_parquet``) in streaming passes, never collected whole (docs/semantics.md
-            §13); otherwise a LazyFrame is collected once.
+            §13); otherwise a LazyFrame is collected once. A Dask DataFrame is read that way
+            too, its partitions on their workers (automatic settings only).
         target: the label column.
         positive: the label the rules describe. Default: ``True`` for a boolean target, the
             greater label when there are exactly two. With more classes and no ``positive`` the
@@ -113,7 +114,8 @@ def fit(
             a column name, an unknown setting or a value out of its range (the message names
             it), or settings that do not combine (each message says which and the fix; the
             combinations: docs/settings.md), a String feature of numbers as text with more than
-            1,000 distinct values (the message gives the cast; docs/semantics.md §1).
+            1,000 distinct values (the message gives the cast; docs/semantics.md §1), a Dask
+            DataFrame with ``auto=False`` or ``chunks``.
         KeyboardInterrupt: Ctrl-C during a fit (it stops between runs).
 
     Warns:
@@ -133,6 +135,11 @@ def fit(
     """
     given = coerce(settings).as_dict()
     src = None
+    if type(data).__module__.split(".")[0] == "dask" and (not auto or given["chunks"] is not None):
+        raise FindRSInputError(
+            "a Dask DataFrame is fitted with automatic settings (auto=True, no chunks): its partitions stay on "
+            "their workers and the rules are learned on a sample (docs/semantics.md §13); for "
+            f"{'auto=False' if not auto else 'chunks'} pass a frame in memory, e.g. data.compute()")
     if auto and given["chunks"] is None:
         # docs/semantics.md §13: more rows than the rules need: learn on a sample, count on all.
         _check_target_is_a_name(data, target)

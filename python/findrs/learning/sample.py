@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import polars as pl
@@ -53,12 +53,19 @@ _DRAW = "__findrs_draw"
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
+Query = Callable[[pl.LazyFrame, int], pl.LazyFrame]
+"""A query over one part of the rows: the part (a LazyFrame) and its first row's position in the
+whole frame; its result is small (counts, or the rows a sample keeps)."""
+
+
 @dataclass(frozen=True)
 class Source:
-    """Where a fit on a sample reads its rows: every row lazily, how many there are of each
-    class, and the rows of the sample (``size``)."""
+    """Where a fit on a sample reads its rows: ``run`` applies a :data:`Query` to every part
+    of the rows where they are (the whole LazyFrame in one streaming pass, or each partition of
+    a Dask DataFrame on its worker) and concatenates the results; ``n`` rows, ``class_counts``,
+    and ``size``, the rows of the sample."""
 
-    rows: pl.LazyFrame
+    run: Callable[[Query], pl.DataFrame]
     n: int
     class_counts: dict[Any, int]
     size: int
@@ -96,39 +103,51 @@ def _draw_expr(seed: int) -> pl.Expr:
 
 
 def source(data: Any, target: str, features: Any) -> tuple[Source | None, Any]:
-    """The rows of ``data`` as a lazy source when there are more than :func:`learn_rows`
-    (``None`` otherwise), and ``data`` as the fit should read it (a pandas or Arrow table
-    converted once). A missing target column or a null label is refused as :func:`findrs.fit`
-    refuses it on a frame in memory; other checks are the fit's, on the sample."""
-    if isinstance(data, pl.LazyFrame):
-        lf = data
-        n = int(lf.select(pl.len()).collect(engine="streaming").item())
+    """The rows of ``data`` as a source when there are more than :func:`learn_rows` (``None``
+    otherwise), and ``data`` as the fit should read it (a pandas or Arrow table converted once).
+    A Dask DataFrame is always a source: its rows stay on its workers. A missing target column
+    or a null label is refused as :func:`findrs.fit` refuses it on a frame in memory; other
+    checks are the fit's, on the sample."""
+    distributed = type(data).__module__.split(".")[0] == "dask"
+    if distributed:
+        from .dask_source import dask_parts
+
+        schema, n, run = dask_parts(data)
     else:
-        data = as_polars(data)
-        lf, n = data.lazy(), data.height
-    schema = lf.collect_schema()
-    n_features = len(schema) - (target in schema) if features is None else len([features] if isinstance(features, str) else features)
-    size = learn_rows(n_features)
-    if n <= size:
+        if isinstance(data, pl.LazyFrame):
+            lf = data
+            n = int(lf.select(pl.len()).collect(engine="streaming").item())
+        else:
+            data = as_polars(data)
+            lf, n = data.lazy(), data.height
+        schema = lf.collect_schema()
+
+        def run(query: Query) -> pl.DataFrame:
+            return query(lf, 0).collect(engine="streaming")
+
+    cols = None if features is None else ([features] if isinstance(features, str) else list(features))
+    size = learn_rows(len(schema) - (target in schema) if cols is None else len(cols))
+    if n <= size and not distributed:
         return None, data
     if target not in schema:
         raise FindRSInputError(f"target column {target!r} not found; the columns are {list(schema)}; "
                                f"pass the name of the column that holds the labels")
     if _ROW in schema or _DRAW in schema:
         raise FindRSInputError(f"the columns {_ROW!r} and {_DRAW!r} are findrs' own while it samples; rename them")
-    if features is not None:
-        cols = [features] if isinstance(features, str) else list(features)
+    if cols is not None:
         missing = [f for f in cols if f not in schema]
         if missing:
             raise FindRSInputError(f"feature column(s) {missing} not found; the columns are {list(schema)}")
-        lf = lf.select(*dict.fromkeys([*cols, target]))
-    counts = lf.group_by(target).agg(pl.len()).collect(engine="streaming")
+        keep = list(dict.fromkeys([*cols, target]))
+        whole = run
+        run = lambda query: whole(lambda lf, at: query(lf.select(keep), at))  # noqa: E731
+    counts = run(lambda lf, at: lf.group_by(target).agg(pl.len())).group_by(target).agg(pl.col("len").sum())
     keys, lens = counts.get_column(target).to_list(), counts.get_column("len").to_list()
     if None in keys:
         n_null = lens[keys.index(None)]
         raise FindRSInputError(f"target column {target!r} has {n_null} null value(s); drop those rows first, "
                                f"e.g. df.drop_nulls({target!r}), or fill them with a label")
-    return Source(lf, n, dict(zip(keys, lens)), size), data
+    return Source(run, n, dict(zip(keys, lens)), min(size, n)), data
 
 
 def quotas(class_counts: dict[Any, int], n: int, size: int) -> dict[Any, int]:
@@ -156,8 +175,8 @@ def sample(src: Source, target: str, seed: int) -> pl.DataFrame:
         for k in want:
             cap = 2**64 - 1 if rate[k] >= 1.0 else int(rate[k] * 2**64)
             limit = pl.when(pl.col(target) == pl.lit(k)).then(pl.lit(cap, pl.UInt64)).otherwise(limit)
-        got = (src.rows.with_row_index(_ROW).with_columns(_draw_expr(seed).alias(_DRAW))
-               .filter(pl.col(_DRAW) <= limit).collect(engine="streaming"))
+        got = src.run(lambda lf, at: lf.with_row_index(_ROW, offset=at).with_columns(_draw_expr(seed).alias(_DRAW))
+                      .filter(pl.col(_DRAW) <= limit))
         have = dict(got.group_by(target).agg(pl.len()).iter_rows())
         short = [k for k in want if have.get(k, 0) < want[k]]
         if not short:
@@ -188,8 +207,8 @@ def all_rows(model: Any, src: Source, target: str) -> dict[str, Any]:
         y = None
         rec["class_counts"] = [int(src.class_counts.get(k, 0)) for k in model.target.classes]
     if not binary_rules:
-        right = (model.predict_expr() == pl.col(target)).sum()
-        rec["correct"] = int(src.rows.select(right).collect(engine="streaming").item())
+        right = (model.predict_expr() == pl.col(target)).sum().alias("right")
+        rec["correct"] = int(src.run(lambda lf, at: lf.select(right)).get_column("right").sum())
         return rec
     order = model._training["path"]["order"]
     n_rules, k = model.n_rules, len(order)
@@ -199,8 +218,7 @@ def all_rows(model: Any, src: Source, target: str) -> dict[str, Any]:
     fired = model.explain_expr()
     first = fired.list.eval(pl.element().replace_strict(order, list(range(k)), return_dtype=pl.UInt32)).list.min()
     tagged = pl.concat_list([fired, (first.fill_null(k) + n_rules).cast(pl.UInt32)]).alias("tag")
-    counts = (src.rows.select(tagged, y.alias("y")).explode("tag").group_by("tag", "y").agg(pl.len())
-              .collect(engine="streaming"))
+    counts = src.run(lambda lf, at: lf.select(tagged, y.alias("y")).explode("tag").group_by("tag", "y").agg(pl.len()))
     table = np.zeros((n_rules + k + 1, 2), dtype=np.int64)
     for tag, label, c in counts.iter_rows():
         table[tag, int(bool(label))] += c
