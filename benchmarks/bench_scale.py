@@ -19,9 +19,11 @@ sample and counts on every row (docs/semantics.md §13); ``--learn-cells N`` set
 cells (``--learn-cells 10000000000``: every row, the fit before sampling). ``--parquet DIR`` writes each frame to ``DIR/KINDROWS/`` in
 Parquet parts of at most 1,000,000 rows (part ``i`` flips labels with seed ``i``) and fits from
 ``pl.scan_parquet``, so the process never holds the frame (CART, which needs it, is skipped
-above 2,000,000 rows):
+above 2,000,000 rows); with ``--dask W`` the fit reads the parts as a Dask DataFrame on a
+LocalCluster of ``W`` worker processes (the peak is then the driver's):
 
     python benchmarks/bench_scale.py --rows 50000000 --kinds noisy --parquet /tmp/pq
+    python benchmarks/bench_scale.py --rows 2000000 --kinds noisy --parquet /tmp/pq --dask 2
 "findrs s": ``findrs.fit(df, "class", random_state=0)``, the default settings (automatic, by
 cross-validation on a bounded sample, then one final fit on all rows), n_jobs=None (every core).
 "CART s", the anchor in the same process: ``DecisionTreeClassifier(random_state=0)`` fitted on the
@@ -77,6 +79,24 @@ def frames(data_dir: str, rows: int, noisy: bool, flip_seed: int = 0):
     return big, test
 
 
+def parts_folder(root: str, kind: str, rows: int) -> Path:
+    return Path(root) / f"{kind}{rows}"
+
+
+def write_parts(data_dir: str, root: str, kind: str, rows: int) -> None:
+    """The frame of ``kind`` and ``rows`` as Parquet parts of at most :data:`CHUNK_ROWS` rows
+    (once: an existing folder is kept)."""
+    folder = parts_folder(root, kind, rows)
+    if folder.exists():
+        return
+    tmp = folder.with_name(folder.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for i in range(-(-rows // CHUNK_ROWS)):
+        part = frames(data_dir, min(CHUNK_ROWS, rows - i * CHUNK_ROWS), kind == "noisy", i)[0]
+        part.write_parquet(tmp / f"part-{i:04d}.parquet")
+    tmp.rename(folder)
+
+
 def one(args: argparse.Namespace) -> dict:
     import warnings
 
@@ -91,16 +111,20 @@ def one(args: argparse.Namespace) -> dict:
     if args.learn_cells is not None:
         sample.LEARN_CELLS = args.learn_cells
     rows = args.rows[0]
+    cluster = None
     if args.parquet:
-        # The frame on disk in parts, read by a lazy scan: the fit never holds it whole.
-        folder = Path(args.parquet) / f"{args.kind}{rows}"
-        if not folder.exists():
-            folder.mkdir(parents=True)
-            for i in range(-(-rows // CHUNK_ROWS)):
-                part = frames(args.data_dir, min(CHUNK_ROWS, rows - i * CHUNK_ROWS), args.kind == "noisy", i)[0]
-                part.write_parquet(folder / f"part-{i:04d}.parquet")
+        # The frame on disk in parts (written by the parent process), read lazily: the fit never
+        # holds it whole.
+        folder = parts_folder(args.parquet, args.kind, rows)
         test = frames(args.data_dir, 1, False)[1]
         data, df = pl.scan_parquet(folder / "*.parquet"), None
+        if args.dask:
+            import dask.dataframe as dd
+            from dask.distributed import Client, LocalCluster
+
+            cluster = LocalCluster(n_workers=args.dask, threads_per_worker=1, processes=True, dashboard_address=None)
+            client = Client(cluster)
+            data = dd.read_parquet(str(folder))
     else:
         df, test = frames(args.data_dir, rows, args.kind == "noisy")
         data = df
@@ -109,6 +133,9 @@ def one(args: argparse.Namespace) -> dict:
         t, c = time.perf_counter(), time.process_time()
         model = findrs.fit(data, "class", random_state=0)
         seconds, cpu = time.perf_counter() - t, time.process_time() - c
+    if cluster is not None:
+        client.close()
+        cluster.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the fit's, before CART's frame
     acc = model.score(test)
     out = {"rows": rows, "learned": model._training["rows"], "seconds": seconds, "cpu": cpu, "rules": model.n_rules,
@@ -139,6 +166,8 @@ def main() -> None:
     ap.add_argument("--write-codes", metavar="DIR", help="write the noisy frames' codes to DIR, fit nothing")
     ap.add_argument("--learn-cells", type=int, help="the fit's sample in cells (findrs.learning.sample.LEARN_CELLS; default: its own)")
     ap.add_argument("--parquet", metavar="DIR", help="write each frame to DIR as Parquet and fit from pl.scan_parquet")
+    ap.add_argument("--dask", type=int, metavar="WORKERS",
+                    help="with --parquet: fit a Dask DataFrame of the parts on a LocalCluster of WORKERS processes")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--kind", default="clean", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -164,7 +193,9 @@ def main() -> None:
         for rows in args.rows:
             cmd = [sys.executable, __file__, "--one", "--kind", kind, "--data-dir", args.data_dir, "--rows", str(rows)]
             cmd += ["--learn-cells", str(args.learn_cells)] if args.learn_cells is not None else []
-            cmd += ["--parquet", args.parquet] if args.parquet else []
+            if args.parquet:
+                write_parts(args.data_dir, args.parquet, kind, rows)
+                cmd += ["--parquet", args.parquet] + (["--dask", str(args.dask)] if args.dask else [])
             out = subprocess.run(cmd, capture_output=True, text=True)
             if out.returncode:
                 sys.exit(out.stderr[-3000:])

@@ -212,3 +212,35 @@ def test_a_dask_frame_fits_on_its_workers_and_gives_the_local_model(small_sample
     assert len(ran) >= 5 and all(t.get("worker") for t in ran), stream.data
     with pytest.raises(FindRSInputError, match="a Dask DataFrame is fitted with automatic settings"):
         _fit(ddf, "class", "positive", auto=False)
+
+
+def test_verbose_shows_the_sample_and_the_counts(small_sample, capsys) -> None:
+    df = pl.concat([findrs.datasets.tic_tac_toe()] * 2)
+    _fit(df.lazy(), "class", "positive", random_state=0, verbose=True)
+    err = capsys.readouterr().err
+    assert f"stratified sample of 30 of the {df.height:,} rows" in err
+    assert f"counting the model on all {df.height:,} rows" in err
+
+
+def test_a_dask_fit_brings_back_no_more_rows_than_the_sample(small_sample, monkeypatch: pytest.MonkeyPatch) -> None:
+    dd = pytest.importorskip("dask.dataframe", reason="pip install 'findrs[distributed]'")
+    from findrs.learning import dask_source
+
+    df = pl.concat([findrs.datasets.tic_tac_toe()] * 4)
+    sent: list[int] = []
+    part = dask_source._part
+
+    def counted(*args):
+        out = part(*args)
+        sent.append(out.height)
+        return out
+
+    monkeypatch.setattr(dask_source, "_part", counted)
+    ddf = dd.from_pandas(df.to_pandas(), npartitions=6)
+    # Dask's threaded scheduler, in this process (a cluster would run a copy of the counter).
+    m = _fit(ddf, "class", "positive", random_state=0)
+    # Three passes of six partitions (the lengths aside): class counts, the sample, the counts on
+    # all rows; what came back is at most the sample drawn with its margin, never the frame.
+    assert len(sent) == 18
+    assert sum(sent) < 3 * 30 + 3 * (2 * 5 * 30**0.5 + 40) < df.height
+    assert m._training["all_rows"]["rows"] == df.height
