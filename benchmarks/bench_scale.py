@@ -144,7 +144,7 @@ def one(args: argparse.Namespace) -> dict:
            "settings": {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")},
            "load": open("/proc/loadavg").read().split()[0]}
     if df is None:
-        if rows > 2 * CHUNK_ROWS:  # CART needs the frame in memory
+        if rows > 2 * CHUNK_ROWS or args.dask:  # CART needs the frame in memory (and runs as without Dask)
             return out
         df = data.collect()
     features = [c for c in df.columns if c != "class"]

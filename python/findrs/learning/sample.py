@@ -34,12 +34,12 @@ from ..errors import FindRSInputError
 LEARN_CELLS = 50_000_000
 """A fit with automatic settings learns its rules on at most this many cells (rows x feature
 columns; :func:`learn_rows`); the counts it states are made on every row. A fit's memory follows
-its cells (the frame, its codes and the run's bitsets: about 40 bytes a cell in all on
-connect-4's noisy replication, results/scale.md), and a full fit is both faster and more
-accurate than a fit of a sample while it fits: on a million noisy rows of 42 columns
-(42 million cells) the fit of every row took 61.5 CPU-s for .835 held-back accuracy, a fit of a
-100,000-row sample 365 CPU-s for .806 (a sample of repeated rows repeats less, and copies are
-what a run skips)."""
+its cells (the frame, its codes and the run's bitsets: 40 to 50 bytes a cell in all on
+connect-4's noisy replication, results/scale.md), and while a frame fits, a fit of every row
+costs little more than a fit of a sample and is more accurate: on a million noisy rows of 42
+columns (42 million cells) 51.3 CPU-s for .835 held-back accuracy, against 44.3 CPU-s for .806
+on a 100,000-row sample (a sample of repeated rows repeats less, and copies are what a run
+skips)."""
 
 MIN_LEARN_ROWS = 10_000
 """However many feature columns, a sample has at least this many rows."""
