@@ -1,4 +1,4 @@
-"""How one default fit grows with rows, clean and noisy, beside scikit-learn's CART (issue 16).
+"""How one default fit grows with rows, clean and noisy, beside scikit-learn's CART and LightGBM.
 
     python benchmarks/bench_scale.py                                  # 100k .. 2M rows
     python benchmarks/bench_scale.py --rows 100000 200000 --kinds noisy
@@ -24,10 +24,13 @@ LocalCluster of ``W`` worker processes (the peak is then the driver's):
 
     python benchmarks/bench_scale.py --rows 50000000 --kinds noisy --parquet /tmp/pq
     python benchmarks/bench_scale.py --rows 2000000 --kinds noisy --parquet /tmp/pq --dask 2
+
 "findrs s": ``findrs.fit(df, "class", random_state=0)``, the default settings (automatic, by
-cross-validation on a bounded sample, then one final fit on all rows), n_jobs=None (every core).
+cross-validation on a bounded sample, then one final fit on all rows, or on the sample of
+docs/semantics.md §13 above 50 million cells), n_jobs=None (every core).
 "CART s", the anchor in the same process: ``DecisionTreeClassifier(random_state=0)`` fitted on the
-same rows one-hot encoded (the encoding not timed). Wall clock on a shared machine is noisy: the
+same rows one-hot encoded (the encoding not timed); LightGBM (defaults, when installed) on the
+same one-hot rows, printed at the end of the line. Wall clock on a shared machine is noisy: the
 script prints the load average with every line, and "CPU s", the fit's CPU seconds (every thread
 of the process: ``time.process_time``), which the load disturbs far less; the growth printed
 after a line (``rows^x`` from the line before) is that of the CPU seconds. ``--max-seconds`` stops a kind's growth once a
@@ -153,8 +156,17 @@ def one(args: argparse.Namespace) -> dict:
     t = time.perf_counter()
     cart = DecisionTreeClassifier(random_state=0).fit(x, y)
     cart_seconds = time.perf_counter() - t
-    cart_acc = float(np.mean(cart.predict(enc.transform(test.select(features).to_numpy())) == test["class"].to_numpy()))
-    return {**out, "cart_seconds": cart_seconds, "cart_acc": cart_acc}
+    xt, yt = enc.transform(test.select(features).to_numpy()), test["class"].to_numpy()
+    cart_acc = float(np.mean(cart.predict(xt) == yt))
+    out.update(cart_seconds=cart_seconds, cart_acc=cart_acc)
+    try:  # LightGBM (defaults) on the same one-hot rows, when installed
+        import lightgbm
+    except ImportError:
+        return out
+    t = time.perf_counter()
+    gbm = lightgbm.LGBMClassifier(random_state=0, verbose=-1).fit(x.astype(np.float32), y)
+    out.update(lgbm_seconds=time.perf_counter() - t, lgbm_acc=float(np.mean(gbm.predict(xt.astype(np.float32)) == yt)))
+    return out
 
 
 def main() -> None:
@@ -207,10 +219,11 @@ def main() -> None:
 
                 growth = f"  (CPU rows^{math.log(r['cpu'] / prev['cpu']) / math.log(r['rows'] / prev['rows']):.2f})"
             cart = ("      -", "       -") if r["cart_acc"] is None else (f"{r['cart_seconds']:7.1f}", f"{r['cart_acc']:8.3f}")
+            gbm = "" if r.get("lgbm_acc") is None else f"  (LightGBM {r['lgbm_seconds']:.1f} s, {r['lgbm_acc']:.3f})"
             print(f"{kind:>5} {r['rows']:>9,} {r['learned']:>8,} {r['seconds']:9.1f} {r['cpu']:7.1f} {cart[0]} {r['rules']:>6,} "
                   f"{r['acc']:13.3f} {cart[1]} {r['peak'] / 2**20:8.0f} {r['bytes_cell']:11.1f} "
                   f"{r['load']:>5}  {s['encoding']}, tolerance {s['tolerance']}, min_support {s['min_support']}, "
-                  f"{s['direction']}, simplify {s['simplify']}{growth}", flush=True)
+                  f"{s['direction']}, simplify {s['simplify']}{growth}{gbm}", flush=True)
             prev = r
             if r["seconds"] > args.max_seconds:
                 break

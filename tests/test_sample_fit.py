@@ -166,6 +166,9 @@ def test_a_bad_label_outside_the_sample_is_refused(small_sample) -> None:
                                 .otherwise(pl.col("class")).alias("class"))
     with pytest.raises(FindRSInputError, match=r"target column 'class' has 1 null value\(s\); drop those rows"):
         _fit(with_null.lazy(), "class", "positive")
+    scores = pl.DataFrame({"a": np.arange(200) % 3, "y": np.where(np.arange(200) < 199, np.arange(200) % 2, np.nan)})
+    with pytest.raises(FindRSInputError, match=r"target column 'y' has 1 NaN or infinite value\(s\)"):
+        _fit(scores.lazy(), "y", 1.0)
     with pytest.raises(FindRSInputError, match="target column 'klass' not found"):
         _fit(df.lazy(), "klass", "positive")
     with pytest.raises(FindRSInputError, match=r"feature column\(s\) \['nope'\] not found"):

@@ -21,6 +21,7 @@ Invariants:
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -147,6 +148,10 @@ def source(data: Any, target: str, features: Any) -> tuple[Source | None, Any]:
         n_null = lens[keys.index(None)]
         raise FindRSInputError(f"target column {target!r} has {n_null} null value(s); drop those rows first, "
                                f"e.g. df.drop_nulls({target!r}), or fill them with a label")
+    n_bad = sum(c for k, c in zip(keys, lens) if isinstance(k, float) and not math.isfinite(k))
+    if n_bad:
+        raise FindRSInputError(f"target column {target!r} has {n_bad} NaN or infinite value(s), which cannot be "
+                               f"labels; drop those rows first, e.g. df.filter(pl.col({target!r}).is_finite())")
     return Source(run, n, dict(zip(keys, lens)), min(size, n)), data
 
 
