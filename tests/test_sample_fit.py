@@ -242,8 +242,9 @@ def test_a_dask_fit_brings_back_no_more_rows_than_the_sample(small_sample, monke
     ddf = dd.from_pandas(df.to_pandas(), npartitions=6)
     # Dask's threaded scheduler, in this process (a cluster would run a copy of the counter).
     m = _fit(ddf, "class", "positive", random_state=0)
-    # Three passes of six partitions (the lengths aside): class counts, the sample, the counts on
-    # all rows; what came back is at most the sample drawn with its margin, never the frame.
+    # Three passes of six partitions: class counts (which give the offsets), the sample, the
+    # counts on all rows; what came back is at most the sample drawn with its margin, never the
+    # frame.
     assert len(sent) == 18
     assert sum(sent) < 3 * 30 + 3 * (2 * 5 * 30**0.5 + 40) < df.height
     assert m._training["all_rows"]["rows"] == df.height

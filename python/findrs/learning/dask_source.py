@@ -20,18 +20,25 @@ def _part(part: Any, at: int, query: Callable[[pl.LazyFrame, int], pl.LazyFrame]
     return query(pl.from_pandas(part).lazy(), at).collect()
 
 
-def dask_parts(data: Any) -> tuple[pl.Schema, int, Callable[[Callable[[pl.LazyFrame, int], pl.LazyFrame]], pl.DataFrame]]:
-    """The Polars schema of a Dask DataFrame's columns, its rows, and the ``run`` of a source
-    over its partitions (one pass computes each partition's length for the offsets)."""
+def schema(data: Any) -> pl.Schema:
+    """The Polars schema of a Dask DataFrame's columns (from its metadata: no partition read)."""
+    return pl.from_pandas(data._meta).collect_schema()
+
+
+def runner(data: Any, by_class: Callable[[pl.LazyFrame, int], pl.LazyFrame]) -> tuple[
+        int, Callable[[Callable[[pl.LazyFrame, int], pl.LazyFrame]], pl.DataFrame], pl.DataFrame]:
+    """The rows of a Dask DataFrame, the ``run`` of a source over its partitions, and the result
+    of ``by_class`` (each partition's class counts, a ``len`` column) over them, from one pass
+    that also gives each partition's rows and so its offset."""
     import dask
 
     parts = data.to_delayed()
-    lengths = dask.compute(*[dask.delayed(len)(p) for p in parts])
+    counted = dask.compute(*[dask.delayed(_part)(p, 0, by_class) for p in parts])
+    lengths = [int(c.get_column("len").sum()) for c in counted]
     offsets = [0, *itertools.accumulate(lengths)][:-1]
-    schema = pl.from_pandas(data._meta).collect_schema()
 
     def run(query: Callable[[pl.LazyFrame, int], pl.LazyFrame]) -> pl.DataFrame:
         results = dask.compute(*[dask.delayed(_part)(p, at, query) for p, at in zip(parts, offsets)])
         return pl.concat(results, how="vertical_relaxed")
 
-    return schema, int(sum(lengths)), run
+    return sum(lengths), run, pl.concat(counted, how="vertical_relaxed")

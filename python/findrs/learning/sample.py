@@ -111,9 +111,9 @@ def source(data: Any, target: str, features: Any) -> tuple[Source | None, Any]:
     checks are the fit's, on the sample."""
     distributed = type(data).__module__.split(".")[0] == "dask"
     if distributed:
-        from .dask_source import dask_parts
+        from . import dask_source
 
-        schema, n, run = dask_parts(data)
+        schema, n = dask_source.schema(data), None
     else:
         if isinstance(data, pl.LazyFrame):
             lf = data
@@ -128,21 +128,27 @@ def source(data: Any, target: str, features: Any) -> tuple[Source | None, Any]:
 
     cols = None if features is None else ([features] if isinstance(features, str) else list(features))
     size = learn_rows(len(schema) - (target in schema) if cols is None else len(cols))
-    if n <= size and not distributed:
+    if n is not None and n <= size:
         return None, data
     if target not in schema:
         raise FindRSInputError(f"target column {target!r} not found; the columns are {list(schema)}; "
                                f"pass the name of the column that holds the labels")
     if _ROW in schema or _DRAW in schema:
         raise FindRSInputError(f"the columns {_ROW!r} and {_DRAW!r} are findrs' own while it samples; rename them")
+    missing = [f for f in cols or () if f not in schema]
+    if missing:
+        raise FindRSInputError(f"feature column(s) {missing} not found; the columns are {list(schema)}")
+    by_class: Query = lambda lf, at: lf.group_by(target).agg(pl.len())  # noqa: E731
+    if distributed:
+        # One pass counts each partition's classes, which also gives its rows and offset.
+        n, run, counts = dask_source.runner(data, by_class)
+    else:
+        counts = run(by_class)
     if cols is not None:
-        missing = [f for f in cols if f not in schema]
-        if missing:
-            raise FindRSInputError(f"feature column(s) {missing} not found; the columns are {list(schema)}")
         keep = list(dict.fromkeys([*cols, target]))
         whole = run
         run = lambda query: whole(lambda lf, at: query(lf.select(keep), at))  # noqa: E731
-    counts = run(lambda lf, at: lf.group_by(target).agg(pl.len())).group_by(target).agg(pl.col("len").sum())
+    counts = counts.group_by(target).agg(pl.col("len").sum())
     keys, lens = counts.get_column(target).to_list(), counts.get_column("len").to_list()
     if None in keys:
         n_null = lens[keys.index(None)]
