@@ -227,18 +227,16 @@ def test_verbose_shows_the_sample_and_the_counts(small_sample, capsys) -> None:
 
 def test_a_dask_fit_brings_back_no_more_rows_than_the_sample(small_sample, monkeypatch: pytest.MonkeyPatch) -> None:
     dd = pytest.importorskip("dask.dataframe", reason="pip install 'findrs[distributed]'")
-    from findrs.learning import dask_source
-
     df = pl.concat([findrs.datasets.tic_tac_toe()] * 4)
     sent: list[int] = []
-    part = dask_source._part
+    part = sample._part
 
     def counted(*args):
         out = part(*args)
         sent.append(out.height)
         return out
 
-    monkeypatch.setattr(dask_source, "_part", counted)
+    monkeypatch.setattr(sample, "_part", counted)
     ddf = dd.from_pandas(df.to_pandas(), npartitions=6)
     # Dask's threaded scheduler, in this process (a cluster would run a copy of the counter).
     m = _fit(ddf, "class", "positive", random_state=0)

@@ -26,6 +26,7 @@ import polars as pl
 from . import datasets
 from .models.bagged import BaggedModel
 from .learning.bagging import fit_bagged
+from .models import all_rows
 from .models.base import Model
 from .models.loader import load
 from .errors import FindRSInputError
@@ -212,13 +213,6 @@ def _write_frame(df: pl.DataFrame, path: str) -> None:
         df.write_ipc(path)
 
 
-def _all_rows(model: Any) -> dict[str, Any] | None:
-    """The counts on all rows of a model that learned on a sample (``None`` otherwise)."""
-    inner = getattr(model, "rules_model", model)
-    training = getattr(inner, "_training", None)
-    return None if training is None else training.get("all_rows")
-
-
 def _parse_label(df: pl.DataFrame | pl.LazyFrame, target: str, text: str | None) -> Any:
     """``--positive`` as a value of the target column's type."""
     schema = df.collect_schema()
@@ -277,7 +271,7 @@ def _fit(args: argparse.Namespace) -> int:
         print(f"findrs: warning: {_cli_terms(str(w.message))}", file=sys.stderr)
     model.to_json(args.output)
     print(model)
-    counted = _all_rows(model)
+    counted = all_rows.record(model)
     if counted is not None:  # learned on a sample, counted on every row (docs/semantics.md §13)
         rows, accuracy = counted["rows"], counted["correct"] / max(counted["rows"], 1)
     else:

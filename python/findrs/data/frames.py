@@ -17,6 +17,30 @@ import polars.selectors as cs
 from ..errors import FindRSInputError
 
 
+def is_dask(data: Any) -> bool:
+    """Whether ``data`` is a Dask collection (read where its partitions are, docs/semantics.md §13).
+
+    Example:
+        >>> is_dask(pl.DataFrame())
+        False
+    """
+    return type(data).__module__.split(".")[0] == "dask"
+
+
+def refuse_missing_features(features: Any, columns: Any) -> None:
+    """Refuses ``features`` that are not all among ``columns``, naming them.
+
+    Raises:
+        FindRSInputError: a feature column is missing.
+
+    Example:
+        >>> refuse_missing_features(["a"], ["a", "y"])  # nothing to refuse
+    """
+    missing = [f for f in features if f not in columns]
+    if missing:
+        raise FindRSInputError(f"feature column(s) {missing} not found; the columns are {list(columns)}")
+
+
 def as_polars(data: Any) -> pl.DataFrame:
     """A Polars DataFrame for ``data`` (a LazyFrame is collected once).
 

@@ -101,6 +101,34 @@ class Target:
         return Target(d["column"], d["dtype"], None, None, tuple(classes))
 
 
+def refuse_labels(target: str, columns: Any, n_null: int = 0, n_bad: int = 0) -> None:
+    """Refuses a target column that is not among ``columns`` or that holds ``n_null`` null or
+    ``n_bad`` NaN or infinite labels (a frame in memory, or every row of a source a fit samples,
+    docs/semantics.md §13), with the fix.
+
+    Raises:
+        FindRSInputError: the column is missing, or some label is null, NaN or infinite.
+
+    Example:
+        >>> refuse_labels("y", ["a", "y"])  # nothing to refuse
+    """
+    if target not in columns:
+        raise FindRSInputError(
+            f"target column {target!r} not found; the columns are {list(columns)}; "
+            f"pass the name of the column that holds the labels"
+        )
+    if n_null:
+        raise FindRSInputError(
+            f"target column {target!r} has {n_null} null value(s); drop those rows first, "
+            f"e.g. df.drop_nulls({target!r}), or fill them with a label"
+        )
+    if n_bad:
+        raise FindRSInputError(
+            f"target column {target!r} has {n_bad} NaN or infinite value(s), which cannot be "
+            f"labels; drop those rows first, e.g. df.filter(pl.col({target!r}).is_finite())"
+        )
+
+
 def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.ndarray, Target]:
     """Boolean labels (True = positive) of the target column, and the target's description.
 
@@ -110,27 +138,13 @@ def binarize(df: pl.DataFrame, target: str, positive: Any | None) -> tuple[np.nd
             has more than two classes and no ``positive``, or ``positive`` is not one of its
             values or not of its type.
     """
-    if target not in df.columns:
-        raise FindRSInputError(
-            f"target column {target!r} not found; the columns are {df.columns}; "
-            f"pass the name of the column that holds the labels"
-        )
+    refuse_labels(target, df.columns)
     # Renamed: Polars runs some Series methods as pl.col(name), which reads '^y$' as a pattern.
     s = df.get_column(target).alias("target")
     family = _label_family(target, s.dtype)
-    n_null = s.null_count()
-    if n_null:
-        raise FindRSInputError(
-            f"target column {target!r} has {n_null} null value(s); drop those rows first, "
-            f"e.g. df.drop_nulls({target!r}), or fill them with a label"
-        )
+    refuse_labels(target, df.columns, n_null=s.null_count())
     if family == "float":
-        n_bad = int((~s.cast(pl.Float64).is_finite()).sum())
-        if n_bad:
-            raise FindRSInputError(
-                f"target column {target!r} has {n_bad} NaN or infinite value(s), which cannot be "
-                f"labels; drop those rows first, e.g. df.filter(pl.col({target!r}).is_finite())"
-            )
+        refuse_labels(target, df.columns, n_bad=int((~s.cast(pl.Float64).is_finite()).sum()))
     if isinstance(s.dtype, (pl.Categorical, pl.Enum)):
         s = s.cast(pl.String)
     classes = s.unique().sort().to_list()

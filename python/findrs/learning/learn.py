@@ -17,7 +17,8 @@ from ..data.encode import encode_frame, fit_encoders
 from ..errors import ContradictionWarning, FindRSInputError
 from ..models.exceptions import ExceptionsModel
 from ..data.fold_codes import fold_coder
-from ..data.frames import as_polars
+from ..data.frames import as_polars, is_dask, refuse_missing_features
+from ..models import all_rows
 from ..models.rule_set_parts import FoldCoder
 from ..models.model import ModelPair, RuleSetModel
 from ..models.multiclass import DEFAULT as _MULTICLASS_DEFAULT
@@ -135,7 +136,7 @@ def fit(
     """
     given = coerce(settings).as_dict()
     src = None
-    if type(data).__module__.split(".")[0] == "dask" and (not auto or given["chunks"] is not None):
+    if is_dask(data) and (not auto or given["chunks"] is not None):
         raise FindRSInputError(
             "a Dask DataFrame is fitted with automatic settings (auto=True, no chunks): its partitions stay on "
             "their workers and the rules are learned on a sample (docs/semantics.md §13); for "
@@ -152,9 +153,8 @@ def fit(
         rows = _sample.sample(src, target, seed)
     model = _fit(rows, target, positive, method=method, max_rules=max_rules, auto=auto, features=features,
                  random_state=seed, n_jobs=n_jobs, verbose=verbose, **given)
-    counted = model.rules_model if isinstance(model, ExceptionsModel) else model
     with _line(verbose, f"counting the model on all {src.n:,} rows"):
-        counted._training["all_rows"] = _sample.all_rows(model, src, target)
+        all_rows.holder(model)._training["all_rows"] = _sample.all_rows(model, src, target)
     return model
 
 
@@ -254,9 +254,7 @@ def _fit(
         repeated = sorted({f for f in features if features.count(f) > 1}, key=str)
         if repeated:
             raise FindRSInputError(f"features lists {repeated} more than once; name each feature column once")
-        missing = [f for f in features if f not in df.columns]
-        if missing:
-            raise FindRSInputError(f"feature column(s) {missing} not found; the columns are {df.columns}")
+        refuse_missing_features(features, df.columns)
         if target in features:
             raise FindRSInputError(f"the target column {target!r} cannot also be a feature; remove it from features")
     if not features:

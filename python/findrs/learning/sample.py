@@ -15,12 +15,16 @@ Invariants:
   draws, so threads, the engine and batch sizes never change it;
 - each class keeps ``round(size * n_c / N)`` of its ``n_c`` rows, at least
   ``min(n_c, MIN_CLASS_ROWS)``, exactly; the sample keeps the frame's row order;
+- a Dask DataFrame's partitions are read where they are, each at its offset (the rows of the
+  partitions before it), and send back only a query's small result: its sample and model are
+  those of the same rows in one Polars frame;
 - the counts are exact on every row of the source: the same numbers a fit's own counts give on a
   collected frame (tests/test_sample_fit.py checks them against an eager count).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import secrets
 from dataclasses import dataclass
@@ -29,8 +33,10 @@ from typing import Any, Callable
 import numpy as np
 import polars as pl
 
-from ..data.frames import as_polars
+from ..data.frames import as_polars, is_dask, refuse_missing_features
+from ..data.target import refuse_labels
 from ..errors import FindRSInputError
+from ..models import all_rows as _all_rows
 
 LEARN_CELLS = 50_000_000
 """A fit with automatic settings learns its rules on at most this many cells (rows x feature
@@ -51,7 +57,6 @@ so a rare class is still learned from."""
 
 _ROW = "__findrs_row"
 _DRAW = "__findrs_draw"
-_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 Query = Callable[[pl.LazyFrame, int], pl.LazyFrame]
@@ -109,11 +114,9 @@ def source(data: Any, target: str, features: Any) -> tuple[Source | None, Any]:
     A Dask DataFrame is always a source: its rows stay on its workers. A missing target column
     or a null label is refused as :func:`findrs.fit` refuses it on a frame in memory; other
     checks are the fit's, on the sample."""
-    distributed = type(data).__module__.split(".")[0] == "dask"
+    distributed = is_dask(data)
     if distributed:
-        from . import dask_source
-
-        schema, n = dask_source.schema(data), None
+        schema, n = pl.from_pandas(data._meta).collect_schema(), None  # its metadata: no partition read
     else:
         if isinstance(data, pl.LazyFrame):
             lf = data
@@ -130,18 +133,14 @@ def source(data: Any, target: str, features: Any) -> tuple[Source | None, Any]:
     size = learn_rows(len(schema) - (target in schema) if cols is None else len(cols))
     if n is not None and n <= size:
         return None, data
-    if target not in schema:
-        raise FindRSInputError(f"target column {target!r} not found; the columns are {list(schema)}; "
-                               f"pass the name of the column that holds the labels")
+    refuse_labels(target, schema)
     if _ROW in schema or _DRAW in schema:
         raise FindRSInputError(f"the columns {_ROW!r} and {_DRAW!r} are findrs' own while it samples; rename them")
-    missing = [f for f in cols or () if f not in schema]
-    if missing:
-        raise FindRSInputError(f"feature column(s) {missing} not found; the columns are {list(schema)}")
+    refuse_missing_features(cols or (), schema)
     by_class: Query = lambda lf, at: lf.group_by(target).agg(pl.len())  # noqa: E731
     if distributed:
         # One pass counts each partition's classes, which also gives its rows and offset.
-        n, run, counts = dask_source.runner(data, by_class)
+        n, run, counts = _dask_runner(data, by_class)
     else:
         counts = run(by_class)
     if cols is not None:
@@ -150,15 +149,35 @@ def source(data: Any, target: str, features: Any) -> tuple[Source | None, Any]:
         run = lambda query: whole(lambda lf, at: query(lf.select(keep), at))  # noqa: E731
     counts = counts.group_by(target).agg(pl.col("len").sum())
     keys, lens = counts.get_column(target).to_list(), counts.get_column("len").to_list()
-    if None in keys:
-        n_null = lens[keys.index(None)]
-        raise FindRSInputError(f"target column {target!r} has {n_null} null value(s); drop those rows first, "
-                               f"e.g. df.drop_nulls({target!r}), or fill them with a label")
-    n_bad = sum(c for k, c in zip(keys, lens) if isinstance(k, float) and not math.isfinite(k))
-    if n_bad:
-        raise FindRSInputError(f"target column {target!r} has {n_bad} NaN or infinite value(s), which cannot be "
-                               f"labels; drop those rows first, e.g. df.filter(pl.col({target!r}).is_finite())")
+    refuse_labels(target, schema, n_null=sum(c for k, c in zip(keys, lens) if k is None),
+                  n_bad=sum(c for k, c in zip(keys, lens) if isinstance(k, float) and not math.isfinite(k)))
     return Source(run, n, dict(zip(keys, lens)), min(size, n)), data
+
+
+def _part(part: Any, at: int, query: Query) -> pl.DataFrame:
+    """``query`` on one partition of a Dask DataFrame (pandas, converted once), at its offset:
+    what its worker computes and sends back."""
+    return query(pl.from_pandas(part).lazy(), at).collect()
+
+
+def _dask_runner(data: Any, by_class: Query) -> tuple[int, Callable[[Query], pl.DataFrame], pl.DataFrame]:
+    """The rows of a Dask DataFrame, the ``run`` of a source over its partitions, and the result
+    of ``by_class`` (each partition's class counts, a ``len`` column), from one pass that also
+    gives each partition's rows and so its offset: partition ``i``'s rows are at the positions
+    after the partitions before it, so the draws and the sample are those of the same rows in
+    one Polars frame."""
+    import dask
+
+    parts = data.to_delayed()
+    counted = dask.compute(*[dask.delayed(_part)(p, 0, by_class) for p in parts])
+    lengths = [int(c.get_column("len").sum()) for c in counted]
+    offsets = [0, *itertools.accumulate(lengths)][:-1]
+
+    def run(query: Query) -> pl.DataFrame:
+        results = dask.compute(*[dask.delayed(_part)(p, at, query) for p, at in zip(parts, offsets)])
+        return pl.concat(results, how="vertical_relaxed")
+
+    return sum(lengths), run, pl.concat(counted, how="vertical_relaxed")
 
 
 def quotas(class_counts: dict[Any, int], n: int, size: int) -> dict[Any, int]:
@@ -208,8 +227,7 @@ def all_rows(model: Any, src: Source, target: str) -> dict[str, Any]:
     """The ``training["all_rows"]`` record of ``model`` (learned on a sample of ``src``): its
     counts on every row in one streaming pass (module docstring)."""
     rec: dict[str, Any] = {"rows": src.n}
-    rules_model = getattr(model, "rules_model", model)
-    binary_rules = (model is rules_model and model.target.classes is None and model.method == "find-rs"
+    binary_rules = (model is _all_rows.holder(model) and model.target.classes is None and model.method == "find-rs"
                     and model._training.get("path") is not None)
     if model.target.classes is None:
         y = pl.col(target) == pl.lit(model.target.positive)

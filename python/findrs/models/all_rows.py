@@ -17,6 +17,18 @@ from typing import Any
 RULE_KEYS = ("rule_positives", "rule_negatives", "path_correct")
 
 
+def holder(model: Any) -> Any:
+    """The model whose ``training`` holds the record: a rules-with-exceptions model's rules
+    model, any other model itself."""
+    return getattr(model, "rules_model", model)
+
+
+def record(model: Any) -> dict[str, Any] | None:
+    """``model``'s counts on all rows, ``None`` for a model that learned on every row."""
+    training = getattr(holder(model), "_training", None)
+    return None if training is None else training.get("all_rows")
+
+
 def _count(x: Any, n: int) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= n
 
