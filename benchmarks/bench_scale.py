@@ -141,7 +141,10 @@ def one(args: argparse.Namespace) -> dict:
         cluster.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the fit's, before CART's frame
     acc = model.score(test)
+    from experiments.small import model_size
+
     out = {"rows": rows, "learned": model._training["rows"], "seconds": seconds, "cpu": cpu, "rules": model.n_rules,
+           "conditions": model_size(model)[1],
            "acc": acc, "cart_seconds": None, "cart_acc": None, "peak": peak,
            "bytes_cell": peak / (rows * (len(test.columns) - 1)),
            "settings": {k: model.params[k] for k in ("encoding", "tolerance", "min_support", "direction", "simplify")},
@@ -198,7 +201,7 @@ def main() -> None:
         return
     print("one default fit (automatic settings, random_state=0) of connect-4's training half repeated to "
           "`rows`; CART in the same process; wall clock, shared 2-core machine (load = 1-min load average)")
-    print(f"{'kind':>5} {'rows':>9} {'learned':>8} {'findrs s':>9} {'CPU s':>7} {'CART s':>7} {'rules':>6} {'held-back acc':>13} "
+    print(f"{'kind':>5} {'rows':>9} {'learned':>8} {'findrs s':>9} {'CPU s':>7} {'CART s':>7} {'rules':>6} {'conds':>6} {'held-back acc':>13} "
           f"{'CART acc':>8} {'peak MB':>8} {'B/(row*col)':>11} {'load':>5}  settings")
     for kind in args.kinds:
         prev = None
@@ -220,7 +223,7 @@ def main() -> None:
                 growth = f"  (CPU rows^{math.log(r['cpu'] / prev['cpu']) / math.log(r['rows'] / prev['rows']):.2f})"
             cart = ("      -", "       -") if r["cart_acc"] is None else (f"{r['cart_seconds']:7.1f}", f"{r['cart_acc']:8.3f}")
             gbm = "" if r.get("lgbm_acc") is None else f"  (LightGBM {r['lgbm_seconds']:.1f} s, {r['lgbm_acc']:.3f})"
-            print(f"{kind:>5} {r['rows']:>9,} {r['learned']:>8,} {r['seconds']:9.1f} {r['cpu']:7.1f} {cart[0]} {r['rules']:>6,} "
+            print(f"{kind:>5} {r['rows']:>9,} {r['learned']:>8,} {r['seconds']:9.1f} {r['cpu']:7.1f} {cart[0]} {r['rules']:>6,} {r['conditions']:>6,} "
                   f"{r['acc']:13.3f} {cart[1]} {r['peak'] / 2**20:8.0f} {r['bytes_cell']:11.1f} "
                   f"{r['load']:>5}  {s['encoding']}, tolerance {s['tolerance']}, min_support {s['min_support']}, "
                   f"{s['direction']}, simplify {s['simplify']}{growth}{gbm}", flush=True)
